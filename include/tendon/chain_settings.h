@@ -1,0 +1,104 @@
+// tendon/chain_settings.h: plain data that describes a verlet chain archetype.
+//
+// What it does: a bone hierarchy (parents before children, branching allowed) with rest
+// local transforms, per-chain solver settings, optional per-node overrides and colliders.
+// World::BuildChainArchetype validates it and turns it into an immutable archetype.
+// What it does NOT do: anything at run time; these are values a host can author, save
+// and load. Every field documents its unit, range and what "disabled" means.
+// Threading: plain values. Memory: std::vector members, owned by the caller.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tendon/math.h"
+
+namespace tendon {
+
+// Solver settings of one chain. The verlet step per substep (reference:
+// bonephysics-verlet-chains-roblox): velocity = (current - previous) * damping;
+// current += velocity + (gravity * gravity_scale + wind * wind_scale) * dt^2;
+// current = lerp(current, animated, stiffness); then the link restores the rest length.
+struct ChainSettings {
+  // Fraction of velocity kept per substep. Range [0, 1]; 1 = undamped, 0 = no inertia.
+  float damping = 0.92f;
+  // Pull toward the animated pose per substep. Range [0, 1]; 0 lets gravity own the chain
+  // (disabled), 1 pins every node to the animation.
+  float stiffness = 0.1f;
+  // Multiplier on WorldSettings::gravity. Range [-100, 100]; 0 disables gravity.
+  float gravity_scale = 1.0f;
+  // Multiplier on the world's wind. Range [-100, 100]; 0 disables wind.
+  float wind_scale = 1.0f;
+  // Collision radius of every node, metres. Range [0, 10]; 0 = points.
+  float node_radius = 0.0f;
+};
+
+// Per-node values that replace the chain's. Unset fields keep the chain's value.
+struct ChainNodeOverride {
+  int32_t node = -1;  // index into ChainArchetypeSettings::bones
+  std::optional<float> damping;
+  std::optional<float> stiffness;
+  std::optional<float> gravity_scale;
+  std::optional<float> wind_scale;
+  std::optional<float> radius;
+  // A pinned node copies the animated pose every substep, like a root. Default: roots only.
+  std::optional<bool> pinned;
+};
+
+struct ChainBone {
+  // Index of the parent bone in the same list, or -1 for a chain root (pinned to the
+  // animated pose). Parents must come before their children.
+  int32_t parent = -1;
+  // Rest transform relative to the parent (for a root: relative to the binding's
+  // root_parent_world). The rest length of a link is |rest_local.translation * parent
+  // scale|; it must be at least 1e-6 m.
+  Transform rest_local{};
+};
+
+enum class ColliderShape : uint8_t {
+  kSphere,   // centre `a`, radius
+  kCapsule,  // segment a..b, radius
+  kPlane,    // point `a`, unit normal `b`; nodes stay on the side the normal points to
+};
+
+struct ColliderSettings {
+  ColliderShape shape = ColliderShape::kSphere;
+  // Spheres and capsules only: keep nodes inside the shape instead of outside.
+  bool inside = false;
+  // The frame the collider moves with: a bone of this chain (its animated world frame)
+  // when >= 0; otherwise host frame `frame` of ChainBinding::collider_frames.
+  int32_t bone = -1;
+  int32_t frame = 0;
+  // In the attach frame: sphere centre, capsule end A, plane point.
+  Vec3 a{};
+  // In the attach frame: capsule end B, or the plane's unit normal.
+  Vec3 b{0.0f, 1.0f, 0.0f};
+  // Metres, range [0, 100] (ignored by planes). Node radii add to it (inside: subtract).
+  float radius = 0.05f;
+};
+
+struct ChainArchetypeSettings {
+  std::string name;  // for errors and traces only
+  std::vector<ChainBone> bones;
+  ChainSettings settings{};
+  std::vector<ChainNodeOverride> overrides;
+  std::vector<ColliderSettings> colliders;
+};
+
+// A boneless accessory modelled as one pendulum bob hinged at its attachment joint.
+struct PendulumSettings {
+  float damping = 0.9f;            // [0, 1], as ChainSettings::damping
+  float stiffness = 0.08f;         // [0, 1], pull back toward the worn (rest) bob
+  float gravity_scale = 0.4f;      // [-100, 100]: a worn accessory sways near its pose
+  float wind_scale = 1.0f;         // [-100, 100]
+  float max_swing_degrees = 25.0f; // [0, 180]: the swing from rest never exceeds it
+  // The accessory's centre in its own frame (the end of the rest lever). When the lever
+  // from the hinge to the centre is shorter than 0.1 m, a synthetic 0.75 m lever hangs
+  // from the hinge down the accessory's up axis (along -up_axis) instead.
+  Vec3 centre{};
+  Vec3 up_axis{0.0f, 1.0f, 0.0f};  // unit, in the accessory's frame
+};
+
+}  // namespace tendon

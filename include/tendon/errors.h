@@ -1,0 +1,58 @@
+// tendon/errors.h: what building and binding return when the input is wrong.
+//
+// What it does: Error names the item (a bone, node override or collider index), the field
+// and the reason, in words a host can log as is. Result<T> carries either a value or an
+// Error. Building and binding are the only calls that fail; stepping never fails.
+// What it does NOT do: throw. Tendon does not use exceptions on any path.
+// Threading: plain values. Memory: the message is a std::string (building allocates).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace tendon {
+
+enum class ErrorCode : uint8_t {
+  kNone = 0,
+  kEmpty,              // nothing to build (no bones)
+  kParentOutOfRange,   // a parent index outside [-1, count)
+  kParentNotBefore,    // a parent that does not come before its child
+  kCycle,              // a bone that is its own ancestor
+  kZeroLengthSegment,  // a bone at the same place as its parent
+  kNotFinite,          // NaN or infinity
+  kNotUnitRotation,    // a rotation whose length is not 1 (within 1e-3)
+  kOutOfRange,         // a setting outside its documented range
+  kBadReference,       // an index that refers to nothing (a collider's bone, ...)
+  kStaleHandle,        // a handle whose object is gone
+  kNullBuffer,         // a host buffer that is null or too small
+  kCapacity,           // more than the documented maximum
+};
+
+// The name of a code, for logs ("kParentNotBefore" -> "parent_not_before").
+const char* ToString(ErrorCode code);
+
+struct Error {
+  ErrorCode code = ErrorCode::kNone;
+  int32_t item = -1;        // index of the offending item, -1 when the error is global
+  std::string field;        // "bones[3].parent", "settings.damping", ...
+  std::string message;      // why, in a sentence
+};
+
+template <class T>
+class Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Error error) : error_(std::move(error)) {}  // NOLINT
+  bool ok() const { return error_.code == ErrorCode::kNone; }
+  explicit operator bool() const { return ok(); }
+  const T& value() const { return value_; }
+  T& value() { return value_; }
+  const Error& error() const { return error_; }
+
+ private:
+  T value_{};
+  Error error_{};
+};
+
+}  // namespace tendon

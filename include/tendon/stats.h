@@ -1,0 +1,56 @@
+// tendon/stats.h: what one World::Step did, and what it had to drop.
+//
+// What it does: FrameStats is filled by every Step (even one that steps nothing) and
+// stays valid until the next Step. Counts are exact; times are wall clock.
+// What it does NOT do: aggregate across frames (the demo and the trace writer do).
+// Threading: read it on the thread that called Step. Memory: a plain value.
+#pragma once
+
+#include <cstdint>
+
+namespace tendon {
+
+// Wall time of each phase of a frame, milliseconds.
+struct PhaseTimes {
+  double gather_ms = 0;     // read host poses of every bound chain, teleport guard, distance keys
+  double budget_ms = 0;     // eligibility, nearest-N selection, lane repacking
+  double pose_ms = 0;       // animated world pose of every simulated chain into its lanes
+  double solve_ms = 0;      // the substeps (SIMD kernel)
+  double writeback_ms = 0;  // local transforms into the host's buffers
+  double pendulum_ms = 0;   // accessory pendulums (solve and writeback)
+  double total_ms = 0;
+};
+
+enum : uint32_t {
+  kPhaseCount = 6,
+};
+
+struct FrameStats {
+  uint64_t frame = 0;          // 1 for the first Step
+  int32_t substeps = 0;        // fixed substeps run this frame (0..max_substeps)
+  float dropped_seconds = 0;   // frame time the hitch clamp dropped
+  bool dt_rejected = false;    // dt was zero, negative or not finite: nothing stepped
+
+  int32_t bound_chains = 0;
+  int32_t bound_pendulums = 0;
+  int32_t simulated_chains = 0;      // chains awake in lanes this frame
+  int32_t simulated_pendulums = 0;
+  int64_t simulated_instance_substeps = 0;  // (chains + pendulums) x substeps that ran
+  int32_t sleeping_chains = 0;       // bound chains not simulated (culled or over budget)
+  int32_t culled_by_distance = 0;    // of those: not eligible (distance or host predicate)
+  int32_t culled_by_budget = 0;      // of those: eligible but past max_chains
+  int32_t sleeping_pendulums = 0;
+
+  int32_t snapped_teleport = 0;      // roots that jumped or turned past the guard
+  int32_t snapped_wake = 0;          // chains that woke (or were bound) and started at the pose
+  int32_t snapped_bad_input = 0;     // non-finite animated input: held at the last good pose
+  int32_t reset_non_finite = 0;      // simulated state went non-finite: reset to the pose
+
+  int32_t chain_blocks = 0;          // blocks of lanes holding simulated chains
+  int32_t lanes_used = 0;            // of chain_blocks * lane width
+  float lane_occupancy = 0;          // lanes_used / (chain_blocks * lane width), 0 when none
+
+  PhaseTimes times{};
+};
+
+}  // namespace tendon

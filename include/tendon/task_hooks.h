@@ -1,0 +1,41 @@
+// tendon/task_hooks.h: the host's job system, as two callbacks (after Box2D v3's b2WorldDef).
+//
+// What it does: the World splits a phase into `item_count` items (blocks of lanes,
+// groups of instances) and calls `enqueue` once per phase. The host runs
+// `task(begin, end, worker_index, task_context)` over disjoint ranges covering
+// [0, item_count), on any threads, in any order, then the World calls `finish` with the
+// value `enqueue` returned and expects every range to have run when it returns.
+// `enqueue` may also run everything before returning (and return nullptr).
+// Items never write each other's memory, so results do not depend on the split.
+// What it does NOT do: create threads. With `enqueue == nullptr` the World runs every
+// phase on the calling thread. tendon_tbb (tendon/tbb_task_system.h) implements it.
+// Threading: `enqueue` and `finish` are called from the thread that called World::Step.
+// `worker_index` must be < worker_count. Memory: Tendon allocates nothing for tasks.
+#pragma once
+
+#include <cstdint>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef void TendonTaskFn(int32_t begin, int32_t end, uint32_t worker_index, void* task_context);
+
+typedef struct TendonTaskHooks {
+  // Runs task over [0, item_count) in ranges of at least min_range items (except the last).
+  void* (*enqueue)(TendonTaskFn* task, int32_t item_count, int32_t min_range, void* task_context,
+                   void* user_context);
+  // Waits for the work `enqueue` returned; called even when enqueue returned nullptr.
+  void (*finish)(void* user_task, void* user_context);
+  void* user_context;
+  // Upper bound on worker_index + 1. 1 when enqueue is null.
+  int32_t worker_count;
+} TendonTaskHooks;
+
+#ifdef __cplusplus
+}
+namespace tendon {
+using TaskHooks = TendonTaskHooks;
+using TaskFn = TendonTaskFn;
+}  // namespace tendon
+#endif

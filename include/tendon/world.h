@@ -1,0 +1,167 @@
+// tendon/world.h: the World builds chain archetypes, binds instances and steps them.
+//
+// What it does: settings -> BuildChainArchetype (validated once, immutable) -> BindChain
+// (an instance over host buffers, by handle) -> Step(dt) every frame. Step drains a
+// fixed-rate accumulator (WorldSettings::fixed_hz, at most max_substeps per frame),
+// culls and budgets chains against the camera, packs the awake ones into SIMD lanes of
+// blocks that share a topology, runs the verlet solve and writes local transforms into
+// the host's buffers once per frame. Accessory pendulums (BindPendulum) step alongside.
+//
+// What it does NOT do: own host memory, animate, load assets, or allocate in Step.
+// Step never fails: bad dt steps nothing; non-finite input holds the instance at its last
+// good pose; non-finite state resets the instance to its animated pose; FrameStats says
+// which. Building and binding fail with an Error naming the item, field and reason.
+//
+// Threading: a World is used by one thread at a time. Step hands its phases to
+// WorldSettings::tasks (see task_hooks.h) and returns when they are done; results are
+// bit-identical for any worker count. Step sets flush-to-zero and denormals-are-zero
+// inside every task and restores the caller's floating-point mode.
+//
+// Memory: BuildChainArchetype and BindChain allocate (archetypes, lanes, per-instance
+// state, scratch for the budget); Step, SetCamera and the wind setters do not.
+// Host buffers named in a binding must stay valid until the instance is unbound.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "tendon/chain_settings.h"
+#include "tendon/errors.h"
+#include "tendon/ids.h"
+#include "tendon/math.h"
+#include "tendon/stats.h"
+#include "tendon/task_hooks.h"
+
+namespace tendon {
+
+class TraceWriter;
+namespace detail {
+struct WorldAccess;
+}
+
+// Which kernel runs the solve. kAuto picks the best the CPU has; the environment
+// variable TENDON_FORCE_SCALAR=1 turns kAuto into kScalar.
+enum class Isa : uint8_t { kAuto, kScalar, kSse2, kSse42, kAvx2Fma };
+const char* ToString(Isa isa);
+// Whether this build has a kernel for `isa` and this CPU can run it.
+bool IsIsaSupported(Isa isa);
+
+// A host wind sampler, called once per Step that runs a substep, with the simulation
+// time in seconds; its result is used for every substep of that frame.
+struct WindSampler {
+  Vec3 (*sample)(double time_seconds, void* user) = nullptr;
+  void* user = nullptr;
+};
+
+// Replaces the distance test: return true when the chain should simulate this frame.
+// Called once per bound chain per frame, from the thread that called Step.
+struct SimulatePredicate {
+  bool (*should_simulate)(ChainId chain, Vec3 root_world, void* user) = nullptr;
+  void* user = nullptr;
+};
+
+struct WorldSettings {
+  Vec3 gravity{0.0f, -9.81f, 0.0f};  // m/s^2
+  float fixed_hz = 60.0f;            // substeps per second, range [10, 1000]
+  int32_t max_substeps = 3;          // per frame, range [1, 64]; the rest of a hitch is dropped
+  // Chains whose root is farther than this from the camera sleep. Metres, > 0;
+  // infinity disables distance culling.
+  float max_distance = 100.0f;
+  // At most this many chains simulate; the nearest eligible win. >= 0; INT32_MAX disables.
+  int32_t max_chains = INT32_MAX;
+  // Pendulums farther than this from the camera sleep (they ignore max_chains). Metres.
+  float pendulum_max_distance = 100.0f;
+  // A root that moves farther (metres) or turns more (degrees) in one frame snaps its
+  // chain to the animated pose. Infinity disables either test.
+  float teleport_distance = 5.0f;
+  float teleport_angle_degrees = 90.0f;
+  // Ambient wind (used when no sampler is set): direction * strength, m/s^2, gusting
+  // between about 0.1x and 1x with deterministic noise seeded by wind_seed.
+  Vec3 ambient_wind{};
+  uint64_t wind_seed = 0x7e1d0;
+  Isa isa = Isa::kAuto;
+  TaskHooks tasks{nullptr, nullptr, nullptr, 1};
+};
+
+// An instance of a chain archetype over host buffers (all read or written every Step the
+// chain simulates; all must stay valid until UnbindChain).
+struct ChainBinding {
+  ChainArchetypeId archetype{};
+  // The world transform the archetype's roots are relative to (e.g. the head bone's).
+  const Transform* root_parent_world = nullptr;
+  // The animated local transform of every bone, in archetype order.
+  std::span<const Transform> animated_local{};
+  // Where the simulated local transforms go, in archetype order. May alias
+  // animated_local when the host re-animates every frame. Also the identity of the
+  // binding: binding the same output buffer again returns the existing handle.
+  std::span<Transform> output_local{};
+  // World frames for colliders attached to host frames (ColliderSettings::frame).
+  std::span<const Transform> collider_frames{};
+};
+
+struct PendulumBinding {
+  PendulumSettings settings{};
+  // The world frame of the joint that holds the accessory on (the hinge is its origin).
+  const Transform* joint_world = nullptr;
+  // The joint's accessory-side offset (accessory frame relative to the joint frame). Its
+  // value at bind time is the worn pose; Step writes the swung offset here; unbinding
+  // restores the bind-time value exactly. Also the identity of the binding.
+  Transform* accessory_offset = nullptr;
+};
+
+class World {
+ public:
+  // Validates the settings (which field, why) and detects the instruction sets.
+  static Result<std::unique_ptr<World>> Create(const WorldSettings& settings);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  Result<ChainArchetypeId> BuildChainArchetype(const ChainArchetypeSettings& settings);
+  // Bone count of a built archetype (0 for a stale id).
+  int32_t ChainBoneCount(ChainArchetypeId archetype) const;
+
+  // Binds an instance; it starts at its animated pose on its first simulated frame.
+  Result<ChainId> BindChain(const ChainBinding& binding);
+  // Writes every bone's last animated local transform to output_local, exactly, and frees
+  // the handle. kStaleHandle when the handle is not live.
+  Error UnbindChain(ChainId chain);
+  bool IsValid(ChainId chain) const;
+
+  Result<PendulumId> BindPendulum(const PendulumBinding& binding);
+  Error UnbindPendulum(PendulumId pendulum);
+  bool IsValid(PendulumId pendulum) const;
+
+  void SetCamera(Vec3 position);
+  void SetWindSampler(WindSampler sampler);  // null sample: ambient wind
+  void SetSimulatePredicate(SimulatePredicate predicate);  // null: distance test
+  // Changes the budget between frames (e.g. from a device benchmark). Range as in settings.
+  void SetMaxChains(int32_t max_chains);
+  void SetTraceWriter(TraceWriter* writer);  // null detaches
+
+  // Advances the simulation by dt seconds and writes poses. Never fails; see FrameStats.
+  const FrameStats& Step(float dt);
+  const FrameStats& LastStats() const;
+
+  Isa ActiveIsa() const;
+  int32_t LaneWidth() const;  // lanes per block (a layout constant of this build)
+  // Whether the chain simulated in the last Step.
+  bool IsSimulated(ChainId chain) const;
+  // The simulated world positions of a chain's nodes (its animated pose while it sleeps).
+  Error GetChainNodePositions(ChainId chain, std::span<Vec3> out) const;
+  // The current bob position and swing angle (radians) of a pendulum.
+  Error GetPendulumState(PendulumId pendulum, Vec3* bob, float* swing_radians) const;
+  // A hash of every simulated chain's and pendulum's state, in handle order, for
+  // determinism checks across worker counts and instruction sets.
+  uint64_t StateHash() const;
+
+  struct Impl;
+
+ private:
+  friend struct detail::WorldAccess;
+  explicit World(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tendon

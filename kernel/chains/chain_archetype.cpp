@@ -1,0 +1,239 @@
+// kernel/chains/chain_archetype.cpp: validation and derived data of chain archetypes.
+//
+// Every rejection names the offending item (bone, override or collider index), the field
+// as a host would write it ("bones[3].parent") and the reason, so that a tool can point
+// at the asset. Checks run in the order a host would fix them: structure, numbers, ranges.
+#include "kernel/chains/chain_archetype.h"
+
+#include <cmath>
+#include <string>
+
+#include "kernel/chains/chain_block.h"
+
+namespace tendon {
+
+const char* ToString(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kNone: return "none";
+    case ErrorCode::kEmpty: return "empty";
+    case ErrorCode::kParentOutOfRange: return "parent_out_of_range";
+    case ErrorCode::kParentNotBefore: return "parent_not_before";
+    case ErrorCode::kCycle: return "cycle";
+    case ErrorCode::kZeroLengthSegment: return "zero_length_segment";
+    case ErrorCode::kNotFinite: return "not_finite";
+    case ErrorCode::kNotUnitRotation: return "not_unit_rotation";
+    case ErrorCode::kOutOfRange: return "out_of_range";
+    case ErrorCode::kBadReference: return "bad_reference";
+    case ErrorCode::kStaleHandle: return "stale_handle";
+    case ErrorCode::kNullBuffer: return "null_buffer";
+    case ErrorCode::kCapacity: return "capacity";
+  }
+  return "unknown";
+}
+
+namespace detail {
+namespace {
+
+Error Fail(ErrorCode code, int32_t item, std::string field, std::string message) {
+  return Error{code, item, std::move(field), std::move(message)};
+}
+
+std::string Indexed(const char* list, int32_t index, const char* member) {
+  return std::string(list) + "[" + std::to_string(index) + "]" + member;
+}
+
+// A finite value within [lo, hi]; names the field in the error.
+Error CheckRange(float value, float lo, float hi, int32_t item, const std::string& field) {
+  if (!std::isfinite(value)) return Fail(ErrorCode::kNotFinite, item, field, field + " is not finite");
+  if (value < lo || value > hi) {
+    return Fail(ErrorCode::kOutOfRange, item, field,
+                field + " = " + std::to_string(value) + " is outside [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "]");
+  }
+  return {};
+}
+
+Error CheckSettings(const ChainSettings& s) {
+  if (Error e = CheckRange(s.damping, 0, 1, -1, "settings.damping"); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckRange(s.stiffness, 0, 1, -1, "settings.stiffness"); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckRange(s.gravity_scale, -100, 100, -1, "settings.gravity_scale"); e.code != ErrorCode::kNone)
+    return e;
+  if (Error e = CheckRange(s.wind_scale, -100, 100, -1, "settings.wind_scale"); e.code != ErrorCode::kNone) return e;
+  return CheckRange(s.node_radius, 0, 10, -1, "settings.node_radius");
+}
+
+Error CheckBones(const std::vector<ChainBone>& bones) {
+  const auto count = static_cast<int32_t>(bones.size());
+  if (count == 0) return Fail(ErrorCode::kEmpty, -1, "bones", "a chain needs at least one bone");
+  if (count > kMaxChainNodes) {
+    return Fail(ErrorCode::kCapacity, -1, "bones",
+                "a chain has at most " + std::to_string(kMaxChainNodes) + " bones, got " + std::to_string(count));
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t parent = bones[i].parent;
+    const std::string field = Indexed("bones", i, ".parent");
+    if (parent < -1 || parent >= count) {
+      return Fail(ErrorCode::kParentOutOfRange, i, field,
+                  "bone " + std::to_string(i) + " has parent " + std::to_string(parent) + ", outside [-1, " +
+                      std::to_string(count) + ")");
+    }
+    if (parent == i) return Fail(ErrorCode::kCycle, i, field, "bone " + std::to_string(i) + " is its own parent");
+    if (parent > i) {
+      // Walk up from the parent: coming back to i is a cycle, otherwise it is only out of order.
+      int32_t at = parent;
+      for (int32_t guard = 0; at >= 0 && guard <= count; ++guard) {
+        if (at == i) {
+          return Fail(ErrorCode::kCycle, i, field, "bone " + std::to_string(i) + " is its own ancestor");
+        }
+        at = bones[at].parent >= -1 && bones[at].parent < count ? bones[at].parent : -1;
+      }
+      return Fail(ErrorCode::kParentNotBefore, i, field,
+                  "bone " + std::to_string(i) + " has parent " + std::to_string(parent) +
+                      ", which must come before it");
+    }
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    const Transform& t = bones[i].rest_local;
+    if (!IsFinite(t.translation))
+      return Fail(ErrorCode::kNotFinite, i, Indexed("bones", i, ".rest_local.translation"), "translation is not finite");
+    if (!IsFinite(t.rotation))
+      return Fail(ErrorCode::kNotFinite, i, Indexed("bones", i, ".rest_local.rotation"), "rotation is not finite");
+    if (!IsFinite(t.scale))
+      return Fail(ErrorCode::kNotFinite, i, Indexed("bones", i, ".rest_local.scale"), "scale is not finite");
+    const float len = std::sqrt(Dot(t.rotation, t.rotation));
+    if (std::fabs(len - 1.0f) > 1e-3f) {
+      return Fail(ErrorCode::kNotUnitRotation, i, Indexed("bones", i, ".rest_local.rotation"),
+                  "rotation has length " + std::to_string(len) + ", not 1");
+    }
+    if (!(t.scale.x > 0 && t.scale.y > 0 && t.scale.z > 0)) {
+      return Fail(ErrorCode::kOutOfRange, i, Indexed("bones", i, ".rest_local.scale"),
+                  "scale components must be positive");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype* out) {
+  if (Error e = CheckBones(settings.bones); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckSettings(settings.settings); e.code != ErrorCode::kNone) return e;
+  const auto count = static_cast<int32_t>(settings.bones.size());
+
+  ChainArchetype a;
+  a.name = settings.name;
+  a.node_count = count;
+  a.topology.parent.resize(count);
+  a.first_child.assign(count, -1);
+  a.rest_local.resize(count);
+  std::vector<Transform> rest_world(count);
+  a.rest_length.assign(count, 0.0f);
+  for (int32_t i = 0; i < count; ++i) {
+    const ChainBone& bone = settings.bones[i];
+    a.topology.parent[i] = bone.parent;
+    a.rest_local[i] = bone.rest_local;
+    rest_world[i] = bone.parent < 0 ? bone.rest_local : Compose(rest_world[bone.parent], bone.rest_local);
+    if (bone.parent >= 0) {
+      if (a.first_child[bone.parent] < 0) a.first_child[bone.parent] = i;
+      const float len = Length(rest_world[i].translation - rest_world[bone.parent].translation);
+      if (!(len >= 1e-6f)) {
+        return Fail(ErrorCode::kZeroLengthSegment, i, Indexed("bones", i, ".rest_local.translation"),
+                    "bone " + std::to_string(i) + " is " + std::to_string(len) +
+                        " m from its parent; links need at least 1e-6 m");
+      }
+      a.rest_length[i] = len;
+    }
+  }
+
+  const ChainSettings& s = settings.settings;
+  a.damping.assign(count, s.damping);
+  a.stiffness.assign(count, s.stiffness);
+  a.gravity_scale.assign(count, s.gravity_scale);
+  a.wind_scale.assign(count, s.wind_scale);
+  a.radius.assign(count, s.node_radius);
+  a.pinned.assign(count, 0.0f);
+  for (int32_t i = 0; i < count; ++i) a.pinned[i] = a.topology.parent[i] < 0 ? 1.0f : 0.0f;
+
+  for (int32_t o = 0; o < static_cast<int32_t>(settings.overrides.size()); ++o) {
+    const ChainNodeOverride& ov = settings.overrides[o];
+    if (ov.node < 0 || ov.node >= count) {
+      return Fail(ErrorCode::kBadReference, o, Indexed("overrides", o, ".node"),
+                  "override " + std::to_string(o) + " names node " + std::to_string(ov.node) + ", outside [0, " +
+                      std::to_string(count) + ")");
+    }
+    struct Item {
+      const std::optional<float>& value;
+      float lo, hi;
+      const char* member;
+      std::vector<float>& dest;
+    };
+    const Item items[] = {{ov.damping, 0, 1, ".damping", a.damping},
+                          {ov.stiffness, 0, 1, ".stiffness", a.stiffness},
+                          {ov.gravity_scale, -100, 100, ".gravity_scale", a.gravity_scale},
+                          {ov.wind_scale, -100, 100, ".wind_scale", a.wind_scale},
+                          {ov.radius, 0, 10, ".radius", a.radius}};
+    for (const Item& item : items) {
+      if (!item.value) continue;
+      if (Error e = CheckRange(*item.value, item.lo, item.hi, o, Indexed("overrides", o, item.member));
+          e.code != ErrorCode::kNone)
+        return e;
+      item.dest[ov.node] = *item.value;
+    }
+    if (ov.pinned) {
+      if (!*ov.pinned && a.topology.parent[ov.node] < 0) {
+        return Fail(ErrorCode::kOutOfRange, o, Indexed("overrides", o, ".pinned"),
+                    "node " + std::to_string(ov.node) + " is a root; roots are always pinned");
+      }
+      a.pinned[ov.node] = *ov.pinned ? 1.0f : 0.0f;
+    }
+  }
+
+  const auto collider_count = static_cast<int32_t>(settings.colliders.size());
+  if (collider_count > kMaxChainColliders) {
+    return Fail(ErrorCode::kCapacity, -1, "colliders",
+                "a chain has at most " + std::to_string(kMaxChainColliders) + " colliders");
+  }
+  for (int32_t c = 0; c < collider_count; ++c) {
+    const ColliderSettings& col = settings.colliders[c];
+    if (col.bone >= count) {
+      return Fail(ErrorCode::kBadReference, c, Indexed("colliders", c, ".bone"),
+                  "collider " + std::to_string(c) + " is attached to bone " + std::to_string(col.bone) +
+                      ", outside [0, " + std::to_string(count) + ")");
+    }
+    if (col.bone < 0 && col.frame < 0) {
+      return Fail(ErrorCode::kBadReference, c, Indexed("colliders", c, ".frame"),
+                  "collider " + std::to_string(c) + " has no bone and a negative host frame");
+    }
+    if (!IsFinite(col.a)) return Fail(ErrorCode::kNotFinite, c, Indexed("colliders", c, ".a"), "a is not finite");
+    if (!IsFinite(col.b)) return Fail(ErrorCode::kNotFinite, c, Indexed("colliders", c, ".b"), "b is not finite");
+    uint8_t kind = kSphereOutside;
+    switch (col.shape) {
+      case ColliderShape::kSphere: kind = col.inside ? kSphereInside : kSphereOutside; break;
+      case ColliderShape::kCapsule: kind = col.inside ? kCapsuleInside : kCapsuleOutside; break;
+      case ColliderShape::kPlane:
+        if (col.inside) {
+          return Fail(ErrorCode::kOutOfRange, c, Indexed("colliders", c, ".inside"),
+                      "a plane has no inside; its normal says which side nodes stay on");
+        }
+        if (std::fabs(Length(col.b) - 1.0f) > 1e-3f) {
+          return Fail(ErrorCode::kOutOfRange, c, Indexed("colliders", c, ".b"), "a plane's normal b must be unit");
+        }
+        kind = kPlaneKind;
+        break;
+      default:
+        return Fail(ErrorCode::kOutOfRange, c, Indexed("colliders", c, ".shape"), "unknown collider shape");
+    }
+    if (col.shape != ColliderShape::kPlane) {
+      if (Error e = CheckRange(col.radius, 0, 100, c, Indexed("colliders", c, ".radius")); e.code != ErrorCode::kNone)
+        return e;
+    }
+    a.topology.collider_kind.push_back(kind);
+    if (col.bone < 0 && col.frame + 1 > a.collider_frames_needed) a.collider_frames_needed = col.frame + 1;
+  }
+  a.colliders = settings.colliders;
+  *out = std::move(a);
+  return {};
+}
+
+}  // namespace detail
+}  // namespace tendon

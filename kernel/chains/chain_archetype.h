@@ -1,0 +1,45 @@
+// kernel/chains/chain_archetype.h: a validated, immutable chain archetype.
+//
+// Design: BuildChainArchetype does every check and every derived computation once
+// (child lists, rest lengths from the rest pose, per-node parameters with overrides
+// applied, collider kinds), so binding and stepping never re-validate settings. The
+// topology (parents and collider kinds) is what decides which lanes a chain shares.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tendon/chain_settings.h"
+#include "tendon/errors.h"
+
+namespace tendon::detail {
+
+inline constexpr int32_t kMaxChainNodes = 128;
+inline constexpr int32_t kMaxChainColliders = 32;
+
+struct ChainTopologyKey {
+  std::vector<int32_t> parent;
+  std::vector<uint8_t> collider_kind;
+  friend bool operator<(const ChainTopologyKey& a, const ChainTopologyKey& b) {
+    if (a.parent != b.parent) return a.parent < b.parent;
+    return a.collider_kind < b.collider_kind;
+  }
+};
+
+struct ChainArchetype {
+  std::string name;
+  int32_t node_count = 0;
+  ChainTopologyKey topology;
+  std::vector<int32_t> first_child;
+  std::vector<Transform> rest_local;
+  // Per node, overrides applied.
+  std::vector<float> rest_length, damping, stiffness, gravity_scale, wind_scale, radius, pinned;
+  std::vector<ColliderSettings> colliders;
+  int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders use
+};
+
+// Validates `settings`; on success fills `out`. The error names the item and field.
+Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype* out);
+
+}  // namespace tendon::detail

@@ -1,0 +1,232 @@
+// kernel/chains/chain_kernel_impl.h: the verlet chain solve and writeback, written once.
+//
+// Design: every function here is a template over the value type V (float for the scalar
+// reference, xsimd::batch<float, Arch> for an explicit Arch) and is instantiated only in
+// the per-instruction-set translation units (chain_kernel_<isa>.cpp). Each of them defines
+// TENDON_CHAIN_KERNEL_NS to a namespace of its own before including this file, so that no
+// function compiled with AVX flags shares a symbol with one compiled without them (the
+// linker could otherwise keep the AVX copy and run it on a CPU without AVX).
+//
+// The solve follows the behaviour of the Roblox BonePhysics reference, in lanes. For each
+// slice of V::size lanes (lanes never interact, so each slice runs all its substeps while
+// it sits in L1), per substep s of S, parents first:
+//   target = lerp(A, B, (s + 1) / S)  the animated pose, interpolated across the frame so a
+//                                     fast root does not jerk its chain once per frame
+//   roots and pinned lanes:           P = target
+//   others:  v = (P - Q) * damping;  P' = P + v + (g * gravity_scale + w * wind_scale) dt^2
+//            P' = lerp(P', target, stiffness)
+//            push P' out of (or into) every collider, by the node radius
+//            P' = parent + (P' - parent) * rest / |P' - parent|   (exact link length)
+//   Q = P;  P = P'
+// Padding lanes are pinned, and hold a valid pose, so no lane needs a mask.
+
+#include <cstdint>
+
+#include "kernel/chains/chain_block.h"
+#include "kernel/simd/ops.h"
+
+#ifndef TENDON_CHAIN_KERNEL_NS
+#error "define TENDON_CHAIN_KERNEL_NS to a namespace unique to the translation unit"
+#endif
+
+namespace tendon::detail::TENDON_CHAIN_KERNEL_NS {
+
+template <class V>
+inline V3<V> LoadV3(const ChainBlockView& b, int32_t fx, int32_t node, int32_t lane) {
+  using O = Ops<V>;
+  return {O::Load(b.Node(fx, node) + lane), O::Load(b.Node(fx + 1, node) + lane),
+          O::Load(b.Node(fx + 2, node) + lane)};
+}
+template <class V>
+inline void StoreV3(const ChainBlockView& b, int32_t fx, int32_t node, int32_t lane, const V3<V>& v) {
+  using O = Ops<V>;
+  O::Store(b.Node(fx, node) + lane, v.x);
+  O::Store(b.Node(fx + 1, node) + lane, v.y);
+  O::Store(b.Node(fx + 2, node) + lane, v.z);
+}
+template <class V>
+inline Q4<V> LoadQ4(const float* x, const float* y, const float* z, const float* w) {
+  using O = Ops<V>;
+  return {O::Load(x), O::Load(y), O::Load(z), O::Load(w)};
+}
+template <class V>
+inline Q4<V> LoadNodeQ(const ChainBlockView& b, int32_t fx, int32_t node, int32_t lane) {
+  return LoadQ4<V>(b.Node(fx, node) + lane, b.Node(fx + 1, node) + lane, b.Node(fx + 2, node) + lane,
+                   b.Node(fx + 3, node) + lane);
+}
+template <class V>
+inline void StoreNodeQ(const ChainBlockView& b, int32_t fx, int32_t node, int32_t lane, const Q4<V>& q) {
+  using O = Ops<V>;
+  O::Store(b.Node(fx, node) + lane, q.x);
+  O::Store(b.Node(fx + 1, node) + lane, q.y);
+  O::Store(b.Node(fx + 2, node) + lane, q.z);
+  O::Store(b.Node(fx + 3, node) + lane, q.w);
+}
+
+// Pushes p out of (or, for inside kinds, into) collider c, keeping `node_radius` clear.
+template <class V>
+inline V3<V> Collide(const ChainBlockView& b, int32_t c, int32_t lane, V3<V> p, const V& node_radius) {
+  using O = Ops<V>;
+  const uint8_t kind = b.collider_kind[c];
+  const V3<V> a{O::Load(b.Collider(kCax, c) + lane), O::Load(b.Collider(kCay, c) + lane),
+                O::Load(b.Collider(kCaz, c) + lane)};
+  const V3<V> bb{O::Load(b.Collider(kCbx, c) + lane), O::Load(b.Collider(kCby, c) + lane),
+                 O::Load(b.Collider(kCbz, c) + lane)};
+  if (kind == kPlaneKind) {
+    // bb is the unit normal; the signed distance less the radius must not be negative.
+    const V s = Dot3(Sub(p, a), bb) - node_radius;
+    const V push = O::Min(s, O::Splat(0.0f));
+    return Sub(p, Scale(bb, push));
+  }
+  V3<V> q = a;  // closest point of the shape's core
+  if (kind == kCapsuleOutside || kind == kCapsuleInside) {
+    const V3<V> ab = Sub(bb, a);
+    const V len2 = O::Max(Dot3(ab, ab), O::Splat(1e-12f));
+    const V t = O::Min(O::Max(Dot3(Sub(p, a), ab) / len2, O::Splat(0.0f)), O::Splat(1.0f));
+    q = Add(a, Scale(ab, t));
+  }
+  const V r = O::Load(b.Collider(kCr, c) + lane);
+  const V3<V> d = Sub(p, q);
+  const V dist2 = Dot3(d, d);
+  const V dist = O::Sqrt(O::Max(dist2, O::Splat(1e-24f)));
+  if (kind == kSphereInside || kind == kCapsuleInside) {
+    const V limit = O::Max(r - node_radius, O::Splat(0.0f));
+    const auto outside = dist > limit;
+    return Select3(outside, Add(q, Scale(d, limit / dist)), p);
+  }
+  const V limit = r + node_radius;
+  // A node exactly at the core has no direction to leave by; it stays (rare, harmless).
+  const auto inside = (dist < limit) & (dist2 > O::Splat(1e-20f));
+  return Select3(inside, Add(q, Scale(d, limit / dist)), p);
+}
+
+template <class V>
+void Solve(const ChainBlockView& b, const ChainSolveParams& sp) {
+  using O = Ops<V>;
+  constexpr int32_t kW = O::kSize;
+  static_assert(kBlockLanes % kW == 0, "the block width must be a multiple of the batch width");
+  if (sp.substeps <= 0) return;
+  const float dt2 = sp.dt * sp.dt;
+  const V gx = O::Splat(sp.gravity[0] * dt2), gy = O::Splat(sp.gravity[1] * dt2),
+          gz = O::Splat(sp.gravity[2] * dt2);
+  const V wx = O::Splat(sp.wind[0] * dt2), wy = O::Splat(sp.wind[1] * dt2), wz = O::Splat(sp.wind[2] * dt2);
+  const float inv_substeps = 1.0f / static_cast<float>(sp.substeps);
+  for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+    for (int32_t s = 0; s < sp.substeps; ++s) {
+      const V alpha = O::Splat(s + 1 == sp.substeps ? 1.0f : static_cast<float>(s + 1) * inv_substeps);
+      for (int32_t k = 0; k < b.node_count; ++k) {
+        const V3<V> target = Lerp3(LoadV3<V>(b, kAx, k, lane), LoadV3<V>(b, kBx, k, lane), alpha);
+        const V3<V> p = LoadV3<V>(b, kPx, k, lane);
+        const int32_t parent = b.parent[k];
+        if (parent < 0) {
+          StoreV3(b, kQx, k, lane, p);
+          StoreV3(b, kPx, k, lane, target);
+          continue;
+        }
+        const V3<V> q = LoadV3<V>(b, kQx, k, lane);
+        const V damping = O::Load(b.Node(kDamping, k) + lane);
+        const V stiffness = O::Load(b.Node(kStiffness, k) + lane);
+        const V gs = O::Load(b.Node(kGravityScale, k) + lane);
+        const V ws = O::Load(b.Node(kWindScale, k) + lane);
+        // Integrate: P' = P + (P - Q) * damping + (g * gs + w * ws) * dt^2.
+        V3<V> n{O::Fma(p.x - q.x, damping, p.x), O::Fma(p.y - q.y, damping, p.y),
+                O::Fma(p.z - q.z, damping, p.z)};
+        n.x = n.x + O::Fma(gx, gs, wx * ws);
+        n.y = n.y + O::Fma(gy, gs, wy * ws);
+        n.z = n.z + O::Fma(gz, gs, wz * ws);
+        // Stiffness: pose-hold strength toward the animated pose.
+        n = Lerp3(n, target, stiffness);
+        if (b.collider_count > 0) {
+          const V radius = O::Load(b.Node(kRadius, k) + lane);
+          for (int32_t c = 0; c < b.collider_count; ++c) n = Collide<V>(b, c, lane, n, radius);
+        }
+        // Inextensible link: the parent is final for this substep (parents first).
+        const V3<V> pp = LoadV3<V>(b, kPx, parent, lane);
+        V3<V> d = Sub(n, pp);
+        V len2 = Dot3(d, d);
+        const auto degenerate = len2 < O::Splat(1e-20f);
+        if (O::AnyOf(degenerate)) {
+          // Collapsed onto the parent: fall back to the animated segment direction.
+          const V3<V> anim_d = Sub(LoadV3<V>(b, kBx, k, lane), LoadV3<V>(b, kBx, parent, lane));
+          d = Select3(degenerate, anim_d, d);
+          len2 = O::Max(Dot3(d, d), O::Splat(1e-30f));
+        }
+        const V scale = O::Load(b.Node(kRest, k) + lane) / O::Sqrt(len2);
+        n = Add(pp, Scale(d, scale));
+        const auto pinned = O::Load(b.Node(kPinned, k) + lane) > O::Splat(0.5f);
+        n = Select3(pinned, target, n);
+        StoreV3(b, kQx, k, lane, p);
+        StoreV3(b, kPx, k, lane, n);
+      }
+    }
+    // The next frame interpolates from where this one ended.
+    for (int32_t k = 0; k < b.node_count; ++k) StoreV3(b, kAx, k, lane, LoadV3<V>(b, kBx, k, lane));
+  }
+}
+
+// Unit direction of d; `len` is max(|d|, tiny) so a zero vector gives zero, not NaN.
+template <class V>
+inline V3<V> Normalized(const V3<V>& d) {
+  using O = Ops<V>;
+  const V inv = O::Splat(1.0f) / O::Sqrt(O::Max(Dot3(d, d), O::Splat(1e-30f)));
+  return Scale(d, inv);
+}
+
+// The shortest-arc rotation taking unit `from` to unit `to`; for opposite vectors it turns
+// half a circle about an axis perpendicular to `from`.
+template <class V>
+inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
+  using O = Ops<V>;
+  const V d = Dot3(from, to);
+  const V3<V> c = Cross3(from, to);
+  Q4<V> q{c.x, c.y, c.z, O::Splat(1.0f) + d};
+  const auto opposite = d < O::Splat(-0.999999f);
+  if (O::AnyOf(opposite)) {
+    // axis = x cross from, or y cross from when from is along x.
+    V3<V> axis{O::Splat(0.0f), -from.z, from.y};
+    const auto along_x = Dot3(axis, axis) < O::Splat(1e-6f);
+    const V3<V> axis_y{from.z, O::Splat(0.0f), -from.x};
+    axis = Normalized(Select3(along_x, axis_y, axis));
+    q = {O::Select(opposite, axis.x, q.x), O::Select(opposite, axis.y, q.y),
+         O::Select(opposite, axis.z, q.z), O::Select(opposite, O::Splat(0.0f), q.w)};
+  }
+  const V inv = O::Splat(1.0f) / O::Sqrt(O::Max(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w,
+                                                O::Splat(1e-30f)));
+  return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+}
+
+// Writeback, parents first: a node's written world rotation is its animated rotation
+// swung by the shortest arc from the animated direction to its first child to the
+// simulated one (a leaf keeps its parent's swing); its local rotation is the parent's
+// written world rotation inverted, times its own.
+template <class V>
+void Writeback(const ChainBlockView& b) {
+  using O = Ops<V>;
+  constexpr int32_t kW = O::kSize;
+  for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+    for (int32_t k = 0; k < b.node_count; ++k) {
+      const Q4<V> r = LoadNodeQ<V>(b, kRx, k, lane);
+      const int32_t child = b.first_child[k];
+      const int32_t parent = b.parent[k];
+      Q4<V> world = r;
+      if (child >= 0) {
+        const V3<V> from = Normalized(Sub(LoadV3<V>(b, kBx, child, lane), LoadV3<V>(b, kBx, k, lane)));
+        const V3<V> to = Normalized(Sub(LoadV3<V>(b, kPx, child, lane), LoadV3<V>(b, kPx, k, lane)));
+        world = QMul(ShortestArc(from, to), r);
+      } else if (parent >= 0) {
+        // Keep the animated local rotation under the written parent.
+        const Q4<V> parent_written = LoadNodeQ<V>(b, kWx, parent, lane);
+        const Q4<V> parent_anim = LoadNodeQ<V>(b, kRx, parent, lane);
+        world = QMul(parent_written, QMul(QConj(parent_anim), r));
+      }
+      StoreNodeQ(b, kWx, k, lane, world);
+      const Q4<V> parent_world =
+          parent >= 0 ? LoadNodeQ<V>(b, kWx, parent, lane)
+                      : LoadQ4<V>(b.Lane(kRootParentRx) + lane, b.Lane(kRootParentRy) + lane,
+                                  b.Lane(kRootParentRz) + lane, b.Lane(kRootParentRw) + lane);
+      StoreNodeQ(b, kOx, k, lane, QMul(QConj(parent_world), world));
+    }
+  }
+}
+
+}  // namespace tendon::detail::TENDON_CHAIN_KERNEL_NS

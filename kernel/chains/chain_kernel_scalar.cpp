@@ -1,0 +1,21 @@
+// kernel/chains/chain_kernel_scalar.cpp: the chain kernels instantiated for "scalar".
+// Compiled with that instruction set's flags only (see kernel/CMakeLists.txt).
+#define TENDON_CHAIN_KERNEL_NS chain_kernel_scalar
+#include "kernel/chains/chain_kernel_impl.h"
+#include "kernel/chains/chain_kernels.h"
+
+namespace tendon::detail {
+namespace {
+using Value = float;
+void SolveBlock(const ChainBlockView& block, const ChainSolveParams& params) {
+  chain_kernel_scalar::Solve<Value>(block, params);
+}
+void WritebackBlock(const ChainBlockView& block) { chain_kernel_scalar::Writeback<Value>(block); }
+}  // namespace
+
+const ChainKernels& ChainKernelsScalar() {
+  static const ChainKernels kernels{&SolveBlock, &WritebackBlock, "scalar"};
+  return kernels;
+}
+
+}  // namespace tendon::detail

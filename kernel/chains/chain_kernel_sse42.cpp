@@ -1,0 +1,21 @@
+// kernel/chains/chain_kernel_sse42.cpp: the chain kernels instantiated for "sse4.2".
+// Compiled with that instruction set's flags only (see kernel/CMakeLists.txt).
+#define TENDON_CHAIN_KERNEL_NS chain_kernel_sse42
+#include "kernel/chains/chain_kernel_impl.h"
+#include "kernel/chains/chain_kernels.h"
+
+namespace tendon::detail {
+namespace {
+using Value = xsimd::batch<float, xsimd::sse4_2>;
+void SolveBlock(const ChainBlockView& block, const ChainSolveParams& params) {
+  chain_kernel_sse42::Solve<Value>(block, params);
+}
+void WritebackBlock(const ChainBlockView& block) { chain_kernel_sse42::Writeback<Value>(block); }
+}  // namespace
+
+const ChainKernels& ChainKernelsSse42() {
+  static const ChainKernels kernels{&SolveBlock, &WritebackBlock, "sse4.2"};
+  return kernels;
+}
+
+}  // namespace tendon::detail

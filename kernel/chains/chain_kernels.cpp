@@ -1,0 +1,59 @@
+// kernel/chains/chain_kernels.cpp: run-time choice of the chain kernels.
+//
+// Compiled with the baseline flags only: it asks xsimd which instruction sets the CPU and
+// OS support, and hands out the table of the matching translation unit.
+#include "kernel/chains/chain_kernels.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include <xsimd/xsimd.hpp>
+
+namespace tendon {
+
+const char* ToString(Isa isa) {
+  switch (isa) {
+    case Isa::kAuto: return "auto";
+    case Isa::kScalar: return "scalar";
+    case Isa::kSse2: return "sse2";
+    case Isa::kSse42: return "sse4.2";
+    case Isa::kAvx2Fma: return "avx2+fma";
+  }
+  return "unknown";
+}
+
+bool IsIsaSupported(Isa isa) {
+  const auto available = xsimd::available_architectures();
+  switch (isa) {
+    case Isa::kAuto:
+    case Isa::kScalar: return true;
+    case Isa::kSse2: return available.sse2 != 0;
+    case Isa::kSse42: return available.sse4_2 != 0;
+    case Isa::kAvx2Fma: return available.avx2 != 0 && available.fma3_avx2 != 0;
+  }
+  return false;
+}
+
+namespace detail {
+
+Isa ResolveIsa(Isa requested) {
+  if (requested != Isa::kAuto) return requested;
+  const char* force = std::getenv("TENDON_FORCE_SCALAR");
+  if (force != nullptr && force[0] != '\0' && std::strcmp(force, "0") != 0) return Isa::kScalar;
+  if (IsIsaSupported(Isa::kAvx2Fma)) return Isa::kAvx2Fma;
+  if (IsIsaSupported(Isa::kSse42)) return Isa::kSse42;
+  if (IsIsaSupported(Isa::kSse2)) return Isa::kSse2;
+  return Isa::kScalar;
+}
+
+const ChainKernels& ChainKernelsFor(Isa isa) {
+  switch (isa) {
+    case Isa::kSse2: return ChainKernelsSse2();
+    case Isa::kSse42: return ChainKernelsSse42();
+    case Isa::kAvx2Fma: return ChainKernelsAvx2Fma();
+    default: return ChainKernelsScalar();
+  }
+}
+
+}  // namespace detail
+}  // namespace tendon

@@ -1,0 +1,20 @@
+// kernel/chains/chain_kernels.h: the chain kernel sets, one per instruction set, and the
+// choice among them. Only chain_kernels.cpp (compiled without ISA flags) asks the CPU.
+#pragma once
+
+#include "kernel/chains/chain_block.h"
+#include "tendon/world.h"
+
+namespace tendon::detail {
+
+const ChainKernels& ChainKernelsScalar();
+const ChainKernels& ChainKernelsSse2();
+const ChainKernels& ChainKernelsSse42();
+const ChainKernels& ChainKernelsAvx2Fma();
+
+// The best ISA this CPU runs, or kScalar when TENDON_FORCE_SCALAR is set to non-zero.
+Isa ResolveIsa(Isa requested);
+// Kernels for a supported ISA (callers check IsIsaSupported first).
+const ChainKernels& ChainKernelsFor(Isa isa);
+
+}  // namespace tendon::detail

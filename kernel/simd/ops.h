@@ -1,0 +1,110 @@
+// kernel/simd/ops.h: one vocabulary for scalar floats and xsimd batches.
+//
+// Design: the chain kernels are written once, as templates over a value type V that is
+// either `float` (the scalar reference, one lane at a time) or xsimd::batch<float, Arch>
+// for an explicit Arch (never the default batch: this header is included by translation
+// units compiled with different instruction-set flags, so every batch type here names its
+// architecture). Ops<V> supplies load/store, select, sqrt and fused multiply-add. The
+// scalar reference deliberately does not fuse (a*b+c rounds twice), so "SIMD agrees with
+// scalar" tests the SIMD kernel against plainly evaluated arithmetic.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include <xsimd/xsimd.hpp>
+
+namespace tendon::detail {
+
+template <class V>
+struct Ops;
+
+template <>
+struct Ops<float> {
+  using Mask = bool;
+  static constexpr int32_t kSize = 1;
+  static float Load(const float* p) { return *p; }
+  static void Store(float* p, float v) { *p = v; }
+  static float Splat(float v) { return v; }
+  static float Sqrt(float v) { return std::sqrt(v); }
+  static float Fma(float a, float b, float c) { return a * b + c; }
+  static float Select(bool m, float a, float b) { return m ? a : b; }
+  static float Max(float a, float b) { return a > b ? a : b; }
+  static float Min(float a, float b) { return a < b ? a : b; }
+  static float Abs(float a) { return std::fabs(a); }
+  static bool AnyOf(bool m) { return m; }
+};
+
+template <class Arch>
+struct Ops<xsimd::batch<float, Arch>> {
+  using B = xsimd::batch<float, Arch>;
+  using Mask = xsimd::batch_bool<float, Arch>;
+  static constexpr int32_t kSize = static_cast<int32_t>(B::size);
+  static B Load(const float* p) { return B::load_aligned(p); }
+  static void Store(float* p, const B& v) { v.store_aligned(p); }
+  static B Splat(float v) { return B(v); }
+  static B Sqrt(const B& v) { return xsimd::sqrt(v); }
+  static B Fma(const B& a, const B& b, const B& c) { return xsimd::fma(a, b, c); }
+  static B Select(const Mask& m, const B& a, const B& b) { return xsimd::select(m, a, b); }
+  static B Max(const B& a, const B& b) { return xsimd::max(a, b); }
+  static B Min(const B& a, const B& b) { return xsimd::min(a, b); }
+  static B Abs(const B& a) { return xsimd::abs(a); }
+  static bool AnyOf(const Mask& m) { return xsimd::any(m); }
+};
+
+// Three lanes-wide components; V3<float> is a plain vector.
+template <class V>
+struct V3 {
+  V x, y, z;
+};
+
+template <class V>
+inline V3<V> Sub(const V3<V>& a, const V3<V>& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+template <class V>
+inline V3<V> Add(const V3<V>& a, const V3<V>& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+template <class V>
+inline V3<V> Scale(const V3<V>& a, const V& s) { return {a.x * s, a.y * s, a.z * s}; }
+template <class V>
+inline V Dot3(const V3<V>& a, const V3<V>& b) {
+  using O = Ops<V>;
+  return O::Fma(a.x, b.x, O::Fma(a.y, b.y, a.z * b.z));
+}
+template <class V>
+inline V3<V> Cross3(const V3<V>& a, const V3<V>& b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+// a + (b - a) * t
+template <class V>
+inline V3<V> Lerp3(const V3<V>& a, const V3<V>& b, const V& t) {
+  using O = Ops<V>;
+  return {O::Fma(b.x - a.x, t, a.x), O::Fma(b.y - a.y, t, a.y), O::Fma(b.z - a.z, t, a.z)};
+}
+template <class V, class M>
+inline V3<V> Select3(const M& m, const V3<V>& a, const V3<V>& b) {
+  using O = Ops<V>;
+  return {O::Select(m, a.x, b.x), O::Select(m, a.y, b.y), O::Select(m, a.z, b.z)};
+}
+
+template <class V>
+struct Q4 {
+  V x, y, z, w;
+};
+
+template <class V>
+inline Q4<V> QMul(const Q4<V>& a, const Q4<V>& b) {
+  return {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+          a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
+template <class V>
+inline Q4<V> QConj(const Q4<V>& q) { return {-q.x, -q.y, -q.z, q.w}; }
+template <class V>
+inline V3<V> QRotate(const Q4<V>& q, const V3<V>& v) {
+  const V3<V> u{q.x, q.y, q.z};
+  const V two = Ops<V>::Splat(2.0f);
+  const V3<V> t = Scale(Cross3(u, v), two);
+  return Add(Add(v, Scale(t, q.w)), Cross3(u, t));
+}
+
+}  // namespace tendon::detail

@@ -1,0 +1,1081 @@
+// kernel/world/world.cpp: the World: archetypes, bindings, and the frame.
+//
+// A frame (Step) runs these phases, each timed and each a parallel-for over independent
+// items handed to the host's task hooks:
+//   gather     per bound chain (chunks): read the root's host pose, teleport guard, distance
+//   budget     serial: eligibility (distance or host predicate), nearest max_chains win
+//              (nth_element on (distance^2, slot), so ties break by slot, deterministically),
+//              then lanes are released and acquired so that the awake chains of a topology
+//              stay packed densely at the front of its blocks
+//   pose       per block: the animated pose of each lane's chain, composed to world space,
+//              becomes the frame's interpolation end (B) and rotation (R); lanes that woke
+//              or teleported snap to it; non-finite input holds the last good pose
+//   solve      per block: the SIMD kernel runs the frame's substeps
+//   writeback  per block: the SIMD kernel computes local rotations; a scalar scatter writes
+//              them into each chain's host buffer, resetting any lane that went non-finite
+//   pendulums  per chunk of accessory pendulums: solve and write the swung offset
+// Every item writes only its own block, chains or pendulums, and every count that crosses
+// items is summed serially in item order: the result is the same for any worker count.
+// Memory: everything a frame touches is sized at build or bind time; Step allocates nothing.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/chains/chain_archetype.h"
+#include "kernel/chains/chain_block.h"
+#include "kernel/chains/chain_kernels.h"
+#include "kernel/world/fixed_clock.h"
+#include "kernel/world/fpu.h"
+#include "kernel/world/wind.h"
+#include "kernel/world/world_access.h"
+#include "tendon/trace.h"
+#include "tendon/world.h"
+
+namespace tendon {
+
+using detail::AlignedFloats;
+using detail::ChainArchetype;
+using detail::ChainBlockView;
+using detail::kBlockLanes;
+
+namespace {
+
+constexpr int32_t kGatherChunk = 512;
+constexpr int32_t kPendulumChunk = 256;
+constexpr float kPi = 3.14159265358979f;
+
+Error Fail(ErrorCode code, int32_t item, const char* field, std::string message) {
+  return Error{code, item, field, std::move(message)};
+}
+
+Error CheckFinitePositive(float v, const char* field, bool allow_infinity) {
+  if (std::isnan(v) || (!allow_infinity && std::isinf(v)))
+    return Fail(ErrorCode::kNotFinite, -1, field, std::string(field) + " is not finite");
+  if (!(v > 0)) return Fail(ErrorCode::kOutOfRange, -1, field, std::string(field) + " must be positive");
+  return {};
+}
+
+struct ChainGroup {
+  int32_t node_count = 0;
+  int32_t collider_count = 0;
+  std::vector<int32_t> parent;
+  std::vector<int32_t> first_child;
+  std::vector<uint8_t> collider_kind;
+  std::size_t floats_per_block = 0;
+  int32_t rows = 0;                    // floats_per_block / kBlockLanes
+  std::vector<float> padding_column;   // one value per row: a pinned, valid rest pose
+  std::vector<AlignedFloats> blocks;   // capacity, grown at bind time only
+  std::vector<int32_t> lane_owner;     // chain slot per lane, -1 for padding
+  int32_t lanes_used = 0;              // awake lanes, packed at the front
+  int32_t bound = 0;
+
+  ChainBlockView View(int32_t block) {
+    ChainBlockView v;
+    v.parent = parent.data();
+    v.first_child = first_child.data();
+    v.collider_kind = collider_kind.data();
+    v.node_count = node_count;
+    v.collider_count = collider_count;
+    v.data = blocks[block].data();
+    return v;
+  }
+  void SetLaneToPadding(int32_t lane) {
+    float* data = blocks[lane / kBlockLanes].data();
+    const int32_t l = lane % kBlockLanes;
+    for (int32_t r = 0; r < rows; ++r) data[r * kBlockLanes + l] = padding_column[r];
+  }
+  void CopyLane(int32_t from, int32_t to) {
+    const float* src = blocks[from / kBlockLanes].data();
+    float* dst = blocks[to / kBlockLanes].data();
+    const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
+    for (int32_t r = 0; r < rows; ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
+  }
+};
+
+struct ArchetypeSlot {
+  ChainArchetype archetype;
+  int32_t group = -1;
+};
+
+struct ChainSlot {
+  uint32_t generation = 1;
+  bool live = false;
+  int32_t archetype = -1;
+  int32_t group = -1;
+  int32_t lane = -1;  // lane within the group while awake
+  int32_t live_index = -1;
+  const Transform* root_parent_world = nullptr;
+  const Transform* animated = nullptr;
+  Transform* output = nullptr;
+  int32_t bone_count = 0;
+  const Transform* collider_frames = nullptr;
+  int32_t collider_frame_count = 0;
+  std::vector<Transform> last_good;  // last finite animated locals
+  Transform last_good_root_parent{};
+  // Per frame.
+  Vec3 root_pos{};
+  Quat root_rot{};
+  bool has_prev_root = false;
+  Vec3 prev_root_pos{};
+  Quat prev_root_rot{};
+  float distance2 = 0;
+  bool teleported = false;
+  bool wake_pending = false;
+  bool want = false;
+};
+
+struct PendulumSlot {
+  uint32_t generation = 1;
+  bool live = false;
+  int32_t live_index = -1;
+  PendulumSettings settings{};
+  const Transform* joint = nullptr;
+  Transform* offset_out = nullptr;
+  Transform rest_offset{};
+  Vec3 lever_local{};  // hinge -> rest bob, in the joint's frame (before its scale)
+  float lever_length = 0;
+  float max_swing = 0;  // radians
+  Transform last_good_joint{};
+  bool awake = false;
+  Vec3 bob{}, prev_bob{}, prev_hinge{}, prev_rest_bob{};
+  Vec3 dir{};  // unit hinge -> bob after the last substep
+  float swing = 0;
+};
+
+struct WorkItem {
+  int32_t group = 0;
+  int32_t block = 0;
+};
+
+struct WorkCounters {
+  int32_t bad_input = 0;
+  int32_t reset = 0;
+  int32_t teleport = 0;
+};
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class F>
+void TaskTrampoline(int32_t begin, int32_t end, uint32_t worker, void* context) {
+  detail::DenormalGuard guard;
+  (*static_cast<F*>(context))(begin, end, worker);
+}
+
+}  // namespace
+
+struct World::Impl {
+  WorldSettings settings;
+  Isa isa = Isa::kScalar;
+  const detail::ChainKernels* kernels = nullptr;
+  detail::FixedClock clock;
+  Vec3 camera{};
+  WindSampler wind_sampler{};
+  SimulatePredicate predicate{};
+  TraceWriter* trace = nullptr;
+  std::chrono::steady_clock::time_point epoch = std::chrono::steady_clock::now();
+  FrameStats stats{};
+  Vec3 frame_wind{};
+
+  std::vector<ArchetypeSlot> archetypes;
+  std::map<detail::ChainTopologyKey, int32_t> group_by_topology;
+  std::vector<ChainGroup> groups;
+
+  std::vector<ChainSlot> chains;
+  std::vector<int32_t> free_chains;
+  std::vector<int32_t> live_chains;
+  std::unordered_map<const void*, int32_t> chain_by_output;
+
+  std::vector<PendulumSlot> pendulums;
+  std::vector<int32_t> free_pendulums;
+  std::vector<int32_t> live_pendulums;
+  std::unordered_map<const void*, int32_t> pendulum_by_offset;
+
+  // Frame scratch, sized at bind time.
+  std::vector<std::pair<float, int32_t>> candidates;
+  std::vector<WorkItem> work;
+  int32_t work_count = 0;
+  std::vector<WorkCounters> work_counters;
+  std::vector<WorkCounters> pendulum_counters;
+  std::vector<uint8_t> pendulum_awake_frame;  // per live index: 1 awake, 2 woke this frame
+
+  Impl(const WorldSettings& s) : settings(s), clock(s.fixed_hz, s.max_substeps) {}
+
+  template <class F>
+  void ParallelFor(int32_t count, int32_t min_range, F& f) {
+    if (count <= 0) return;
+    const TaskHooks& hooks = settings.tasks;
+    if (hooks.enqueue == nullptr) {
+      f(0, count, 0u);
+      return;
+    }
+    void* handle = hooks.enqueue(&TaskTrampoline<F>, count, min_range, &f, hooks.user_context);
+    hooks.finish(handle, hooks.user_context);
+  }
+
+  // ---- capacity (bind time only) ----
+  void ReserveGroup(ChainGroup& g) {
+    const int32_t need = std::min(g.bound, settings.max_chains);
+    const int32_t blocks_needed = (need + kBlockLanes - 1) / kBlockLanes;
+    while (static_cast<int32_t>(g.blocks.size()) < blocks_needed) {
+      g.blocks.emplace_back(g.floats_per_block);
+      const auto first = static_cast<int32_t>(g.lane_owner.size());
+      g.lane_owner.resize(g.lane_owner.size() + kBlockLanes, -1);
+      for (int32_t l = 0; l < kBlockLanes; ++l) g.SetLaneToPadding(first + l);
+    }
+    int32_t total = 0;
+    for (const ChainGroup& other : groups) total += static_cast<int32_t>(other.blocks.size());
+    if (static_cast<int32_t>(work.size()) < total) {
+      work.resize(total);
+      work_counters.resize(total);
+    }
+  }
+
+  int32_t NewGroup(const ChainArchetype& a) {
+    ChainGroup g;
+    g.node_count = a.node_count;
+    g.collider_count = static_cast<int32_t>(a.topology.collider_kind.size());
+    g.parent = a.topology.parent;
+    g.first_child = a.first_child;
+    g.collider_kind = a.topology.collider_kind;
+    g.floats_per_block = detail::FloatsPerBlock(g.node_count, g.collider_count);
+    g.rows = static_cast<int32_t>(g.floats_per_block / kBlockLanes);
+    g.padding_column.assign(g.rows, 0.0f);
+    // A padding lane: the first archetype's rest pose, pinned, with far-away colliders.
+    std::vector<Transform> world(a.node_count);
+    auto set = [&](int32_t field, int32_t node, float v) {
+      g.padding_column[field * g.node_count + node] = v;
+    };
+    for (int32_t k = 0; k < a.node_count; ++k) {
+      const int32_t p = a.topology.parent[k];
+      world[k] = p < 0 ? a.rest_local[k] : Compose(world[p], a.rest_local[k]);
+      const Vec3 t = world[k].translation;
+      for (int32_t f : {detail::kPx, detail::kQx, detail::kAx, detail::kBx}) {
+        set(f, k, t.x);
+        set(f + 1, k, t.y);
+        set(f + 2, k, t.z);
+      }
+      const Quat r = world[k].rotation;
+      for (int32_t f : {detail::kRx, detail::kWx}) {
+        set(f, k, r.x);
+        set(f + 1, k, r.y);
+        set(f + 2, k, r.z);
+        set(f + 3, k, r.w);
+      }
+      set(detail::kOw, k, 1.0f);
+      set(detail::kRest, k, a.rest_length[k]);
+      set(detail::kDamping, k, 0.0f);
+      set(detail::kPinned, k, 1.0f);
+    }
+    const int32_t lane_base = detail::kNodeFieldCount * g.node_count;
+    g.padding_column[lane_base + detail::kRootParentRw] = 1.0f;
+    const int32_t collider_base = lane_base + detail::kLaneFieldCount;
+    for (int32_t c = 0; c < g.collider_count; ++c) {
+      auto cset = [&](int32_t field, float v) { g.padding_column[collider_base + field * g.collider_count + c] = v; };
+      const bool plane = g.collider_kind[c] == detail::kPlaneKind;
+      cset(detail::kCax, 0.0f);
+      cset(detail::kCay, plane ? -1e6f : 1e6f);
+      cset(detail::kCaz, 0.0f);
+      cset(detail::kCbx, 0.0f);
+      cset(detail::kCby, plane ? 1.0f : 1e6f);
+      cset(detail::kCbz, 0.0f);
+      cset(detail::kCr, 0.0f);
+    }
+    groups.push_back(std::move(g));
+    return static_cast<int32_t>(groups.size()) - 1;
+  }
+
+  // ---- lanes (budget phase) ----
+  void ReleaseLane(int32_t slot_index) {
+    ChainSlot& slot = chains[slot_index];
+    ChainGroup& g = groups[slot.group];
+    const int32_t hole = slot.lane;
+    const int32_t last = g.lanes_used - 1;
+    if (hole != last) {
+      g.CopyLane(last, hole);
+      const int32_t moved = g.lane_owner[last];
+      g.lane_owner[hole] = moved;
+      chains[moved].lane = hole;
+    }
+    g.lane_owner[last] = -1;
+    g.SetLaneToPadding(last);
+    --g.lanes_used;
+    slot.lane = -1;
+  }
+
+  void AcquireLane(int32_t slot_index) {
+    ChainSlot& slot = chains[slot_index];
+    ChainGroup& g = groups[slot.group];
+    const int32_t lane = g.lanes_used++;
+    g.lane_owner[lane] = slot_index;
+    slot.lane = lane;
+    slot.wake_pending = true;
+    const ChainArchetype& a = archetypes[slot.archetype].archetype;
+    const ChainBlockView v = g.View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    for (int32_t k = 0; k < a.node_count; ++k) {
+      v.Node(detail::kRest, k)[l] = a.rest_length[k];
+      v.Node(detail::kDamping, k)[l] = a.damping[k];
+      v.Node(detail::kStiffness, k)[l] = a.stiffness[k];
+      v.Node(detail::kGravityScale, k)[l] = a.gravity_scale[k];
+      v.Node(detail::kWindScale, k)[l] = a.wind_scale[k];
+      v.Node(detail::kRadius, k)[l] = a.radius[k];
+      v.Node(detail::kPinned, k)[l] = a.pinned[k];
+    }
+  }
+
+  // ---- phases ----
+  void Gather() {
+    const auto live = static_cast<int32_t>(live_chains.size());
+    const float cos_half_angle =
+        std::isinf(settings.teleport_angle_degrees)
+            ? -2.0f
+            : std::cos(std::min(settings.teleport_angle_degrees, 360.0f) * kPi / 180.0f * 0.5f);
+    const float teleport2 = settings.teleport_distance * settings.teleport_distance;
+    auto task = [&](int32_t begin, int32_t end, uint32_t) {
+      for (int32_t chunk = begin; chunk < end; ++chunk) {
+        const int32_t first = chunk * kGatherChunk;
+        const int32_t last = std::min(live, first + kGatherChunk);
+        for (int32_t i = first; i < last; ++i) {
+          ChainSlot& slot = chains[live_chains[i]];
+          const Transform root = Compose(*slot.root_parent_world, slot.animated[0]);
+          slot.teleported = false;
+          if (IsFinite(root)) {
+            if (slot.has_prev_root) {
+              const Vec3 moved = root.translation - slot.prev_root_pos;
+              // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
+              const float c = std::fabs(Dot(Normalize(root.rotation), slot.prev_root_rot));
+              slot.teleported = LengthSquared(moved) > teleport2 || c < cos_half_angle;
+            }
+            slot.root_pos = root.translation;
+            slot.root_rot = root.rotation;
+            slot.prev_root_pos = root.translation;
+            slot.prev_root_rot = Normalize(root.rotation);
+            slot.has_prev_root = true;
+          }
+          const Vec3 d = slot.root_pos - camera;
+          slot.distance2 = LengthSquared(d);
+        }
+      }
+    };
+    ParallelFor((live + kGatherChunk - 1) / kGatherChunk, 1, task);
+  }
+
+  void Budget() {
+    const float max_d2 = std::isinf(settings.max_distance) ? INFINITY : settings.max_distance * settings.max_distance;
+    int32_t count = 0;
+    for (int32_t slot_index : live_chains) {
+      ChainSlot& slot = chains[slot_index];
+      slot.want = false;
+      bool eligible;
+      if (predicate.should_simulate != nullptr) {
+        eligible = predicate.should_simulate(ChainId{static_cast<uint32_t>(slot_index), slot.generation},
+                                             slot.root_pos, predicate.user);
+      } else {
+        eligible = slot.distance2 <= max_d2;
+      }
+      if (eligible) candidates[count++] = {slot.distance2, slot_index};
+    }
+    const auto live = static_cast<int32_t>(live_chains.size());
+    stats.culled_by_distance = live - count;
+    int32_t keep = count;
+    if (count > settings.max_chains) {
+      keep = settings.max_chains;
+      std::nth_element(candidates.begin(), candidates.begin() + keep, candidates.begin() + count);
+    }
+    stats.culled_by_budget = count - keep;
+    for (int32_t i = 0; i < keep; ++i) chains[candidates[i].second].want = true;
+    for (int32_t slot_index : live_chains) {
+      if (chains[slot_index].lane >= 0 && !chains[slot_index].want) ReleaseLane(slot_index);
+    }
+    int32_t woke = 0;
+    for (int32_t slot_index : live_chains) {
+      if (chains[slot_index].lane < 0 && chains[slot_index].want) {
+        AcquireLane(slot_index);
+        ++woke;
+      }
+    }
+    stats.snapped_wake = woke;
+    work_count = 0;
+    int32_t lanes = 0;
+    for (int32_t gi = 0; gi < static_cast<int32_t>(groups.size()); ++gi) {
+      const int32_t blocks = (groups[gi].lanes_used + kBlockLanes - 1) / kBlockLanes;
+      for (int32_t b = 0; b < blocks; ++b) work[work_count++] = {gi, b};
+      lanes += groups[gi].lanes_used;
+    }
+    stats.simulated_chains = keep;
+    stats.sleeping_chains = live - keep;
+    stats.chain_blocks = work_count;
+    stats.lanes_used = lanes;
+    stats.lane_occupancy = work_count > 0 ? static_cast<float>(lanes) / static_cast<float>(work_count * kBlockLanes) : 0.0f;
+  }
+
+  // Composes a lane's animated pose into its block; returns false when the input was bad.
+  void PoseLane(ChainGroup& g, const ChainBlockView& v, int32_t l, ChainSlot& slot, WorkCounters& counters) {
+    const ChainArchetype& a = archetypes[slot.archetype].archetype;
+    const int32_t n = a.node_count;
+    bool good = IsFinite(*slot.root_parent_world);
+    for (int32_t k = 0; good && k < n; ++k) good = IsFinite(slot.animated[k]);
+    for (int32_t f = 0; good && f < slot.collider_frame_count; ++f) good = IsFinite(slot.collider_frames[f]);
+    if (good) {
+      std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
+      slot.last_good_root_parent = *slot.root_parent_world;
+    } else {
+      ++counters.bad_input;
+    }
+    const Transform& rp = slot.last_good_root_parent;
+    Transform world[detail::kMaxChainNodes];
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t p = g.parent[k];
+      world[k] = Compose(p < 0 ? rp : world[p], slot.last_good[k]);
+      v.Node(detail::kBx, k)[l] = world[k].translation.x;
+      v.Node(detail::kBy, k)[l] = world[k].translation.y;
+      v.Node(detail::kBz, k)[l] = world[k].translation.z;
+      v.Node(detail::kRx, k)[l] = world[k].rotation.x;
+      v.Node(detail::kRy, k)[l] = world[k].rotation.y;
+      v.Node(detail::kRz, k)[l] = world[k].rotation.z;
+      v.Node(detail::kRw, k)[l] = world[k].rotation.w;
+    }
+    v.Lane(detail::kRootParentRx)[l] = rp.rotation.x;
+    v.Lane(detail::kRootParentRy)[l] = rp.rotation.y;
+    v.Lane(detail::kRootParentRz)[l] = rp.rotation.z;
+    v.Lane(detail::kRootParentRw)[l] = rp.rotation.w;
+    for (int32_t c = 0; c < g.collider_count; ++c) {
+      const ColliderSettings& col = a.colliders[c];
+      const Transform& frame = col.bone >= 0 ? world[col.bone]
+                                             : (good ? slot.collider_frames[col.frame] : Transform{});
+      Vec3 pa, pb;
+      float radius = 0.0f;
+      if (g.collider_kind[c] == detail::kPlaneKind) {
+        pa = TransformPoint(frame, col.a);
+        pb = Rotate(frame.rotation, col.b);
+      } else {
+        pa = TransformPoint(frame, col.a);
+        pb = g.collider_kind[c] == detail::kCapsuleOutside || g.collider_kind[c] == detail::kCapsuleInside
+                 ? TransformPoint(frame, col.b)
+                 : pa;
+        const float s = std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
+        radius = col.radius * s;
+      }
+      if (!good && col.bone < 0) {
+        // The host frame is not trusted this frame: keep last frame's collider.
+        continue;
+      }
+      v.Collider(detail::kCax, c)[l] = pa.x;
+      v.Collider(detail::kCay, c)[l] = pa.y;
+      v.Collider(detail::kCaz, c)[l] = pa.z;
+      v.Collider(detail::kCbx, c)[l] = pb.x;
+      v.Collider(detail::kCby, c)[l] = pb.y;
+      v.Collider(detail::kCbz, c)[l] = pb.z;
+      v.Collider(detail::kCr, c)[l] = radius;
+    }
+    const bool snap = slot.wake_pending || (slot.teleported && good);
+    if (slot.teleported && good && !slot.wake_pending) ++counters.teleport;
+    if (snap || !good) {
+      for (int32_t k = 0; k < n; ++k) {
+        for (int32_t axis = 0; axis < 3; ++axis) {
+          const float b = v.Node(detail::kBx + axis, k)[l];
+          v.Node(detail::kAx + axis, k)[l] = b;
+          if (snap) {
+            v.Node(detail::kPx + axis, k)[l] = b;
+            v.Node(detail::kQx + axis, k)[l] = b;
+          }
+        }
+      }
+    }
+    slot.wake_pending = false;
+  }
+
+  void Pose() {
+    auto task = [&](int32_t begin, int32_t end, uint32_t) {
+      for (int32_t i = begin; i < end; ++i) {
+        ChainGroup& g = groups[work[i].group];
+        const ChainBlockView v = g.View(work[i].block);
+        WorkCounters& counters = work_counters[i];
+        counters = {};
+        for (int32_t l = 0; l < kBlockLanes; ++l) {
+          const int32_t owner = g.lane_owner[work[i].block * kBlockLanes + l];
+          if (owner >= 0) PoseLane(g, v, l, chains[owner], counters);
+        }
+      }
+    };
+    ParallelFor(work_count, 1, task);
+  }
+
+  void Solve(int32_t substeps) {
+    detail::ChainSolveParams params;
+    params.substeps = substeps;
+    params.dt = static_cast<float>(clock.step());
+    params.gravity[0] = settings.gravity.x;
+    params.gravity[1] = settings.gravity.y;
+    params.gravity[2] = settings.gravity.z;
+    params.wind[0] = frame_wind.x;
+    params.wind[1] = frame_wind.y;
+    params.wind[2] = frame_wind.z;
+    const detail::ChainKernels* k = kernels;
+    auto task = [&](int32_t begin, int32_t end, uint32_t) {
+      for (int32_t i = begin; i < end; ++i) k->solve(groups[work[i].group].View(work[i].block), params);
+    };
+    ParallelFor(work_count, 1, task);
+  }
+
+  void ResetLane(const ChainBlockView& v, int32_t l, ChainSlot& slot) {
+    for (int32_t k = 0; k < v.node_count; ++k) {
+      for (int32_t axis = 0; axis < 3; ++axis) {
+        const float b = v.Node(detail::kBx + axis, k)[l];
+        v.Node(detail::kAx + axis, k)[l] = b;
+        v.Node(detail::kPx + axis, k)[l] = b;
+        v.Node(detail::kQx + axis, k)[l] = b;
+      }
+    }
+    std::memcpy(static_cast<void*>(slot.output), slot.last_good.data(), sizeof(Transform) * slot.bone_count);
+  }
+
+  void Writeback() {
+    const detail::ChainKernels* k = kernels;
+    auto task = [&](int32_t begin, int32_t end, uint32_t) {
+      for (int32_t i = begin; i < end; ++i) {
+        ChainGroup& g = groups[work[i].group];
+        const ChainBlockView v = g.View(work[i].block);
+        k->writeback(v);
+        for (int32_t l = 0; l < kBlockLanes; ++l) {
+          const int32_t owner = g.lane_owner[work[i].block * kBlockLanes + l];
+          if (owner < 0) continue;
+          ChainSlot& slot = chains[owner];
+          bool finite = true;
+          for (int32_t n = 0; n < v.node_count; ++n) {
+            const float sum = v.Node(detail::kOx, n)[l] + v.Node(detail::kOy, n)[l] + v.Node(detail::kOz, n)[l] +
+                              v.Node(detail::kOw, n)[l] + v.Node(detail::kPx, n)[l] + v.Node(detail::kPy, n)[l] +
+                              v.Node(detail::kPz, n)[l];
+            finite = finite && std::isfinite(sum);
+          }
+          if (!finite) {
+            ResetLane(v, l, slot);
+            ++work_counters[i].reset;
+            continue;
+          }
+          for (int32_t n = 0; n < v.node_count; ++n) {
+            Transform& out = slot.output[n];
+            out.translation = slot.last_good[n].translation;
+            out.rotation = Quat{v.Node(detail::kOx, n)[l], v.Node(detail::kOy, n)[l], v.Node(detail::kOz, n)[l],
+                                v.Node(detail::kOw, n)[l]};
+            out.scale = slot.last_good[n].scale;
+          }
+        }
+      }
+    };
+    ParallelFor(work_count, 1, task);
+  }
+
+  void StepPendulum(PendulumSlot& p, int32_t substeps, WorkCounters& counters, uint8_t& awake_flag) {
+    Transform joint = *p.joint;
+    if (IsFinite(joint)) {
+      p.last_good_joint = joint;
+    } else {
+      joint = p.last_good_joint;
+      ++counters.bad_input;
+    }
+    const Vec3 hinge = joint.translation;
+    const Vec3 rest_bob = hinge + Rotate(joint.rotation, Mul(joint.scale, p.lever_local));
+    const float max_d = settings.pendulum_max_distance;
+    awake_flag = 0;
+    if (!(LengthSquared(hinge - camera) <= max_d * max_d)) {
+      p.awake = false;
+      return;
+    }
+    const Vec3 rest_dir = NormalizeOr(rest_bob - hinge, Vec3{0, -1, 0});
+    const float length = Length(rest_bob - hinge);
+    const bool teleported = p.awake && LengthSquared(hinge - p.prev_hinge) > settings.teleport_distance * settings.teleport_distance;
+    if (!p.awake || teleported) {
+      awake_flag = p.awake ? 1 : 2;
+      if (teleported) ++counters.teleport;
+      p.awake = true;
+      p.bob = p.prev_bob = p.prev_rest_bob = rest_bob;
+      p.prev_hinge = hinge;
+      p.dir = rest_dir;
+    } else {
+      awake_flag = 1;
+    }
+    const float cos_max = std::cos(p.max_swing);
+    auto clamp_dir = [&](Vec3 dir, Vec3 rest) {
+      if (Dot(dir, rest) >= cos_max) return dir;
+      const Vec3 axis = NormalizeOr(Cross(rest, dir), NormalizeOr(Cross(rest, Vec3{1, 0, 0}), Vec3{0, 0, 1}));
+      return Rotate(AxisAngle(axis, p.max_swing), rest);
+    };
+    if (substeps > 0) {
+      const float dt = static_cast<float>(clock.step());
+      const Vec3 accel = (settings.gravity * p.settings.gravity_scale + frame_wind * p.settings.wind_scale) * (dt * dt);
+      for (int32_t s = 0; s < substeps; ++s) {
+        const float alpha = static_cast<float>(s + 1) / static_cast<float>(substeps);
+        const Vec3 h = Lerp(p.prev_hinge, hinge, alpha);
+        const Vec3 rb = Lerp(p.prev_rest_bob, rest_bob, alpha);
+        const Vec3 velocity = (p.bob - p.prev_bob) * p.settings.damping;
+        p.prev_bob = p.bob;
+        Vec3 bob = p.bob + velocity + accel;
+        bob = Lerp(bob, rb, p.settings.stiffness);
+        const Vec3 rd = NormalizeOr(rb - h, rest_dir);
+        const Vec3 dir = clamp_dir(NormalizeOr(bob - h, rd), rd);
+        p.bob = h + dir * length;
+        p.dir = dir;
+      }
+      p.prev_hinge = hinge;
+      p.prev_rest_bob = rest_bob;
+    }
+    // Clamp again against this frame's rest: with no substep the joint may have turned.
+    const Vec3 dir = clamp_dir(p.dir, rest_dir);
+    const Quat swing = ShortestArc(rest_dir, dir);
+    const Quat local = Conjugate(joint.rotation) * swing * joint.rotation;
+    Transform out{Rotate(local, p.rest_offset.translation), Normalize(local * p.rest_offset.rotation),
+                  p.rest_offset.scale};
+    if (!IsFinite(out) || !IsFinite(p.bob)) {
+      ++counters.reset;
+      p.bob = p.prev_bob = p.prev_rest_bob = rest_bob;
+      p.prev_hinge = hinge;
+      p.dir = rest_dir;
+      out = p.rest_offset;
+    }
+    p.swing = RotationAngle(swing);
+    *p.offset_out = out;
+  }
+
+  void Pendulums(int32_t substeps) {
+    const auto live = static_cast<int32_t>(live_pendulums.size());
+    const int32_t chunks = (live + kPendulumChunk - 1) / kPendulumChunk;
+    auto task = [&](int32_t begin, int32_t end, uint32_t) {
+      for (int32_t c = begin; c < end; ++c) {
+        pendulum_counters[c] = {};
+        const int32_t last = std::min(live, (c + 1) * kPendulumChunk);
+        for (int32_t i = c * kPendulumChunk; i < last; ++i) {
+          StepPendulum(pendulums[live_pendulums[i]], substeps, pendulum_counters[c], pendulum_awake_frame[i]);
+        }
+      }
+    };
+    ParallelFor(chunks, 1, task);
+    int32_t awake = 0, woke = 0;
+    for (int32_t i = 0; i < live; ++i) {
+      awake += pendulum_awake_frame[i] != 0 ? 1 : 0;
+      woke += pendulum_awake_frame[i] == 2 ? 1 : 0;
+    }
+    for (int32_t c = 0; c < chunks; ++c) {
+      stats.snapped_bad_input += pendulum_counters[c].bad_input;
+      stats.reset_non_finite += pendulum_counters[c].reset;
+      stats.snapped_teleport += pendulum_counters[c].teleport;
+    }
+    stats.snapped_wake += woke;
+    stats.simulated_pendulums = awake;
+    stats.sleeping_pendulums = live - awake;
+  }
+
+  const FrameStats& Step(float dt) {
+    detail::DenormalGuard guard;
+    const auto t0 = std::chrono::steady_clock::now();
+    const uint64_t frame = stats.frame + 1;
+    stats = FrameStats{};
+    stats.frame = frame;
+    stats.bound_chains = static_cast<int32_t>(live_chains.size());
+    stats.bound_pendulums = static_cast<int32_t>(live_pendulums.size());
+    const detail::FixedClock::Tick tick = clock.Advance(dt);
+    stats.dt_rejected = tick.rejected;
+    stats.dropped_seconds = static_cast<float>(tick.dropped_seconds);
+    if (tick.rejected) {
+      // Nothing steps and nothing is written; the host's buffers keep the last frame.
+      stats.sleeping_chains = stats.bound_chains;
+      stats.times.total_ms = MsSince(t0);
+      Finish(t0);
+      return stats;
+    }
+    stats.substeps = tick.substeps;
+    if (tick.substeps > 0) {
+      frame_wind = wind_sampler.sample != nullptr
+                       ? wind_sampler.sample(clock.time(), wind_sampler.user)
+                       : settings.ambient_wind * detail::GustFactor(settings.wind_seed, clock.time());
+      if (!IsFinite(frame_wind)) frame_wind = Vec3{};
+    }
+    auto t = std::chrono::steady_clock::now();
+    Gather();
+    stats.times.gather_ms = MsSince(t);
+    t = std::chrono::steady_clock::now();
+    Budget();
+    stats.times.budget_ms = MsSince(t);
+    t = std::chrono::steady_clock::now();
+    Pose();
+    stats.times.pose_ms = MsSince(t);
+    t = std::chrono::steady_clock::now();
+    Solve(tick.substeps);
+    stats.times.solve_ms = MsSince(t);
+    t = std::chrono::steady_clock::now();
+    Writeback();
+    stats.times.writeback_ms = MsSince(t);
+    for (int32_t i = 0; i < work_count; ++i) {
+      stats.snapped_bad_input += work_counters[i].bad_input;
+      stats.reset_non_finite += work_counters[i].reset;
+      stats.snapped_teleport += work_counters[i].teleport;
+    }
+    t = std::chrono::steady_clock::now();
+    Pendulums(tick.substeps);
+    stats.times.pendulum_ms = MsSince(t);
+    stats.simulated_instance_substeps =
+        static_cast<int64_t>(stats.simulated_chains + stats.simulated_pendulums) * tick.substeps;
+    stats.times.total_ms = MsSince(t0);
+    Finish(t0);
+    return stats;
+  }
+
+  void Finish(std::chrono::steady_clock::time_point t0) {
+    if (trace != nullptr) {
+      trace->WriteFrame(stats, std::chrono::duration<double, std::micro>(t0 - epoch).count());
+    }
+  }
+
+  ChainSlot* FindChain(ChainId id) {
+    if (id.generation == 0 || id.index >= chains.size()) return nullptr;
+    ChainSlot& s = chains[id.index];
+    return s.live && s.generation == id.generation ? &s : nullptr;
+  }
+  PendulumSlot* FindPendulum(PendulumId id) {
+    if (id.generation == 0 || id.index >= pendulums.size()) return nullptr;
+    PendulumSlot& s = pendulums[id.index];
+    return s.live && s.generation == id.generation ? &s : nullptr;
+  }
+};
+
+// ---- World ----
+
+World::World(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+World::~World() = default;
+
+Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
+  if (!IsFinite(s.gravity)) return Fail(ErrorCode::kNotFinite, -1, "gravity", "gravity is not finite");
+  if (!IsFinite(s.ambient_wind)) return Fail(ErrorCode::kNotFinite, -1, "ambient_wind", "ambient_wind is not finite");
+  if (!(s.fixed_hz >= 10.0f && s.fixed_hz <= 1000.0f))
+    return Fail(ErrorCode::kOutOfRange, -1, "fixed_hz", "fixed_hz must be within [10, 1000]");
+  if (s.max_substeps < 1 || s.max_substeps > 64)
+    return Fail(ErrorCode::kOutOfRange, -1, "max_substeps", "max_substeps must be within [1, 64]");
+  if (Error e = CheckFinitePositive(s.max_distance, "max_distance", true); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckFinitePositive(s.pendulum_max_distance, "pendulum_max_distance", true); e.code != ErrorCode::kNone)
+    return e;
+  if (Error e = CheckFinitePositive(s.teleport_distance, "teleport_distance", true); e.code != ErrorCode::kNone)
+    return e;
+  if (Error e = CheckFinitePositive(s.teleport_angle_degrees, "teleport_angle_degrees", true);
+      e.code != ErrorCode::kNone)
+    return e;
+  if (s.max_chains < 0) return Fail(ErrorCode::kOutOfRange, -1, "max_chains", "max_chains must be >= 0");
+  if ((s.tasks.enqueue == nullptr) != (s.tasks.finish == nullptr))
+    return Fail(ErrorCode::kOutOfRange, -1, "tasks", "tasks.enqueue and tasks.finish must both be set or both null");
+  if (s.tasks.enqueue != nullptr && s.tasks.worker_count < 1)
+    return Fail(ErrorCode::kOutOfRange, -1, "tasks.worker_count", "tasks.worker_count must be >= 1");
+  const Isa isa = detail::ResolveIsa(s.isa);
+  if (!IsIsaSupported(isa)) {
+    return Fail(ErrorCode::kOutOfRange, -1, "isa",
+                std::string("this CPU cannot run the ") + ToString(isa) + " kernels");
+  }
+  auto impl = std::make_unique<Impl>(s);
+  impl->isa = isa;
+  impl->kernels = &detail::ChainKernelsFor(isa);
+  return std::unique_ptr<World>(new World(std::move(impl)));
+}
+
+Result<ChainArchetypeId> World::BuildChainArchetype(const ChainArchetypeSettings& settings) {
+  ArchetypeSlot slot;
+  if (Error e = detail::BuildChainArchetype(settings, &slot.archetype); e.code != ErrorCode::kNone) return e;
+  auto found = impl_->group_by_topology.find(slot.archetype.topology);
+  if (found == impl_->group_by_topology.end()) {
+    slot.group = impl_->NewGroup(slot.archetype);
+    impl_->group_by_topology.emplace(slot.archetype.topology, slot.group);
+  } else {
+    slot.group = found->second;
+  }
+  impl_->archetypes.push_back(std::move(slot));
+  return ChainArchetypeId{static_cast<uint32_t>(impl_->archetypes.size() - 1), 1};
+}
+
+int32_t World::ChainBoneCount(ChainArchetypeId id) const {
+  if (id.generation != 1 || id.index >= impl_->archetypes.size()) return 0;
+  return impl_->archetypes[id.index].archetype.node_count;
+}
+
+Result<ChainId> World::BindChain(const ChainBinding& b) {
+  Impl& w = *impl_;
+  if (b.archetype.generation != 1 || b.archetype.index >= w.archetypes.size())
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the archetype id is null or was not built by this world");
+  const ArchetypeSlot& arch = w.archetypes[b.archetype.index];
+  const int32_t n = arch.archetype.node_count;
+  if (b.root_parent_world == nullptr)
+    return Fail(ErrorCode::kNullBuffer, -1, "root_parent_world", "root_parent_world is null");
+  if (b.animated_local.data() == nullptr || static_cast<int32_t>(b.animated_local.size()) < n)
+    return Fail(ErrorCode::kNullBuffer, -1, "animated_local",
+                "animated_local needs " + std::to_string(n) + " transforms, got " + std::to_string(b.animated_local.size()));
+  if (b.output_local.data() == nullptr || static_cast<int32_t>(b.output_local.size()) < n)
+    return Fail(ErrorCode::kNullBuffer, -1, "output_local",
+                "output_local needs " + std::to_string(n) + " transforms, got " + std::to_string(b.output_local.size()));
+  if (static_cast<int32_t>(b.collider_frames.size()) < arch.archetype.collider_frames_needed)
+    return Fail(ErrorCode::kNullBuffer, -1, "collider_frames",
+                "the archetype's colliders use " + std::to_string(arch.archetype.collider_frames_needed) +
+                    " host frames, got " + std::to_string(b.collider_frames.size()));
+  if (auto it = w.chain_by_output.find(b.output_local.data()); it != w.chain_by_output.end()) {
+    const ChainSlot& existing = w.chains[it->second];
+    if (existing.archetype != static_cast<int32_t>(b.archetype.index))
+      return Fail(ErrorCode::kBadReference, -1, "output_local",
+                  "this output buffer is already bound to a chain of another archetype");
+    return ChainId{static_cast<uint32_t>(it->second), existing.generation};
+  }
+  if (!IsFinite(*b.root_parent_world))
+    return Fail(ErrorCode::kNotFinite, -1, "root_parent_world", "the root's parent transform is not finite at bind");
+  for (int32_t k = 0; k < n; ++k) {
+    if (!IsFinite(b.animated_local[k]))
+      return Fail(ErrorCode::kNotFinite, k, "animated_local",
+                  "animated_local[" + std::to_string(k) + "] is not finite at bind");
+  }
+  int32_t index;
+  if (!w.free_chains.empty()) {
+    index = w.free_chains.back();
+    w.free_chains.pop_back();
+  } else {
+    index = static_cast<int32_t>(w.chains.size());
+    w.chains.emplace_back();
+  }
+  ChainSlot& slot = w.chains[index];
+  const uint32_t generation = slot.generation;
+  slot = ChainSlot{};
+  slot.generation = generation;
+  slot.live = true;
+  slot.archetype = static_cast<int32_t>(b.archetype.index);
+  slot.group = arch.group;
+  slot.root_parent_world = b.root_parent_world;
+  slot.animated = b.animated_local.data();
+  slot.output = b.output_local.data();
+  slot.bone_count = n;
+  slot.collider_frames = b.collider_frames.data();
+  slot.collider_frame_count = arch.archetype.collider_frames_needed;
+  slot.last_good.assign(b.animated_local.begin(), b.animated_local.begin() + n);
+  slot.last_good_root_parent = *b.root_parent_world;
+  const Transform root = Compose(slot.last_good_root_parent, slot.last_good[0]);
+  slot.root_pos = root.translation;
+  slot.root_rot = root.rotation;
+  slot.live_index = static_cast<int32_t>(w.live_chains.size());
+  w.live_chains.push_back(index);
+  w.chain_by_output.emplace(b.output_local.data(), index);
+  w.candidates.resize(w.live_chains.size());
+  ChainGroup& g = w.groups[arch.group];
+  ++g.bound;
+  w.ReserveGroup(g);
+  return ChainId{static_cast<uint32_t>(index), generation};
+}
+
+Error World::UnbindChain(ChainId id) {
+  Impl& w = *impl_;
+  ChainSlot* slot = w.FindChain(id);
+  if (slot == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "chain", "the chain handle is null or stale");
+  if (slot->lane >= 0) w.ReleaseLane(static_cast<int32_t>(id.index));
+  // Put every bone back to its animated local transform: the current animation when it is
+  // readable and distinct from the output, else the last good animated input.
+  const bool aliased = slot->animated == slot->output;
+  bool current_ok = !aliased;
+  for (int32_t k = 0; current_ok && k < slot->bone_count; ++k) current_ok = IsFinite(slot->animated[k]);
+  const Transform* source = current_ok ? slot->animated : slot->last_good.data();
+  std::memmove(static_cast<void*>(slot->output), source, sizeof(Transform) * slot->bone_count);
+  w.chain_by_output.erase(slot->output);
+  const int32_t li = slot->live_index;
+  const int32_t moved = w.live_chains.back();
+  w.live_chains[li] = moved;
+  w.chains[moved].live_index = li;
+  w.live_chains.pop_back();
+  --w.groups[slot->group].bound;
+  slot->live = false;
+  slot->live_index = -1;
+  slot->generation = slot->generation == UINT32_MAX ? 1 : slot->generation + 1;
+  std::vector<Transform>().swap(slot->last_good);
+  w.free_chains.push_back(static_cast<int32_t>(id.index));
+  return {};
+}
+
+bool World::IsValid(ChainId id) const { return impl_->FindChain(id) != nullptr; }
+
+Result<PendulumId> World::BindPendulum(const PendulumBinding& b) {
+  Impl& w = *impl_;
+  if (b.joint_world == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "joint_world", "joint_world is null");
+  if (b.accessory_offset == nullptr)
+    return Fail(ErrorCode::kNullBuffer, -1, "accessory_offset", "accessory_offset is null");
+  if (auto it = w.pendulum_by_offset.find(b.accessory_offset); it != w.pendulum_by_offset.end()) {
+    return PendulumId{static_cast<uint32_t>(it->second), w.pendulums[it->second].generation};
+  }
+  const PendulumSettings& s = b.settings;
+  struct Check {
+    float v, lo, hi;
+    const char* field;
+  };
+  const Check checks[] = {{s.damping, 0, 1, "settings.damping"},
+                          {s.stiffness, 0, 1, "settings.stiffness"},
+                          {s.gravity_scale, -100, 100, "settings.gravity_scale"},
+                          {s.wind_scale, -100, 100, "settings.wind_scale"},
+                          {s.max_swing_degrees, 0, 180, "settings.max_swing_degrees"}};
+  for (const Check& c : checks) {
+    if (!std::isfinite(c.v)) return Fail(ErrorCode::kNotFinite, -1, c.field, std::string(c.field) + " is not finite");
+    if (c.v < c.lo || c.v > c.hi)
+      return Fail(ErrorCode::kOutOfRange, -1, c.field,
+                  std::string(c.field) + " is outside [" + std::to_string(c.lo) + ", " + std::to_string(c.hi) + "]");
+  }
+  if (!IsFinite(s.centre)) return Fail(ErrorCode::kNotFinite, -1, "settings.centre", "centre is not finite");
+  if (!IsFinite(s.up_axis) || std::fabs(Length(s.up_axis) - 1.0f) > 1e-3f)
+    return Fail(ErrorCode::kOutOfRange, -1, "settings.up_axis", "up_axis must be a finite unit vector");
+  const Transform offset = *b.accessory_offset;
+  if (!IsFinite(offset))
+    return Fail(ErrorCode::kNotFinite, -1, "accessory_offset", "the accessory offset is not finite at bind");
+  if (!IsFinite(*b.joint_world))
+    return Fail(ErrorCode::kNotFinite, -1, "joint_world", "the joint transform is not finite at bind");
+  int32_t index;
+  if (!w.free_pendulums.empty()) {
+    index = w.free_pendulums.back();
+    w.free_pendulums.pop_back();
+  } else {
+    index = static_cast<int32_t>(w.pendulums.size());
+    w.pendulums.emplace_back();
+  }
+  PendulumSlot& p = w.pendulums[index];
+  const uint32_t generation = p.generation;
+  p = PendulumSlot{};
+  p.generation = generation;
+  p.live = true;
+  p.settings = s;
+  p.joint = b.joint_world;
+  p.offset_out = b.accessory_offset;
+  p.rest_offset = offset;
+  p.last_good_joint = *b.joint_world;
+  p.max_swing = s.max_swing_degrees * kPi / 180.0f;
+  // The rest lever, in the joint's frame: hinge (joint origin) -> accessory centre.
+  Vec3 lever = TransformPoint(offset, s.centre);
+  if (Length(lever) < 0.1f) lever = Rotate(offset.rotation, -s.up_axis) * 0.75f;
+  p.lever_local = lever;
+  p.lever_length = Length(lever);
+  p.live_index = static_cast<int32_t>(w.live_pendulums.size());
+  w.live_pendulums.push_back(index);
+  w.pendulum_by_offset.emplace(b.accessory_offset, index);
+  w.pendulum_awake_frame.resize(w.live_pendulums.size());
+  w.pendulum_counters.resize((w.live_pendulums.size() + kPendulumChunk - 1) / kPendulumChunk);
+  return PendulumId{static_cast<uint32_t>(index), generation};
+}
+
+Error World::UnbindPendulum(PendulumId id) {
+  Impl& w = *impl_;
+  PendulumSlot* p = w.FindPendulum(id);
+  if (p == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "pendulum", "the pendulum handle is null or stale");
+  *p->offset_out = p->rest_offset;
+  w.pendulum_by_offset.erase(p->offset_out);
+  const int32_t li = p->live_index;
+  const int32_t moved = w.live_pendulums.back();
+  w.live_pendulums[li] = moved;
+  w.pendulums[moved].live_index = li;
+  w.live_pendulums.pop_back();
+  p->live = false;
+  p->generation = p->generation == UINT32_MAX ? 1 : p->generation + 1;
+  w.free_pendulums.push_back(static_cast<int32_t>(id.index));
+  return {};
+}
+
+bool World::IsValid(PendulumId id) const { return impl_->FindPendulum(id) != nullptr; }
+
+void World::SetCamera(Vec3 position) {
+  if (IsFinite(position)) impl_->camera = position;
+}
+void World::SetWindSampler(WindSampler sampler) { impl_->wind_sampler = sampler; }
+void World::SetSimulatePredicate(SimulatePredicate predicate) { impl_->predicate = predicate; }
+void World::SetMaxChains(int32_t max_chains) {
+  impl_->settings.max_chains = std::max(max_chains, 0);
+  for (ChainGroup& g : impl_->groups) impl_->ReserveGroup(g);
+}
+void World::SetTraceWriter(TraceWriter* writer) { impl_->trace = writer; }
+
+const FrameStats& World::Step(float dt) { return impl_->Step(dt); }
+const FrameStats& World::LastStats() const { return impl_->stats; }
+Isa World::ActiveIsa() const { return impl_->isa; }
+int32_t World::LaneWidth() const { return kBlockLanes; }
+
+bool World::IsSimulated(ChainId id) const {
+  const ChainSlot* s = impl_->FindChain(id);
+  return s != nullptr && s->lane >= 0;
+}
+
+Error World::GetChainNodePositions(ChainId id, std::span<Vec3> out) const {
+  Impl& w = *impl_;
+  ChainSlot* s = w.FindChain(id);
+  if (s == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "chain", "the chain handle is null or stale");
+  if (static_cast<int32_t>(out.size()) < s->bone_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "out", "out is smaller than the chain's bone count");
+  if (s->lane >= 0) {
+    ChainGroup& g = w.groups[s->group];
+    const ChainBlockView v = g.View(s->lane / kBlockLanes);
+    const int32_t l = s->lane % kBlockLanes;
+    for (int32_t k = 0; k < s->bone_count; ++k)
+      out[k] = Vec3{v.Node(detail::kPx, k)[l], v.Node(detail::kPy, k)[l], v.Node(detail::kPz, k)[l]};
+    return {};
+  }
+  const ChainArchetype& a = w.archetypes[s->archetype].archetype;
+  Transform world[detail::kMaxChainNodes];
+  for (int32_t k = 0; k < s->bone_count; ++k) {
+    const int32_t p = a.topology.parent[k];
+    world[k] = Compose(p < 0 ? s->last_good_root_parent : world[p], s->last_good[k]);
+    out[k] = world[k].translation;
+  }
+  return {};
+}
+
+Error World::GetPendulumState(PendulumId id, Vec3* bob, float* swing_radians) const {
+  PendulumSlot* p = impl_->FindPendulum(id);
+  if (p == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "pendulum", "the pendulum handle is null or stale");
+  if (bob != nullptr) *bob = p->bob;
+  if (swing_radians != nullptr) *swing_radians = p->swing;
+  return {};
+}
+
+uint64_t World::StateHash() const {
+  const Impl& w = *impl_;
+  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  auto mix = [&h](const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < bytes; ++i) {
+      h ^= p[i];
+      h *= 1099511628211ull;
+    }
+  };
+  for (std::size_t i = 0; i < w.chains.size(); ++i) {
+    const ChainSlot& s = w.chains[i];
+    if (!s.live || s.lane < 0) continue;
+    mix(&i, sizeof(i));
+    ChainGroup& g = const_cast<ChainGroup&>(w.groups[s.group]);
+    const ChainBlockView v = g.View(s.lane / kBlockLanes);
+    const int32_t l = s.lane % kBlockLanes;
+    for (int32_t k = 0; k < s.bone_count; ++k) {
+      for (int32_t f : {detail::kPx, detail::kPy, detail::kPz, detail::kQx, detail::kQy, detail::kQz}) {
+        mix(v.Node(f, k) + l, sizeof(float));
+      }
+      mix(&s.output[k], sizeof(Transform));
+    }
+  }
+  for (std::size_t i = 0; i < w.pendulums.size(); ++i) {
+    const PendulumSlot& p = w.pendulums[i];
+    if (!p.live || !p.awake) continue;
+    mix(&i, sizeof(i));
+    mix(&p.bob, sizeof(Vec3));
+    mix(&p.prev_bob, sizeof(Vec3));
+  }
+  return h;
+}
+
+// ---- detail::WorldAccess ----
+
+void detail::WorldAccess::SolveOnly(World& world, int32_t substeps) {
+  detail::DenormalGuard guard;
+  world.impl_->Solve(substeps);
+}
+void detail::WorldAccess::WritebackOnly(World& world) {
+  detail::DenormalGuard guard;
+  world.impl_->Writeback();
+}
+int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.impl_->work_count; }
+
+}  // namespace tendon

@@ -1,0 +1,412 @@
+// ports/demo/demo.cpp: tendon-demo, the main job. A crowd of procedurally generated
+// characters wearing hair strands, a cape and a tail (verlet chains) and a charm on the
+// hip (an accessory pendulum) walks along paths while a camera moves through the crowd.
+// It runs N seconds of frames at a varying frame rate with hitches, shows progress, and
+// prints what the kernel did: bound, simulated, sleeping, snapped, lane occupancy and
+// milliseconds per phase (median and worst), and where it wrote a Chrome trace.
+//
+// This is a host: it owns the skeleton buffers and the animation (a walk cycle made of
+// sines), and hands Tendon pointers to them, as an engine's pre-render job would.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tendon/tbb_task_system.h"
+#include "tendon/tendon.h"
+
+namespace {
+
+using namespace tendon;
+
+struct Options {
+  int count = 2000;
+  double seconds = 20.0;
+  int workers = 0;  // 0: all hardware threads
+  int budget = 3000;
+  Isa isa = Isa::kAuto;
+  std::string trace = "tendon-demo.trace.json";
+  unsigned seed = 7;
+};
+
+void Usage() {
+  std::puts(
+      "tendon-demo: a crowd wearing hair, capes, tails and charms, simulated by Tendon.\n"
+      "  --count N      characters (default 2000)\n"
+      "  --seconds S    simulated seconds of frames (default 20)\n"
+      "  --workers W    oneTBB workers, 0 = all hardware threads (default 0)\n"
+      "  --budget B     max simultaneously simulated chains (default 3000)\n"
+      "  --isa I        auto | scalar | sse2 | sse4.2 | avx2 (default auto)\n"
+      "  --trace PATH   Chrome Trace Event JSON output (default tendon-demo.trace.json; '' disables)\n"
+      "  --seed N       crowd seed (default 7)");
+}
+
+bool Parse(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", name);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      Usage();
+      std::exit(0);
+    } else if (a == "--count") {
+      o->count = std::atoi(next("--count"));
+    } else if (a == "--seconds") {
+      o->seconds = std::atof(next("--seconds"));
+    } else if (a == "--workers") {
+      o->workers = std::atoi(next("--workers"));
+    } else if (a == "--budget") {
+      o->budget = std::atoi(next("--budget"));
+    } else if (a == "--seed") {
+      o->seed = static_cast<unsigned>(std::atoi(next("--seed")));
+    } else if (a == "--trace") {
+      o->trace = next("--trace");
+    } else if (a == "--isa") {
+      const std::string v = next("--isa");
+      if (v == "auto") o->isa = Isa::kAuto;
+      else if (v == "scalar") o->isa = Isa::kScalar;
+      else if (v == "sse2") o->isa = Isa::kSse2;
+      else if (v == "sse4.2" || v == "sse42") o->isa = Isa::kSse42;
+      else if (v == "avx2") o->isa = Isa::kAvx2Fma;
+      else {
+        std::fprintf(stderr, "unknown --isa %s\n", v.c_str());
+        return false;
+      }
+    } else {
+      std::fprintf(stderr, "unknown option %s (try --help)\n", a.c_str());
+      return false;
+    }
+  }
+  if (o->count < 1 || o->seconds <= 0 || o->workers < 0 || o->budget < 0) {
+    std::fprintf(stderr, "count >= 1, seconds > 0, workers >= 0 and budget >= 0, please\n");
+    return false;
+  }
+  return true;
+}
+
+// A strand of `nodes` bones along `dir`, each `segment` long.
+ChainArchetypeSettings Strand(const char* name, int nodes, float segment, Vec3 dir) {
+  ChainArchetypeSettings s;
+  s.name = name;
+  for (int i = 0; i < nodes; ++i) {
+    ChainBone b;
+    b.parent = i - 1;
+    b.rest_local.translation = i == 0 ? Vec3{} : dir * segment;
+    s.bones.push_back(b);
+  }
+  return s;
+}
+
+// A cape: one root across the shoulders and `columns` strands of `rows` hanging from it.
+ChainArchetypeSettings Cape(int columns, int rows) {
+  ChainArchetypeSettings s;
+  s.name = "cape";
+  s.bones.push_back({});
+  for (int c = 0; c < columns; ++c) {
+    const float x = (static_cast<float>(c) - 0.5f * static_cast<float>(columns - 1)) * 0.12f;
+    for (int r = 0; r < rows; ++r) {
+      ChainBone b;
+      b.parent = r == 0 ? 0 : static_cast<int32_t>(s.bones.size()) - 1;
+      b.rest_local.translation = r == 0 ? Vec3{x, -0.05f, -0.12f} : Vec3{0, -0.14f, 0};
+      s.bones.push_back(b);
+    }
+  }
+  s.settings.gravity_scale = 1.4f;
+  s.settings.stiffness = 0.06f;
+  s.settings.node_radius = 0.03f;
+  // The body, as a capsule on the host's spine frame, keeps the cape off the back.
+  s.colliders.push_back({.shape = ColliderShape::kCapsule, .bone = -1, .frame = 0, .a = {0, -0.6f, 0},
+                         .b = {0, 0.1f, 0}, .radius = 0.16f});
+  return s;
+}
+
+struct Character {
+  Vec3 centre;      // of its walking circle
+  float radius;     // of the circle
+  float speed;      // rad/s along it
+  float phase;
+  Transform root{};   // character world transform
+  Transform head{}, spine{}, hips{};
+  std::vector<std::vector<Transform>> animated;  // per chain
+  std::vector<std::vector<Transform>> output;
+  std::vector<Transform> spine_frames;  // collider frames for the cape
+  Transform charm_offset{};
+  std::vector<ChainId> chains;
+  PendulumId charm{};
+};
+
+void Animate(Character& c, double t) {
+  const float a = c.phase + c.speed * static_cast<float>(t);
+  const Vec3 pos = c.centre + Vec3{std::cos(a) * c.radius, 0.0f, std::sin(a) * c.radius};
+  // Facing along the circle's tangent, with a walk bob and sway.
+  const float heading = -a;
+  const float bob = 0.04f * std::sin(2.0f * a * c.radius * 3.0f);
+  c.root.translation = pos;
+  c.root.rotation = AxisAngle(Vec3{0, 1, 0}, heading);
+  const Quat sway = AxisAngle(Vec3{0, 0, 1}, 0.08f * std::sin(a * c.radius * 3.0f));
+  c.hips = Compose(c.root, Transform{{0, 1.0f + bob, 0}, sway, {1, 1, 1}});
+  c.spine = Compose(c.hips, Transform{{0, 0.45f, 0}, Conjugate(sway), {1, 1, 1}});
+  c.head = Compose(c.spine, Transform{{0, 0.3f, 0}, AxisAngle(Vec3{1, 0, 0}, 0.1f * std::sin(a * 5.0f)), {1, 1, 1}});
+  c.spine_frames[0] = c.spine;
+}
+
+template <class T>
+T Percentile(std::vector<T> v, double q) {
+  if (v.empty()) return T{};
+  std::sort(v.begin(), v.end());
+  const auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
+  return v[i];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  if (!Parse(argc, argv, &opt)) return 2;
+
+  TbbTaskSystem tasks(opt.workers);
+  WorldSettings ws;
+  ws.isa = opt.isa;
+  ws.max_chains = opt.budget;
+  ws.max_distance = 40.0f;
+  ws.pendulum_max_distance = 40.0f;
+  ws.ambient_wind = {2.5f, 0.0f, 1.0f};
+  ws.tasks = tasks.hooks();
+  auto created = World::Create(ws);
+  if (!created.ok()) {
+    std::fprintf(stderr, "World::Create: %s (%s)\n", created.error().message.c_str(), created.error().field.c_str());
+    return 1;
+  }
+  World& world = *created.value();
+
+  // Archetypes: two hair lengths and two cape widths give several topologies (blocks).
+  std::vector<ChainArchetypeSettings> settings;
+  for (int nodes : {5, 8}) {
+    ChainArchetypeSettings hair = Strand("hair", nodes, 0.06f, {0, -1, 0});
+    hair.settings.node_radius = 0.01f;
+    hair.colliders.push_back({.shape = ColliderShape::kSphere, .bone = -1, .frame = 0, .a = {0, 0.1f, 0}, .radius = 0.11f});
+    settings.push_back(hair);
+  }
+  settings.push_back(Cape(3, 5));
+  settings.push_back(Cape(4, 5));
+  ChainArchetypeSettings tail = Strand("tail", 8, 0.09f, {0, -0.3f, -0.95f});
+  tail.settings.stiffness = 0.03f;
+  tail.settings.damping = 0.88f;
+  tail.settings.node_radius = 0.02f;
+  tail.colliders.push_back({.shape = ColliderShape::kPlane, .bone = -1, .frame = 0, .a = {0, 0, 0}, .b = {0, 1, 0}});
+  settings.push_back(tail);
+  std::vector<ChainArchetypeId> archetypes;
+  for (const ChainArchetypeSettings& s : settings) {
+    auto r = world.BuildChainArchetype(s);
+    if (!r.ok()) {
+      std::fprintf(stderr, "BuildChainArchetype(%s): %s\n", s.name.c_str(), r.error().message.c_str());
+      return 1;
+    }
+    archetypes.push_back(r.value());
+  }
+
+  std::mt19937 rng(opt.seed);
+  std::uniform_real_distribution<float> uni(0.0f, 1.0f);
+  const float side = 3.0f * std::sqrt(static_cast<float>(opt.count));  // one character per 9 m^2
+  std::vector<std::unique_ptr<Character>> crowd;
+  crowd.reserve(opt.count);
+  const Transform ground{};  // the tail's plane frame: the world ground
+  for (int i = 0; i < opt.count; ++i) {
+    auto c = std::make_unique<Character>();
+    c->centre = Vec3{(uni(rng) - 0.5f) * side, 0.0f, (uni(rng) - 0.5f) * side};
+    c->radius = 2.0f + 6.0f * uni(rng);
+    c->speed = (0.8f + 0.8f * uni(rng)) / c->radius * (uni(rng) < 0.5f ? 1.0f : -1.0f);
+    c->phase = 6.2831853f * uni(rng);
+    c->spine_frames.assign(1, Transform{});
+    Animate(*c, 0.0);
+    const int hair_kind = uni(rng) < 0.5f ? 0 : 1;
+    const int cape_kind = uni(rng) < 0.5f ? 2 : 3;
+    struct Wear {
+      int archetype;
+      const Transform* parent;
+      Transform offset;
+    };
+    std::vector<Wear> wear;
+    for (int h = 0; h < 4; ++h) {
+      const float a = 1.5708f * static_cast<float>(h) + 0.4f;
+      wear.push_back({hair_kind, &c->head, Transform{{0.09f * std::cos(a), 0.16f, 0.09f * std::sin(a)}, {}, {1, 1, 1}}});
+    }
+    wear.push_back({cape_kind, &c->spine, Transform{{0, 0.25f, 0}, {}, {1, 1, 1}}});
+    wear.push_back({4, &c->hips, Transform{{0, -0.05f, -0.12f}, {}, {1, 1, 1}}});
+    c->animated.resize(wear.size());
+    c->output.resize(wear.size());
+    for (std::size_t w = 0; w < wear.size(); ++w) {
+      const ChainArchetypeSettings& s = settings[wear[w].archetype];
+      for (const ChainBone& b : s.bones) c->animated[w].push_back(b.rest_local);
+      c->animated[w][0] = wear[w].offset;
+      c->output[w] = c->animated[w];
+    }
+    for (std::size_t w = 0; w < wear.size(); ++w) {
+      ChainBinding b;
+      b.archetype = archetypes[wear[w].archetype];
+      b.root_parent_world = wear[w].parent;
+      b.animated_local = c->animated[w];
+      b.output_local = c->output[w];
+      const bool hair = wear[w].archetype < 2;
+      const bool tail_chain = wear[w].archetype == 4;
+      b.collider_frames = tail_chain ? std::span<const Transform>(&ground, 1)
+                                     : (hair ? std::span<const Transform>(&c->head, 1)
+                                             : std::span<const Transform>(c->spine_frames));
+      auto r = world.BindChain(b);
+      if (!r.ok()) {
+        std::fprintf(stderr, "BindChain: %s\n", r.error().message.c_str());
+        return 1;
+      }
+      c->chains.push_back(r.value());
+    }
+    c->charm_offset = Transform{{0.18f, -0.1f, 0.05f}, {}, {1, 1, 1}};
+    PendulumBinding pb;
+    pb.joint_world = &c->hips;
+    pb.accessory_offset = &c->charm_offset;
+    pb.settings.centre = {0, -0.12f, 0};
+    auto pr = world.BindPendulum(pb);
+    if (!pr.ok()) {
+      std::fprintf(stderr, "BindPendulum: %s\n", pr.error().message.c_str());
+      return 1;
+    }
+    c->charm = pr.value();
+    crowd.push_back(std::move(c));
+  }
+
+  TraceWriter trace;
+  if (!opt.trace.empty()) {
+    if (trace.Open(opt.trace)) {
+      world.SetTraceWriter(&trace);
+    } else {
+      std::fprintf(stderr, "cannot write %s; running without a trace\n", opt.trace.c_str());
+    }
+  }
+
+  std::printf("tendon-demo: %d characters, %d chains and %d pendulums bound; %s kernel, %d lanes per block, "
+              "%d workers, budget %d chains\n",
+              opt.count, static_cast<int>(crowd.size() * 6), opt.count, ToString(world.ActiveIsa()), world.LaneWidth(),
+              tasks.worker_count(), opt.budget);
+
+  // Frames: a frame rate that wanders between 30 and 144 fps, with a hitch every ~3 s.
+  std::vector<double> total_ms, gather_ms, budget_ms, pose_ms, solve_ms, writeback_ms, pendulum_ms, host_ms;
+  std::vector<int> simulated, sleeping;
+  std::vector<float> occupancy;
+  int64_t snapped_teleport = 0, snapped_wake = 0, snapped_bad = 0, resets = 0, instance_substeps = 0, frames = 0;
+  int64_t hitches = 0, dropped_frames = 0;
+  double t = 0.0;
+  double next_hitch = 2.5;
+  int last_percent = -1;
+  const auto wall0 = std::chrono::steady_clock::now();
+  while (t < opt.seconds) {
+    const double fps = 87.0 + 57.0 * std::sin(t * 0.7) + 10.0 * (uni(rng) - 0.5);
+    double dt = 1.0 / std::clamp(fps, 30.0, 144.0);
+    if (t >= next_hitch) {
+      dt = 0.15 + 0.2 * uni(rng);  // a loading hitch
+      next_hitch += 2.5 + uni(rng);
+      ++hitches;
+    }
+    t += dt;
+    const auto h0 = std::chrono::steady_clock::now();
+    for (auto& c : crowd) Animate(*c, t);
+    // The camera flies through the crowd along a slow loop.
+    const float ct = static_cast<float>(t);
+    world.SetCamera(Vec3{std::sin(ct * 0.11f) * side * 0.35f, 2.0f, std::cos(ct * 0.07f) * side * 0.35f});
+    host_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count());
+    const FrameStats& s = world.Step(static_cast<float>(dt));
+    ++frames;
+    if (s.dropped_seconds > 0) ++dropped_frames;
+    total_ms.push_back(s.times.total_ms);
+    gather_ms.push_back(s.times.gather_ms);
+    budget_ms.push_back(s.times.budget_ms);
+    pose_ms.push_back(s.times.pose_ms);
+    solve_ms.push_back(s.times.solve_ms);
+    writeback_ms.push_back(s.times.writeback_ms);
+    pendulum_ms.push_back(s.times.pendulum_ms);
+    simulated.push_back(s.simulated_chains);
+    sleeping.push_back(s.sleeping_chains);
+    occupancy.push_back(s.lane_occupancy);
+    snapped_teleport += s.snapped_teleport;
+    snapped_wake += s.snapped_wake;
+    snapped_bad += s.snapped_bad_input;
+    resets += s.reset_non_finite;
+    instance_substeps += s.simulated_instance_substeps;
+    const int percent = static_cast<int>(100.0 * std::min(t / opt.seconds, 1.0));
+    if (percent / 5 != last_percent / 5) {
+      last_percent = percent;
+      std::printf("\r  [%-20s] %3d%%  t=%5.1fs  frame %lld  simulated %d  sleeping %d  step %.2f ms   ",
+                  std::string(static_cast<std::size_t>(percent / 5), '#').c_str(), percent, t,
+                  static_cast<long long>(frames), s.simulated_chains, s.sleeping_chains, s.times.total_ms);
+      std::fflush(stdout);
+    }
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  std::printf("\n");
+
+  // Every bound chain still writes finite poses; unbinding puts the skeletons back.
+  int non_finite = 0;
+  for (const auto& c : crowd)
+    for (const auto& chain : c->output)
+      for (const Transform& x : chain) non_finite += IsFinite(x) ? 0 : 1;
+
+  const FrameStats& last = world.LastStats();
+  std::printf("\nsummary over %lld frames (%.1f simulated seconds, %lld hitches, %lld frames clamped), wall %.2f s\n",
+              static_cast<long long>(frames), t, static_cast<long long>(hitches),
+              static_cast<long long>(dropped_frames), wall_s);
+  std::printf("  bound        %d chains, %d pendulums\n", last.bound_chains, last.bound_pendulums);
+  std::printf("  simulated    median %d chains, worst %d; %lld instance-substeps in all\n",
+              Percentile(simulated, 0.5), *std::max_element(simulated.begin(), simulated.end()),
+              static_cast<long long>(instance_substeps));
+  std::printf("  sleeping     median %d chains (distance %d, budget %d in the last frame)\n", Percentile(sleeping, 0.5),
+              last.culled_by_distance, last.culled_by_budget);
+  std::printf("  snapped      %lld teleports, %lld wakes, %lld bad inputs; %lld non-finite resets\n",
+              static_cast<long long>(snapped_teleport), static_cast<long long>(snapped_wake),
+              static_cast<long long>(snapped_bad), static_cast<long long>(resets));
+  std::printf("  lanes        occupancy median %.1f%%, worst %.1f%% (%d lanes per block)\n",
+              100.0 * Percentile(occupancy, 0.5), 100.0 * *std::min_element(occupancy.begin(), occupancy.end()),
+              world.LaneWidth());
+  std::printf("  ms per phase  median    worst\n");
+  const struct {
+    const char* name;
+    const std::vector<double>* v;
+  } phases[] = {{"gather", &gather_ms}, {"budget", &budget_ms},       {"pose", &pose_ms},
+                {"solve", &solve_ms},   {"writeback", &writeback_ms}, {"pendulums", &pendulum_ms},
+                {"step total", &total_ms}, {"host anim", &host_ms}};
+  for (const auto& p : phases) {
+    std::printf("  %-12s %7.3f  %7.3f\n", p.name, Percentile(*p.v, 0.5), *std::max_element(p.v->begin(), p.v->end()));
+  }
+  std::printf("  non-finite outputs: %d\n", non_finite);
+
+  if (trace.IsOpen()) {
+    world.SetTraceWriter(nullptr);
+    const auto events = trace.events_written();
+    trace.Close();
+    std::printf("  trace: %s (%llu events; open in ui.perfetto.dev or chrome://tracing)\n", opt.trace.c_str(),
+                static_cast<unsigned long long>(events));
+  }
+
+  // Unbind everything: every bone goes back to its animated pose.
+  int restored = 0, bones = 0;
+  for (auto& c : crowd) {
+    for (std::size_t w = 0; w < c->chains.size(); ++w) {
+      world.UnbindChain(c->chains[w]);
+      for (std::size_t k = 0; k < c->output[w].size(); ++k) {
+        ++bones;
+        restored += c->output[w][k] == c->animated[w][k] ? 1 : 0;
+      }
+    }
+    world.UnbindPendulum(c->charm);
+  }
+  std::printf("  unbound: %d of %d bones restored exactly to the animated pose\n", restored, bones);
+  return non_finite == 0 && restored == bones ? 0 : 1;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds Tendon and runs every test. On a fresh Debian 12 machine this is all the set-up.
+#   bash scripts/test.sh                      release build, all tests
+#   bash scripts/test.sh --sanitize address,undefined [--clang]
+#   bash scripts/test.sh --sanitize thread    (the tests that use threads)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sanitize=""
+compiler=()
+name=release
+while (($#)); do
+  case "$1" in
+    --sanitize) sanitize="$2"; shift 2 ;;
+    --clang) export TENDON_SETUP_CLANG=1; compiler=(-DCMAKE_CXX_COMPILER=clang++-14); name=clang; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+bash scripts/setup.sh
+build_type=Release
+filter=()
+if [[ -n "$sanitize" ]]; then
+  name="$name-${sanitize//,/-}"
+  build_type=RelWithDebInfo
+  if [[ "$sanitize" == thread ]]; then filter=(-L threads); fi
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE=$build_type -DTENDON_SANITIZE="$sanitize" \
+  -DTENDON_BUILD_BENCH=$([[ -n "$sanitize" ]] && echo OFF || echo ON) "${compiler[@]}"
+cmake --build "build/$name" -j "$jobs"
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export ASAN_OPTIONS=detect_leaks=1
+ctest --test-dir "build/$name" --output-on-failure -j "$jobs" "${filter[@]}"
