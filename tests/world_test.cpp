@@ -1,0 +1,537 @@
+// The World around the kernel: handles, budgets, culling, snapping, bad input, stats,
+// wind, trace, memory and floating-point mode.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <new>
+#include <sstream>
+
+#include "kernel/world/fpu.h"
+#include "kernel/world/wind.h"
+#include "test_util.h"
+
+// Counts every global allocation, so a test can assert that Step makes none.
+static std::atomic<long> g_allocations{0};
+void* operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace tendon::test {
+namespace {
+
+constexpr float kStep = 1.0f / 60.0f;
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Animated world positions of a host chain (what a snapped chain must equal).
+std::vector<Vec3> AnimatedPositions(const HostChain& h) {
+  std::vector<Vec3> out;
+  Transform world = h.root_parent;
+  for (const Transform& local : h.animated) {
+    world = Compose(world, local);
+    out.push_back(world.translation);
+  }
+  return out;
+}
+
+struct Scene {
+  std::unique_ptr<World> world;
+  ChainArchetypeSettings settings;
+  ChainArchetypeId archetype;
+  std::vector<std::unique_ptr<HostChain>> hosts;
+  std::vector<ChainId> ids;
+
+  explicit Scene(WorldSettings ws = {}, int nodes = 5) : world(MakeWorld(ws)), settings(Strand(nodes)) {
+    settings.settings.stiffness = 0.0f;
+    archetype = world->BuildChainArchetype(settings).value();
+  }
+  ChainId Add(Vec3 position) {
+    hosts.push_back(std::make_unique<HostChain>(settings, position));
+    ids.push_back(world->BindChain(hosts.back()->Binding(archetype)).value());
+    return ids.back();
+  }
+};
+
+TEST(Handles, AStaleHandleIsDetectedOnEveryCall) {
+  Scene s;
+  const ChainId id = s.Add({});
+  EXPECT_TRUE(s.world->IsValid(id));
+  EXPECT_FALSE(s.world->IsValid(ChainId{}));
+  EXPECT_EQ(s.world->UnbindChain(id).code, ErrorCode::kNone);
+  EXPECT_FALSE(s.world->IsValid(id));
+  EXPECT_EQ(s.world->UnbindChain(id).code, ErrorCode::kStaleHandle);
+  std::vector<Vec3> p(5);
+  EXPECT_EQ(s.world->GetChainNodePositions(id, p).code, ErrorCode::kStaleHandle);
+  EXPECT_FALSE(s.world->IsSimulated(id));
+  // The slot is reused with a new generation; the old handle stays stale.
+  const ChainId again = s.world->BindChain(s.hosts[0]->Binding(s.archetype)).value();
+  EXPECT_EQ(again.index, id.index);
+  EXPECT_NE(again.generation, id.generation);
+  EXPECT_FALSE(s.world->IsValid(id));
+  EXPECT_TRUE(s.world->IsValid(again));
+}
+
+TEST(Handles, BindingTheSameHostBonesTwiceReturnsTheExistingHandle) {
+  Scene s;
+  const ChainId id = s.Add({});
+  const auto again = s.world->BindChain(s.hosts[0]->Binding(s.archetype));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.value(), id);
+  EXPECT_EQ(s.world->Step(kStep).bound_chains, 1);
+  // Another archetype over the same bones is refused rather than fighting the first.
+  const ChainArchetypeId other = s.world->BuildChainArchetype(Strand(5, 0.2f)).value();
+  EXPECT_EQ(s.world->BindChain(s.hosts[0]->Binding(other)).error().code, ErrorCode::kBadReference);
+}
+
+TEST(Unbind, RestoresTheAnimatedLocalsBitExactly) {
+  Scene s;
+  s.Add({});
+  s.hosts[0]->animated[2].rotation = Normalize(Quat{0.1f, 0.2f, 0.3f, 0.9f});
+  for (int i = 0; i < 60; ++i) s.world->Step(kStep);
+  EXPECT_NE(s.hosts[0]->output, s.hosts[0]->animated) << "the chain should have swung";
+  EXPECT_EQ(s.world->UnbindChain(s.ids[0]).code, ErrorCode::kNone);
+  EXPECT_EQ(s.hosts[0]->output, s.hosts[0]->animated);
+}
+
+TEST(Unbind, RestoresTheLastAnimatedPoseWhenOutputAliasesInput) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings st = Strand(4);
+  st.settings.stiffness = 0.0f;
+  const ChainArchetypeId a = w->BuildChainArchetype(st).value();
+  HostChain host(st);
+  ChainBinding b = host.Binding(a);
+  b.output_local = host.animated;  // one buffer: the host re-animates it every frame
+  const ChainId id = w->BindChain(b).value();
+  const std::vector<Transform> pose = host.animated;
+  for (int i = 0; i < 30; ++i) {
+    host.animated = pose;  // the host's animation writes the pose, Tendon overwrites it
+    w->Step(kStep);
+  }
+  EXPECT_NE(host.animated, pose);
+  EXPECT_EQ(w->UnbindChain(id).code, ErrorCode::kNone);
+  EXPECT_EQ(host.animated, pose);
+}
+
+TEST(Budget, PicksExactlyTheNearestChains) {
+  WorldSettings ws;
+  ws.max_chains = 10;
+  Scene s(ws);
+  // 37 chains at distinct distances from the camera, bound in a shuffled order.
+  for (int i = 0; i < 37; ++i) s.Add(Vec3{static_cast<float>((i * 17) % 37) * 1.5f + 0.5f, 0, 0});
+  s.world->SetCamera({});
+  const FrameStats& st = s.world->Step(kStep);
+  EXPECT_EQ(st.simulated_chains, 10);
+  EXPECT_EQ(st.culled_by_budget, 27);
+  for (int i = 0; i < 37; ++i) {
+    const bool nearest = (i * 17) % 37 < 10;
+    EXPECT_EQ(s.world->IsSimulated(s.ids[i]), nearest) << i;
+  }
+  // The camera moves to the far end: the far ten win.
+  s.world->SetCamera({100, 0, 0});
+  s.world->Step(kStep);
+  for (int i = 0; i < 37; ++i) EXPECT_EQ(s.world->IsSimulated(s.ids[i]), (i * 17) % 37 >= 27) << i;
+}
+
+TEST(Budget, DistanceCullsAndSleepingChainsAreNotWritten) {
+  WorldSettings ws;
+  ws.max_distance = 10.0f;
+  Scene s(ws);
+  const ChainId near = s.Add({5, 0, 0});
+  const ChainId far = s.Add({50, 0, 0});
+  std::fill(s.hosts[1]->output.begin(), s.hosts[1]->output.end(), Transform{{7, 7, 7}, {}, {1, 1, 1}});
+  const auto sentinel = s.hosts[1]->output;
+  for (int i = 0; i < 30; ++i) s.world->Step(kStep);
+  EXPECT_TRUE(s.world->IsSimulated(near));
+  EXPECT_FALSE(s.world->IsSimulated(far));
+  EXPECT_EQ(s.hosts[1]->output, sentinel);
+  const FrameStats& st = s.world->LastStats();
+  EXPECT_EQ(st.culled_by_distance, 1);
+  EXPECT_EQ(st.sleeping_chains, 1);
+}
+
+TEST(Budget, AHostPredicateReplacesTheDistanceTest) {
+  WorldSettings ws;
+  ws.max_distance = 1.0f;
+  Scene s(ws);
+  const ChainId a = s.Add({50, 0, 0});
+  const ChainId b = s.Add({0.5f, 0, 0});
+  SimulatePredicate p;
+  p.should_simulate = [](ChainId, Vec3 root, void*) { return root.x > 10.0f; };
+  s.world->SetSimulatePredicate(p);
+  s.world->Step(kStep);
+  EXPECT_TRUE(s.world->IsSimulated(a));
+  EXPECT_FALSE(s.world->IsSimulated(b));
+}
+
+TEST(Budget, CostFollowsTheSimulatedChainsNotTheBoundOnes) {
+  WorldSettings ws;
+  ws.max_chains = 12;
+  Scene s(ws);
+  for (int i = 0; i < 1000; ++i) s.Add(Vec3{static_cast<float>(i), 0, 0});
+  const FrameStats& st = s.world->Step(kStep);
+  EXPECT_EQ(st.simulated_chains, 12);
+  EXPECT_EQ(st.chain_blocks, (12 + s.world->LaneWidth() - 1) / s.world->LaneWidth());
+  EXPECT_EQ(st.lanes_used, 12);
+  EXPECT_NEAR(st.lane_occupancy, 12.0f / (st.chain_blocks * s.world->LaneWidth()), 1e-6f);
+  EXPECT_EQ(st.simulated_instance_substeps, 12);
+}
+
+TEST(Budget, LanesStayPackedAsChainsComeAndGo) {
+  WorldSettings ws;
+  ws.max_distance = 10.0f;
+  Scene s(ws);
+  for (int i = 0; i < 20; ++i) s.Add(Vec3{static_cast<float>(i) * 0.1f, 0, 0});
+  s.world->Step(kStep);
+  // Send every other chain away: the survivors are repacked into fewer blocks.
+  for (int i = 0; i < 20; i += 2) s.hosts[i]->root_parent.translation = {1000, 0, 0};
+  for (int f = 0; f < 3; ++f) s.world->Step(kStep);
+  const FrameStats& st = s.world->LastStats();
+  EXPECT_EQ(st.simulated_chains, 10);
+  EXPECT_EQ(st.chain_blocks, (10 + s.world->LaneWidth() - 1) / s.world->LaneWidth());
+  // The survivors kept simulating correctly through the moves: links intact.
+  for (int i = 1; i < 20; i += 2) {
+    const auto p = Positions(*s.world, s.ids[i], 5);
+    for (int k = 1; k < 5; ++k) EXPECT_NEAR(Length(p[k] - p[k - 1]), 0.1f, 1e-5f);
+  }
+}
+
+TEST(Snapping, AChainThatWakesSnapsToTheAnimatedPose) {
+  WorldSettings ws;
+  ws.max_distance = 10.0f;
+  Scene s(ws);
+  const ChainId id = s.Add({0, 0, 0});
+  for (int i = 0; i < 60; ++i) s.world->Step(kStep);  // hangs down
+  s.world->SetCamera({100, 0, 0});
+  s.world->Step(kStep);
+  EXPECT_FALSE(s.world->IsSimulated(id));
+  s.hosts[0]->root_parent.translation = {3, 1, 2};  // moved while asleep
+  s.world->SetCamera({});
+  const FrameStats& st = s.world->Step(1.0f / 240.0f);  // no substep: the snapped pose is what is read
+  EXPECT_EQ(st.snapped_wake, 1);
+  const auto p = Positions(*s.world, id, 5);
+  const auto anim = AnimatedPositions(*s.hosts[0]);
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(p[k], anim[k]) << k;
+}
+
+TEST(Snapping, ATeleportedRootSnapsItsChain) {
+  Scene s;
+  const ChainId id = s.Add({});
+  for (int i = 0; i < 60; ++i) EXPECT_EQ(s.world->Step(kStep).snapped_teleport, 0);
+  s.hosts[0]->root_parent.translation = {6, 0, 0};  // past the 5 m guard
+  const FrameStats& st = s.world->Step(1.0f / 240.0f);
+  EXPECT_EQ(st.snapped_teleport, 1);
+  const auto anim = AnimatedPositions(*s.hosts[0]);
+  const auto p = Positions(*s.world, id, 5);
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(p[k], anim[k]) << k;
+  // A turn past 90 degrees snaps too; a small one does not.
+  for (int i = 0; i < 10; ++i) s.world->Step(kStep);
+  s.hosts[0]->root_parent.rotation = AxisAngle(Vec3{0, 1, 0}, 0.5f);
+  EXPECT_EQ(s.world->Step(kStep).snapped_teleport, 0);
+  s.hosts[0]->root_parent.rotation = AxisAngle(Vec3{0, 1, 0}, 0.5f + 1.8f);
+  EXPECT_EQ(s.world->Step(kStep).snapped_teleport, 1);
+}
+
+TEST(BadInput, ANaNPoseNeverReachesTheOutput) {
+  Scene s;
+  const ChainId id = s.Add({});
+  for (int i = 0; i < 30; ++i) s.world->Step(kStep);
+  const auto good_output = s.hosts[0]->output;
+  const auto good_positions = Positions(*s.world, id, 5);
+  s.hosts[0]->animated[3].translation.x = kNaN;
+  for (int i = 0; i < 10; ++i) {
+    const FrameStats& st = s.world->Step(kStep);
+    EXPECT_EQ(st.snapped_bad_input, 1);
+    for (const Transform& t : s.hosts[0]->output) ASSERT_TRUE(IsFinite(t));
+    for (const Vec3& p : Positions(*s.world, id, 5)) ASSERT_TRUE(IsFinite(p));
+  }
+  // Held at the last good pose: the root does not move and the chain settles under it.
+  EXPECT_EQ(Positions(*s.world, id, 5)[0], good_positions[0]);
+  s.hosts[0]->root_parent.rotation.w = kNaN;
+  s.hosts[0]->animated[3].translation.x = 0.1f;
+  s.world->Step(kStep);
+  for (const Transform& t : s.hosts[0]->output) ASSERT_TRUE(IsFinite(t));
+  s.hosts[0]->root_parent.rotation.w = 1.0f;
+  EXPECT_EQ(s.world->Step(kStep).snapped_bad_input, 0);
+  (void)good_output;
+}
+
+TEST(BadInput, NonFiniteColliderFramesAreHeld) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings st = Strand(4);
+  st.colliders.push_back({.shape = ColliderShape::kSphere, .bone = -1, .frame = 0, .a = {0.2f, -0.1f, 0}, .radius = 0.05f});
+  const ChainArchetypeId a = w->BuildChainArchetype(st).value();
+  HostChain host(st);
+  host.collider_frames.assign(1, Transform{});
+  w->BindChain(host.Binding(a)).value();
+  host.collider_frames[0].translation.y = INFINITY;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(w->Step(kStep).snapped_bad_input, 1);
+  for (const Transform& t : host.output) EXPECT_TRUE(IsFinite(t));
+}
+
+TEST(Stats, CountWhatTheFrameDid) {
+  WorldSettings ws;
+  ws.max_distance = 10.0f;
+  Scene s(ws);
+  for (int i = 0; i < 11; ++i) s.Add({static_cast<float>(i) * 0.1f, 0, 0});
+  s.Add({100, 0, 0});
+  Transform joint{}, offset{{0, -0.2f, 0}, {}, {1, 1, 1}};
+  PendulumBinding pb;
+  pb.joint_world = &joint;
+  pb.accessory_offset = &offset;
+  ASSERT_TRUE(s.world->BindPendulum(pb).ok());
+  const FrameStats& st = s.world->Step(2.5f / 60.0f);
+  EXPECT_EQ(st.frame, 1u);
+  EXPECT_EQ(st.substeps, 2);
+  EXPECT_EQ(st.bound_chains, 12);
+  EXPECT_EQ(st.bound_pendulums, 1);
+  EXPECT_EQ(st.simulated_chains, 11);
+  EXPECT_EQ(st.simulated_pendulums, 1);
+  EXPECT_EQ(st.sleeping_chains, 1);
+  EXPECT_EQ(st.snapped_wake, 12);
+  EXPECT_EQ(st.simulated_instance_substeps, 24);
+  EXPECT_EQ(st.chain_blocks, 2);
+  EXPECT_NEAR(st.lane_occupancy, 11.0f / 16.0f, 1e-6f);
+  EXPECT_GE(st.times.total_ms, st.times.solve_ms);
+  EXPECT_EQ(s.world->Step(kStep).snapped_wake, 0);
+}
+
+TEST(Memory, StepDoesNotAllocate) {
+  WorldSettings ws;
+  ws.max_chains = 20;
+  ws.max_distance = 30.0f;
+  ws.ambient_wind = {1, 0, 0};
+  Scene s(ws);
+  for (int i = 0; i < 50; ++i) s.Add({static_cast<float>(i), 0, 0});
+  Transform joint{}, offset{{0, -0.2f, 0}, {}, {1, 1, 1}};
+  PendulumBinding pb;
+  pb.joint_world = &joint;
+  pb.accessory_offset = &offset;
+  ASSERT_TRUE(s.world->BindPendulum(pb).ok());
+  s.world->Step(kStep);
+  const long before = g_allocations.load();
+  for (int f = 0; f < 200; ++f) {
+    s.world->SetCamera({static_cast<float>(f % 60), 0, 0});  // chains wake and sleep
+    if (f == 100) s.hosts[3]->animated[1].rotation.x = kNaN;
+    if (f == 120) s.hosts[4]->root_parent.translation.x += 20.0f;
+    s.world->Step(f % 7 == 0 ? 0.3f : kStep);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0);
+}
+
+TEST(FloatingPoint, StepFlushesDenormalsAndRestoresTheCallersMode) {
+  Scene s;
+  s.Add({});
+  const uint32_t mode = detail::CurrentFpuMode();
+  static uint32_t seen = 0;
+  WindSampler sampler;
+  sampler.sample = [](double, void*) {
+    seen = detail::CurrentFpuMode();
+    return Vec3{};
+  };
+  s.world->SetWindSampler(sampler);
+  s.world->Step(kStep);
+#ifdef TENDON_HAS_MXCSR
+  EXPECT_EQ(seen & detail::DenormalGuard::kFlushToZero, detail::DenormalGuard::kFlushToZero);
+  EXPECT_EQ(seen & detail::DenormalGuard::kDenormalsAreZero, detail::DenormalGuard::kDenormalsAreZero);
+#endif
+  EXPECT_EQ(detail::CurrentFpuMode(), mode);
+}
+
+TEST(Wind, TheSamplerIsCalledOncePerFrameAndPushesChains) {
+  Scene s;
+  const ChainId id = s.Add({});
+  static int calls = 0;
+  WindSampler sampler;
+  sampler.sample = [](double, void*) {
+    ++calls;
+    return Vec3{0, 0, 20};
+  };
+  s.world->SetWindSampler(sampler);
+  s.world->Step(3.0f / 60.0f);  // three substeps, one call
+  EXPECT_EQ(calls, 1);
+  for (int i = 0; i < 60; ++i) s.world->Step(kStep);
+  EXPECT_EQ(calls, 61);
+  EXPECT_GT(Positions(*s.world, id, 5)[4].z, 0.1f);
+}
+
+TEST(Wind, AmbientGustsStayBetweenATenthAndFullStrengthAndAreSeeded) {
+  float lo = 1.0f, hi = 0.0f;
+  for (int i = 0; i < 20000; ++i) {
+    const float g = detail::GustFactor(42, i * 0.01);
+    lo = std::min(lo, g);
+    hi = std::max(hi, g);
+    ASSERT_EQ(g, detail::GustFactor(42, i * 0.01));
+  }
+  EXPECT_GE(lo, 0.1f);
+  EXPECT_LE(hi, 1.0f);
+  EXPECT_LT(lo, 0.3f);  // it really gusts
+  EXPECT_GT(hi, 0.8f);
+  EXPECT_NE(detail::GustFactor(1, 3.3), detail::GustFactor(2, 3.3));
+}
+
+TEST(Trace, WritesOneEventPerPhasePerFrameAsJson) {
+  Scene s;
+  s.Add({});
+  const std::string path = ::testing::TempDir() + "tendon_trace_test.json";
+  TraceWriter trace;
+  ASSERT_TRUE(trace.Open(path));
+  s.world->SetTraceWriter(&trace);
+  for (int i = 0; i < 5; ++i) s.world->Step(kStep);
+  s.world->SetTraceWriter(nullptr);
+  trace.Close();
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string json = text.str();
+  ASSERT_FALSE(json.empty());
+  EXPECT_EQ(json.front(), '[');
+  EXPECT_EQ(json[json.find_last_not_of(" \n")], ']');
+  auto count = [&](const std::string& needle) {
+    int n = 0;
+    for (auto at = json.find(needle); at != std::string::npos; at = json.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\"name\":\"solve\""), 5);
+  EXPECT_EQ(count("\"ph\":\"X\""), 5 * 7);  // a frame event and six phases
+  EXPECT_EQ(count("\"ph\":\"C\""), 5 * 3);
+  // Balanced braces: a cheap structural check of the JSON.
+  EXPECT_EQ(count("{"), count("}"));
+  std::remove(path.c_str());
+}
+
+// ---- pendulums ----
+
+struct PendulumRig {
+  std::unique_ptr<World> world = MakeWorld();
+  Transform joint{{0, 2, 0}, {}, {1, 1, 1}};
+  Transform offset{{0, -0.3f, 0}, {}, {1, 1, 1}};
+  PendulumId id{};
+  explicit PendulumRig(PendulumSettings s = {}) {
+    PendulumBinding b;
+    b.settings = s;
+    b.joint_world = &joint;
+    b.accessory_offset = &offset;
+    id = world->BindPendulum(b).value();
+  }
+};
+
+TEST(Pendulum, NeverSwingsPastItsClamp) {
+  PendulumSettings s;
+  s.max_swing_degrees = 20.0f;
+  s.stiffness = 0.0f;
+  s.gravity_scale = 1.0f;
+  PendulumRig rig(s);
+  const Transform rest = rig.offset;
+  float widest = 0.0f;
+  for (int f = 0; f < 600; ++f) {
+    // Violent joint motion: shakes and spins.
+    const float t = f * kStep;
+    rig.joint.translation = {std::sin(t * 9.0f) * 0.8f, 2.0f + std::cos(t * 7.0f) * 0.5f, 0};
+    rig.joint.rotation = AxisAngle(Vec3{0, 0, 1}, std::sin(t * 3.0f) * 1.2f);
+    rig.world->Step(f % 5 == 0 ? 0.04f : kStep);
+    float swing = 0.0f;
+    rig.world->GetPendulumState(rig.id, nullptr, &swing);
+    widest = std::max(widest, swing);
+    ASSERT_LE(swing, 20.0f * 3.14159265f / 180.0f + 1e-4f) << "frame " << f;
+    // The written offset is the rest offset turned by at most the clamp.
+    const float written = RotationAngle(Normalize(rig.offset.rotation * Conjugate(rest.rotation)));
+    ASSERT_LE(written, 20.0f * 3.14159265f / 180.0f + 1e-3f) << "frame " << f;
+  }
+  EXPECT_GT(widest, 15.0f * 3.14159265f / 180.0f) << "the shaking should reach the clamp";
+}
+
+TEST(Pendulum, FollowsTheJointAndSwingsWithGravity) {
+  PendulumSettings s;
+  s.stiffness = 0.0f;
+  s.gravity_scale = 1.0f;
+  s.max_swing_degrees = 90.0f;
+  PendulumRig rig(s);
+  // Tilt the joint 60 degrees: the worn pose tilts, gravity swings the bob back down.
+  rig.joint.rotation = AxisAngle(Vec3{0, 0, 1}, 1.0f);
+  for (int f = 0; f < 300; ++f) rig.world->Step(kStep);
+  Vec3 bob;
+  float swing = 0;
+  rig.world->GetPendulumState(rig.id, &bob, &swing);
+  EXPECT_NEAR(swing, 1.0f, 0.05f);
+  EXPECT_NEAR(bob.x, 0.0f, 0.02f);
+  EXPECT_NEAR(bob.y, 2.0f - 0.3f, 0.02f);
+  // The hinge moves: the bob follows it.
+  rig.joint.translation = {1, 2, 0};
+  for (int f = 0; f < 300; ++f) rig.world->Step(kStep);
+  rig.world->GetPendulumState(rig.id, &bob, nullptr);
+  EXPECT_NEAR(bob.x, 1.0f, 0.02f);
+}
+
+TEST(Pendulum, AShortLeverBecomesASyntheticLeverDownTheUpAxis) {
+  PendulumSettings s;
+  PendulumRig rig(s);
+  Transform joint{{0, 1, 0}, {}, {1, 1, 1}}, offset{{0.02f, 0, 0}, {}, {1, 1, 1}};  // centred on the joint
+  PendulumBinding b;
+  b.joint_world = &joint;
+  b.accessory_offset = &offset;
+  const PendulumId id = rig.world->BindPendulum(b).value();
+  rig.world->Step(kStep);
+  Vec3 bob;
+  rig.world->GetPendulumState(id, &bob, nullptr);
+  EXPECT_NEAR(Length(bob - joint.translation), 0.75f, 1e-4f);
+  EXPECT_LT(bob.y, 1.0f);
+}
+
+TEST(Pendulum, UnbindRestoresTheOffsetExactlyAndBindingTwiceReturnsTheHandle) {
+  PendulumSettings s;
+  s.stiffness = 0.0f;
+  PendulumRig rig(s);
+  const Transform rest = rig.offset;
+  PendulumBinding again;
+  again.joint_world = &rig.joint;
+  again.accessory_offset = &rig.offset;
+  EXPECT_EQ(rig.world->BindPendulum(again).value(), rig.id);
+  for (int f = 0; f < 60; ++f) {
+    rig.joint.rotation = AxisAngle(Vec3{0, 0, 1}, f * 0.02f);
+    rig.world->Step(kStep);
+  }
+  EXPECT_NE(rig.offset, rest);
+  EXPECT_EQ(rig.world->UnbindPendulum(rig.id).code, ErrorCode::kNone);
+  EXPECT_EQ(rig.offset, rest);
+  EXPECT_EQ(rig.world->UnbindPendulum(rig.id).code, ErrorCode::kStaleHandle);
+}
+
+TEST(Pendulum, IsDistanceCulledAndIgnoresTheChainBudget) {
+  WorldSettings ws;
+  ws.max_chains = 0;
+  ws.pendulum_max_distance = 10.0f;
+  auto w = MakeWorld(ws);
+  Transform near_joint{{1, 0, 0}, {}, {1, 1, 1}}, far_joint{{50, 0, 0}, {}, {1, 1, 1}};
+  Transform near_offset{{0, -0.3f, 0}, {}, {1, 1, 1}}, far_offset = near_offset;
+  PendulumBinding b;
+  b.joint_world = &near_joint;
+  b.accessory_offset = &near_offset;
+  ASSERT_TRUE(w->BindPendulum(b).ok());
+  b.joint_world = &far_joint;
+  b.accessory_offset = &far_offset;
+  ASSERT_TRUE(w->BindPendulum(b).ok());
+  const FrameStats& st = w->Step(kStep);
+  EXPECT_EQ(st.simulated_pendulums, 1);
+  EXPECT_EQ(st.sleeping_pendulums, 1);
+}
+
+TEST(Pendulum, ANaNJointNeverReachesTheOffset) {
+  PendulumRig rig;
+  for (int f = 0; f < 10; ++f) rig.world->Step(kStep);
+  rig.joint.rotation.x = kNaN;
+  const FrameStats& st = rig.world->Step(kStep);
+  EXPECT_EQ(st.snapped_bad_input, 1);
+  EXPECT_TRUE(IsFinite(rig.offset));
+}
+
+}  // namespace
+}  // namespace tendon::test
