@@ -3,6 +3,7 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -139,6 +140,39 @@ TEST(Budget, PicksExactlyTheNearestChains) {
   s.world->SetCamera({100, 0, 0});
   s.world->Step(kStep);
   for (int i = 0; i < 37; ++i) EXPECT_EQ(s.world->IsSimulated(s.ids[i]), (i * 17) % 37 >= 27) << i;
+}
+
+TEST(Budget, StaysExactlyTheNearestAsTheCameraGlidesThroughTheCrowd) {
+  WorldSettings ws;
+  ws.max_chains = 25;
+  ws.max_distance = 30.0f;
+  Scene s(ws, 3);
+  for (int i = 0; i < 400; ++i) s.Add(Vec3{static_cast<float>(i % 20) * 2.0f, 0, static_cast<float>(i / 20) * 2.0f});
+  for (int f = 0; f < 120; ++f) {
+    const Vec3 cam{f * 0.35f, 1.0f, 20.0f + std::sin(f * 0.1f) * 10.0f};
+    s.world->SetCamera(cam);
+    s.world->Step(kStep);
+    // Brute force: the 25 nearest by (distance, slot) must be exactly the simulated ones.
+    std::vector<std::pair<float, uint32_t>> all;
+    for (std::size_t i = 0; i < s.ids.size(); ++i) {
+      all.push_back({LengthSquared(s.hosts[i]->root_parent.translation - cam), s.ids[i].index});
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<bool> nearest(s.ids.size(), false);
+    int expected = 0;
+    for (std::size_t r = 0; r < all.size() && expected < 25; ++r) {
+      if (all[r].first > 30.0f * 30.0f) break;
+      nearest[all[r].second] = true;
+      ++expected;
+    }
+    int simulated = 0;
+    for (std::size_t i = 0; i < s.ids.size(); ++i) {
+      ASSERT_EQ(s.world->IsSimulated(s.ids[i]), static_cast<bool>(nearest[s.ids[i].index])) << "frame " << f << " chain " << i;
+      simulated += s.world->IsSimulated(s.ids[i]) ? 1 : 0;
+    }
+    ASSERT_EQ(simulated, expected);
+    ASSERT_EQ(s.world->LastStats().simulated_chains, expected);
+  }
 }
 
 TEST(Budget, DistanceCullsAndSleepingChainsAreNotWritten) {

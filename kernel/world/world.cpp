@@ -116,16 +116,11 @@ struct ChainSlot {
   int32_t collider_frame_count = 0;
   std::vector<Transform> last_good;  // last finite animated locals
   Transform last_good_root_parent{};
-  // Per frame.
-  Vec3 root_pos{};
-  Quat root_rot{};
-  bool has_prev_root = false;
+  // The root bone's world pose at the last pose phase (teleport guard).
   Vec3 prev_root_pos{};
   Quat prev_root_rot{};
-  float distance2 = 0;
-  bool teleported = false;
   bool wake_pending = false;
-  bool want = false;
+  uint64_t selected_frame = 0;  // frame in which the budget last selected this chain
 };
 
 struct PendulumSlot {
@@ -156,6 +151,16 @@ struct WorkCounters {
   int32_t reset = 0;
   int32_t teleport = 0;
 };
+
+// True when every float of `count` transforms is finite: x * 0 is 0 for finite x and NaN
+// otherwise, so one sum (which vectorises) answers for the whole span.
+static_assert(sizeof(Transform) == 10 * sizeof(float), "Transform is ten packed floats");
+bool AllFinite(const Transform* t, int32_t count) {
+  const auto* f = reinterpret_cast<const float*>(t);
+  float acc = 0.0f;
+  for (int32_t i = 0; i < count * 10; ++i) acc += f[i] * 0.0f;
+  return acc == 0.0f;
+}
 
 double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -188,7 +193,11 @@ struct World::Impl {
 
   std::vector<ChainSlot> chains;
   std::vector<int32_t> free_chains;
-  std::vector<int32_t> live_chains;
+  // Dense, by live index (swap-removed on unbind): what the per-bound-chain passes touch.
+  std::vector<int32_t> live_chains;                 // slot
+  std::vector<const Transform*> live_root_parent;   // host frame the roots hang from
+  std::vector<float> live_distance2;                // this frame's squared camera distance
+  float last_cutoff2 = -1.0f;  // the budget's farthest selected distance^2, last frame
   std::unordered_map<const void*, int32_t> chain_by_output;
 
   std::vector<PendulumSlot> pendulums;
@@ -204,7 +213,16 @@ struct World::Impl {
   std::vector<WorkCounters> pendulum_counters;
   std::vector<uint8_t> pendulum_awake_frame;  // per live index: 1 awake, 2 woke this frame
 
-  Impl(const WorldSettings& s) : settings(s), clock(s.fixed_hz, s.max_substeps) {}
+  float teleport_distance2 = 0;
+  float teleport_cos_half_angle = 0;
+
+  Impl(const WorldSettings& s) : settings(s), clock(s.fixed_hz, s.max_substeps) {
+    teleport_distance2 = s.teleport_distance * s.teleport_distance;
+    teleport_cos_half_angle =
+        std::isinf(s.teleport_angle_degrees)
+            ? -2.0f
+            : std::cos(std::min(s.teleport_angle_degrees, 360.0f) * kPi / 180.0f * 0.5f);
+  }
 
   template <class F>
   void ParallelFor(int32_t count, int32_t min_range, F& f) {
@@ -330,73 +348,85 @@ struct World::Impl {
   }
 
   // ---- phases ----
+  // Squared camera distance of every bound chain, measured at the origin of the frame its
+  // roots hang from (one host read per chain; many chains share a frame).
   void Gather() {
     const auto live = static_cast<int32_t>(live_chains.size());
-    const float cos_half_angle =
-        std::isinf(settings.teleport_angle_degrees)
-            ? -2.0f
-            : std::cos(std::min(settings.teleport_angle_degrees, 360.0f) * kPi / 180.0f * 0.5f);
-    const float teleport2 = settings.teleport_distance * settings.teleport_distance;
+    const Vec3 cam = camera;
     auto task = [&](int32_t begin, int32_t end, uint32_t) {
       for (int32_t chunk = begin; chunk < end; ++chunk) {
         const int32_t first = chunk * kGatherChunk;
         const int32_t last = std::min(live, first + kGatherChunk);
         for (int32_t i = first; i < last; ++i) {
-          ChainSlot& slot = chains[live_chains[i]];
-          const Transform root = Compose(*slot.root_parent_world, slot.animated[0]);
-          slot.teleported = false;
-          if (IsFinite(root)) {
-            if (slot.has_prev_root) {
-              const Vec3 moved = root.translation - slot.prev_root_pos;
-              // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
-              const float c = std::fabs(Dot(Normalize(root.rotation), slot.prev_root_rot));
-              slot.teleported = LengthSquared(moved) > teleport2 || c < cos_half_angle;
-            }
-            slot.root_pos = root.translation;
-            slot.root_rot = root.rotation;
-            slot.prev_root_pos = root.translation;
-            slot.prev_root_rot = Normalize(root.rotation);
-            slot.has_prev_root = true;
-          }
-          const Vec3 d = slot.root_pos - camera;
-          slot.distance2 = LengthSquared(d);
+          const Vec3 d = live_root_parent[i]->translation - cam;
+          const float d2 = LengthSquared(d);
+          // Non-finite host input sorts last and fails the distance test.
+          live_distance2[i] = d2 == d2 ? d2 : INFINITY;
         }
       }
     };
     ParallelFor((live + kGatherChunk - 1) / kGatherChunk, 1, task);
   }
 
+  // Eligibility and the nearest-N budget, then lane changes. O(bound) only in one tight
+  // pass over the dense distances; everything else is O(selected). When the budget binds,
+  // last frame's cut-off distance (plus a margin) pre-filters the candidates so that the
+  // selection sorts about max_chains entries, not every eligible chain; if the filter lets
+  // through fewer than max_chains, the full eligible set is collected instead. Either way
+  // the result is exactly the max_chains nearest, ties broken by slot index.
   void Budget() {
     const float max_d2 = std::isinf(settings.max_distance) ? INFINITY : settings.max_distance * settings.max_distance;
-    int32_t count = 0;
-    for (int32_t slot_index : live_chains) {
-      ChainSlot& slot = chains[slot_index];
-      slot.want = false;
-      bool eligible;
-      if (predicate.should_simulate != nullptr) {
-        eligible = predicate.should_simulate(ChainId{static_cast<uint32_t>(slot_index), slot.generation},
-                                             slot.root_pos, predicate.user);
-      } else {
-        eligible = slot.distance2 <= max_d2;
-      }
-      if (eligible) candidates[count++] = {slot.distance2, slot_index};
-    }
     const auto live = static_cast<int32_t>(live_chains.size());
-    stats.culled_by_distance = live - count;
-    int32_t keep = count;
-    if (count > settings.max_chains) {
-      keep = settings.max_chains;
-      std::nth_element(candidates.begin(), candidates.begin() + keep, candidates.begin() + count);
+    const int32_t max_chains = settings.max_chains;
+    int32_t eligible = 0;
+    int32_t count = 0;
+    if (predicate.should_simulate != nullptr) {
+      for (int32_t i = 0; i < live; ++i) {
+        const int32_t slot = live_chains[i];
+        const ChainId id{static_cast<uint32_t>(slot), chains[slot].generation};
+        if (predicate.should_simulate(id, live_root_parent[i]->translation, predicate.user)) {
+          candidates[count++] = {live_distance2[i], slot};
+        }
+      }
+      eligible = count;
+    } else {
+      const bool prefilter = last_cutoff2 >= 0.0f && max_chains < live;
+      const float cutoff2 = prefilter ? std::min(max_d2, last_cutoff2 * 1.21f) : max_d2;
+      for (int32_t i = 0; i < live; ++i) {
+        const float d2 = live_distance2[i];
+        eligible += d2 <= max_d2 ? 1 : 0;
+        if (d2 <= cutoff2) candidates[count++] = {d2, live_chains[i]};
+      }
+      if (count < std::min(eligible, max_chains)) {
+        count = 0;
+        for (int32_t i = 0; i < live; ++i) {
+          if (live_distance2[i] <= max_d2) candidates[count++] = {live_distance2[i], live_chains[i]};
+        }
+      }
     }
-    stats.culled_by_budget = count - keep;
-    for (int32_t i = 0; i < keep; ++i) chains[candidates[i].second].want = true;
-    for (int32_t slot_index : live_chains) {
-      if (chains[slot_index].lane >= 0 && !chains[slot_index].want) ReleaseLane(slot_index);
+    stats.culled_by_distance = live - eligible;
+    const int32_t keep = std::min(eligible, max_chains);
+    if (count > keep) std::nth_element(candidates.begin(), candidates.begin() + keep, candidates.begin() + count);
+    stats.culled_by_budget = eligible - keep;
+    float cutoff = -1.0f;
+    const uint64_t frame = stats.frame;
+    for (int32_t i = 0; i < keep; ++i) {
+      chains[candidates[i].second].selected_frame = frame;
+      cutoff = std::max(cutoff, candidates[i].first);
+    }
+    last_cutoff2 = keep == max_chains && keep > 0 && std::isfinite(cutoff) ? cutoff : -1.0f;
+    // Release lanes of chains no longer selected (from the back, so a lane moved into a
+    // hole has already been visited), then give lanes to the newly selected.
+    for (ChainGroup& g : groups) {
+      for (int32_t lane = g.lanes_used - 1; lane >= 0; --lane) {
+        const int32_t owner = g.lane_owner[lane];
+        if (chains[owner].selected_frame != frame) ReleaseLane(owner);
+      }
     }
     int32_t woke = 0;
-    for (int32_t slot_index : live_chains) {
-      if (chains[slot_index].lane < 0 && chains[slot_index].want) {
-        AcquireLane(slot_index);
+    for (int32_t i = 0; i < keep; ++i) {
+      if (chains[candidates[i].second].lane < 0) {
+        AcquireLane(candidates[i].second);
         ++woke;
       }
     }
@@ -419,9 +449,8 @@ struct World::Impl {
   void PoseLane(ChainGroup& g, const ChainBlockView& v, int32_t l, ChainSlot& slot, WorkCounters& counters) {
     const ChainArchetype& a = archetypes[slot.archetype].archetype;
     const int32_t n = a.node_count;
-    bool good = IsFinite(*slot.root_parent_world);
-    for (int32_t k = 0; good && k < n; ++k) good = IsFinite(slot.animated[k]);
-    for (int32_t f = 0; good && f < slot.collider_frame_count; ++f) good = IsFinite(slot.collider_frames[f]);
+    bool good = AllFinite(slot.root_parent_world, 1) && AllFinite(slot.animated, n) &&
+                AllFinite(slot.collider_frames, slot.collider_frame_count);
     if (good) {
       std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
       slot.last_good_root_parent = *slot.root_parent_world;
@@ -430,6 +459,7 @@ struct World::Impl {
     }
     const Transform& rp = slot.last_good_root_parent;
     Transform world[detail::kMaxChainNodes];
+    bool teleported = false;
     for (int32_t k = 0; k < n; ++k) {
       const int32_t p = g.parent[k];
       world[k] = Compose(p < 0 ? rp : world[p], slot.last_good[k]);
@@ -474,8 +504,17 @@ struct World::Impl {
       v.Collider(detail::kCbz, c)[l] = pb.z;
       v.Collider(detail::kCr, c)[l] = radius;
     }
-    const bool snap = slot.wake_pending || (slot.teleported && good);
-    if (slot.teleported && good && !slot.wake_pending) ++counters.teleport;
+    // Teleport guard: the root bone jumped or turned too far since the last pose phase.
+    const Quat root_rot = Normalize(world[0].rotation);
+    if (!slot.wake_pending && good) {
+      const float moved2 = LengthSquared(world[0].translation - slot.prev_root_pos);
+      // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
+      teleported = moved2 > teleport_distance2 || std::fabs(Dot(root_rot, slot.prev_root_rot)) < teleport_cos_half_angle;
+    }
+    slot.prev_root_pos = world[0].translation;
+    slot.prev_root_rot = root_rot;
+    const bool snap = slot.wake_pending || teleported;
+    if (teleported) ++counters.teleport;
     if (snap || !good) {
       for (int32_t k = 0; k < n; ++k) {
         for (int32_t axis = 0; axis < 3; ++axis) {
@@ -854,11 +893,10 @@ Result<ChainId> World::BindChain(const ChainBinding& b) {
   slot.collider_frame_count = arch.archetype.collider_frames_needed;
   slot.last_good.assign(b.animated_local.begin(), b.animated_local.begin() + n);
   slot.last_good_root_parent = *b.root_parent_world;
-  const Transform root = Compose(slot.last_good_root_parent, slot.last_good[0]);
-  slot.root_pos = root.translation;
-  slot.root_rot = root.rotation;
   slot.live_index = static_cast<int32_t>(w.live_chains.size());
   w.live_chains.push_back(index);
+  w.live_root_parent.push_back(b.root_parent_world);
+  w.live_distance2.push_back(INFINITY);
   w.chain_by_output.emplace(b.output_local.data(), index);
   w.candidates.resize(w.live_chains.size());
   ChainGroup& g = w.groups[arch.group];
@@ -883,8 +921,12 @@ Error World::UnbindChain(ChainId id) {
   const int32_t li = slot->live_index;
   const int32_t moved = w.live_chains.back();
   w.live_chains[li] = moved;
+  w.live_root_parent[li] = w.live_root_parent.back();
+  w.live_distance2[li] = w.live_distance2.back();
   w.chains[moved].live_index = li;
   w.live_chains.pop_back();
+  w.live_root_parent.pop_back();
+  w.live_distance2.pop_back();
   --w.groups[slot->group].bound;
   slot->live = false;
   slot->live_index = -1;
