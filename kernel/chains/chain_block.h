@@ -22,7 +22,8 @@ namespace tendon::detail {
 enum NodeField : int32_t {
   kPx, kPy, kPz,              // simulated position (world)
   kQx, kQy, kQz,              // previous simulated position (verlet velocity)
-  kAx, kAy, kAz,              // animated position at the last substep (interpolation start)
+  kAx, kAy, kAz,              // animated position at the last substep (interpolation start;
+                              // kept for roots and pinned nodes only)
   kBx, kBy, kBz,              // animated position this frame (interpolation end)
   kRx, kRy, kRz, kRw,         // animated world rotation this frame
   kWx, kWy, kWz, kWw,         // written world rotation (writeback scratch)
@@ -86,10 +87,14 @@ struct ChainSolveParams {
   float wind[3] = {0, 0, 0};  // this frame's wind (sampled once per frame)
 };
 
+// How many blocks a solve call interleaves (see Solve in chain_kernel_impl.h).
+inline constexpr int32_t kSolveInterleave = 4;
+
 // A kernel set for one instruction set; see chain_kernels.cpp for the dispatch.
 struct ChainKernels {
-  // Runs params.substeps substeps over the block: integrate, stiffness, collide, link.
-  void (*solve)(const ChainBlockView& block, const ChainSolveParams& params);
+  // Runs params.substeps substeps over `count` blocks of one topology: integrate,
+  // stiffness, collide, link. Each lane's result is independent of the others'.
+  void (*solve)(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params);
   // Fills kW* and kO* (written world and local rotations) from the solved positions.
   void (*writeback)(const ChainBlockView& block);
   const char* name;

@@ -7,14 +7,14 @@
 namespace tendon::detail {
 namespace {
 using Value = xsimd::batch<float, xsimd::fma3<xsimd::avx2>>;
-void SolveBlock(const ChainBlockView& block, const ChainSolveParams& params) {
-  chain_kernel_avx2::Solve<Value>(block, params);
+void SolveBlocks(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params) {
+  chain_kernel_avx2::Solve<Value>(blocks, count, params);
 }
 void WritebackBlock(const ChainBlockView& block) { chain_kernel_avx2::Writeback<Value>(block); }
 }  // namespace
 
 const ChainKernels& ChainKernelsAvx2Fma() {
-  static const ChainKernels kernels{&SolveBlock, &WritebackBlock, "avx2+fma"};
+  static const ChainKernels kernels{&SolveBlocks, &WritebackBlock, "avx2+fma"};
   return kernels;
 }
 

@@ -7,14 +7,13 @@
 // function compiled with AVX flags shares a symbol with one compiled without them (the
 // linker could otherwise keep the AVX copy and run it on a CPU without AVX).
 //
-// The solve follows the behaviour of the Roblox BonePhysics reference, in lanes. For each
-// slice of V::size lanes (lanes never interact, so each slice runs all its substeps while
-// it sits in L1), per substep s of S, parents first:
-//   target = lerp(A, B, (s + 1) / S)  the animated pose, interpolated across the frame so a
-//                                     fast root does not jerk its chain once per frame
-//   roots and pinned lanes:           P = target
+// The solve follows the behaviour of the Roblox BonePhysics reference, in lanes. Per
+// substep s of S, parents first:
+//   roots and pinned lanes:  P = lerp(A, B, (s + 1) / S), the animated pose interpolated
+//                            across the frame so a fast root does not jerk its chain once
+//                            per frame (A: the pose at the frame's start, B: at its end)
 //   others:  v = (P - Q) * damping;  P' = P + v + (g * gravity_scale + w * wind_scale) dt^2
-//            P' = lerp(P', target, stiffness)
+//            P' = lerp(P', B, stiffness)
 //            push P' out of (or into) every collider, by the node radius
 //            P' = parent + (P' - parent) * rest / |P' - parent|   (exact link length)
 //   Q = P;  P = P'
@@ -100,67 +99,90 @@ inline V3<V> Collide(const ChainBlockView& b, int32_t c, int32_t lane, V3<V> p, 
   return Select3(inside, Add(q, Scale(d, limit / dist)), p);
 }
 
+// One substep's update of node k in `lane_count` lanes of one block (see the file note).
 template <class V>
-void Solve(const ChainBlockView& b, const ChainSolveParams& sp) {
+inline void SolveNode(const ChainBlockView& b, int32_t k, int32_t parent, int32_t lane, const V& alpha,
+                      const V3<V>& gravity_dt2, const V3<V>& wind_dt2) {
+  using O = Ops<V>;
+  const V3<V> p = LoadV3<V>(b, kPx, k, lane);
+  if (parent < 0) {
+    StoreV3(b, kQx, k, lane, p);
+    StoreV3(b, kPx, k, lane, Lerp3(LoadV3<V>(b, kAx, k, lane), LoadV3<V>(b, kBx, k, lane), alpha));
+    return;
+  }
+  // Stiffness pulls toward this frame's animated pose; nodes pinned by override follow the
+  // pose interpolated across the frame, like roots (their A is only read when one is).
+  const V3<V> anim = LoadV3<V>(b, kBx, k, lane);
+  const auto pinned = O::Load(b.Node(kPinned, k) + lane) > O::Splat(0.5f);
+  const V3<V> q = LoadV3<V>(b, kQx, k, lane);
+  const V damping = O::Load(b.Node(kDamping, k) + lane);
+  const V stiffness = O::Load(b.Node(kStiffness, k) + lane);
+  const V gs = O::Load(b.Node(kGravityScale, k) + lane);
+  const V ws = O::Load(b.Node(kWindScale, k) + lane);
+  // Integrate: P' = P + (P - Q) * damping + (g * gs + w * ws) * dt^2.
+  V3<V> n{O::Fma(p.x - q.x, damping, p.x), O::Fma(p.y - q.y, damping, p.y), O::Fma(p.z - q.z, damping, p.z)};
+  n.x = n.x + O::Fma(gravity_dt2.x, gs, wind_dt2.x * ws);
+  n.y = n.y + O::Fma(gravity_dt2.y, gs, wind_dt2.y * ws);
+  n.z = n.z + O::Fma(gravity_dt2.z, gs, wind_dt2.z * ws);
+  // Stiffness: pose-hold strength toward the animated pose.
+  n = Lerp3(n, anim, stiffness);
+  if (b.collider_count > 0) {
+    const V radius = O::Load(b.Node(kRadius, k) + lane);
+    for (int32_t c = 0; c < b.collider_count; ++c) n = Collide<V>(b, c, lane, n, radius);
+  }
+  // Inextensible link: the parent is final for this substep (parents first).
+  const V3<V> pp = LoadV3<V>(b, kPx, parent, lane);
+  V3<V> d = Sub(n, pp);
+  V len2 = Dot3(d, d);
+  const auto degenerate = len2 < O::Splat(1e-20f);
+  if (O::AnyOf(degenerate)) {
+    // Collapsed onto the parent: fall back to the animated segment direction.
+    const V3<V> anim_d = Sub(anim, LoadV3<V>(b, kBx, parent, lane));
+    d = Select3(degenerate, anim_d, d);
+    len2 = O::Max(Dot3(d, d), O::Splat(1e-30f));
+  }
+  const V scale = O::Load(b.Node(kRest, k) + lane) / O::Sqrt(len2);
+  n = Add(pp, Scale(d, scale));
+  if (O::AnyOf(pinned)) n = Select3(pinned, Lerp3(LoadV3<V>(b, kAx, k, lane), anim, alpha), n);
+  StoreV3(b, kQx, k, lane, p);
+  StoreV3(b, kPx, k, lane, n);
+}
+
+// Runs params.substeps substeps over `count` blocks that share a topology. The blocks are
+// interleaved node by node: node k of one block depends on its parent's result from the
+// line before (a chain of sqrt and divide latencies), so giving the CPU several
+// independent blocks at each node is what keeps its pipelines full.
+template <class V>
+void Solve(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& sp) {
   using O = Ops<V>;
   constexpr int32_t kW = O::kSize;
   static_assert(kBlockLanes % kW == 0, "the block width must be a multiple of the batch width");
-  if (sp.substeps <= 0) return;
+  if (sp.substeps <= 0 || count <= 0) return;
+  const ChainBlockView& topology = blocks[0];
   const float dt2 = sp.dt * sp.dt;
-  const V gx = O::Splat(sp.gravity[0] * dt2), gy = O::Splat(sp.gravity[1] * dt2),
-          gz = O::Splat(sp.gravity[2] * dt2);
-  const V wx = O::Splat(sp.wind[0] * dt2), wy = O::Splat(sp.wind[1] * dt2), wz = O::Splat(sp.wind[2] * dt2);
+  const V3<V> gravity_dt2{O::Splat(sp.gravity[0] * dt2), O::Splat(sp.gravity[1] * dt2), O::Splat(sp.gravity[2] * dt2)};
+  const V3<V> wind_dt2{O::Splat(sp.wind[0] * dt2), O::Splat(sp.wind[1] * dt2), O::Splat(sp.wind[2] * dt2)};
   const float inv_substeps = 1.0f / static_cast<float>(sp.substeps);
-  for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
-    for (int32_t s = 0; s < sp.substeps; ++s) {
-      const V alpha = O::Splat(s + 1 == sp.substeps ? 1.0f : static_cast<float>(s + 1) * inv_substeps);
-      for (int32_t k = 0; k < b.node_count; ++k) {
-        const V3<V> target = Lerp3(LoadV3<V>(b, kAx, k, lane), LoadV3<V>(b, kBx, k, lane), alpha);
-        const V3<V> p = LoadV3<V>(b, kPx, k, lane);
-        const int32_t parent = b.parent[k];
-        if (parent < 0) {
-          StoreV3(b, kQx, k, lane, p);
-          StoreV3(b, kPx, k, lane, target);
-          continue;
+  for (int32_t s = 0; s < sp.substeps; ++s) {
+    const V alpha = O::Splat(s + 1 == sp.substeps ? 1.0f : static_cast<float>(s + 1) * inv_substeps);
+    for (int32_t k = 0; k < topology.node_count; ++k) {
+      const int32_t parent = topology.parent[k];
+      for (int32_t g = 0; g < count; ++g) {
+        for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+          SolveNode<V>(blocks[g], k, parent, lane, alpha, gravity_dt2, wind_dt2);
         }
-        const V3<V> q = LoadV3<V>(b, kQx, k, lane);
-        const V damping = O::Load(b.Node(kDamping, k) + lane);
-        const V stiffness = O::Load(b.Node(kStiffness, k) + lane);
-        const V gs = O::Load(b.Node(kGravityScale, k) + lane);
-        const V ws = O::Load(b.Node(kWindScale, k) + lane);
-        // Integrate: P' = P + (P - Q) * damping + (g * gs + w * ws) * dt^2.
-        V3<V> n{O::Fma(p.x - q.x, damping, p.x), O::Fma(p.y - q.y, damping, p.y),
-                O::Fma(p.z - q.z, damping, p.z)};
-        n.x = n.x + O::Fma(gx, gs, wx * ws);
-        n.y = n.y + O::Fma(gy, gs, wy * ws);
-        n.z = n.z + O::Fma(gz, gs, wz * ws);
-        // Stiffness: pose-hold strength toward the animated pose.
-        n = Lerp3(n, target, stiffness);
-        if (b.collider_count > 0) {
-          const V radius = O::Load(b.Node(kRadius, k) + lane);
-          for (int32_t c = 0; c < b.collider_count; ++c) n = Collide<V>(b, c, lane, n, radius);
-        }
-        // Inextensible link: the parent is final for this substep (parents first).
-        const V3<V> pp = LoadV3<V>(b, kPx, parent, lane);
-        V3<V> d = Sub(n, pp);
-        V len2 = Dot3(d, d);
-        const auto degenerate = len2 < O::Splat(1e-20f);
-        if (O::AnyOf(degenerate)) {
-          // Collapsed onto the parent: fall back to the animated segment direction.
-          const V3<V> anim_d = Sub(LoadV3<V>(b, kBx, k, lane), LoadV3<V>(b, kBx, parent, lane));
-          d = Select3(degenerate, anim_d, d);
-          len2 = O::Max(Dot3(d, d), O::Splat(1e-30f));
-        }
-        const V scale = O::Load(b.Node(kRest, k) + lane) / O::Sqrt(len2);
-        n = Add(pp, Scale(d, scale));
-        const auto pinned = O::Load(b.Node(kPinned, k) + lane) > O::Splat(0.5f);
-        n = Select3(pinned, target, n);
-        StoreV3(b, kQx, k, lane, p);
-        StoreV3(b, kPx, k, lane, n);
       }
     }
-    // The next frame interpolates from where this one ended.
-    for (int32_t k = 0; k < b.node_count; ++k) StoreV3(b, kAx, k, lane, LoadV3<V>(b, kBx, k, lane));
+  }
+  // The next frame interpolates pinned nodes from where this one ended.
+  for (int32_t g = 0; g < count; ++g) {
+    const ChainBlockView& b = blocks[g];
+    for (int32_t k = 0; k < b.node_count; ++k) {
+      for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+        if (b.parent[k] >= 0 && !O::AnyOf(O::Load(b.Node(kPinned, k) + lane) > O::Splat(0.5f))) continue;
+        StoreV3(b, kAx, k, lane, LoadV3<V>(b, kBx, k, lane));
+      }
+    }
   }
 }
 

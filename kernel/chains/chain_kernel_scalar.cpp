@@ -7,14 +7,14 @@
 namespace tendon::detail {
 namespace {
 using Value = float;
-void SolveBlock(const ChainBlockView& block, const ChainSolveParams& params) {
-  chain_kernel_scalar::Solve<Value>(block, params);
+void SolveBlocks(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params) {
+  chain_kernel_scalar::Solve<Value>(blocks, count, params);
 }
 void WritebackBlock(const ChainBlockView& block) { chain_kernel_scalar::Writeback<Value>(block); }
 }  // namespace
 
 const ChainKernels& ChainKernelsScalar() {
-  static const ChainKernels kernels{&SolveBlock, &WritebackBlock, "scalar"};
+  static const ChainKernels kernels{&SolveBlocks, &WritebackBlock, "scalar"};
   return kernels;
 }
 

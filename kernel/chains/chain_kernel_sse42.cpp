@@ -7,14 +7,14 @@
 namespace tendon::detail {
 namespace {
 using Value = xsimd::batch<float, xsimd::sse4_2>;
-void SolveBlock(const ChainBlockView& block, const ChainSolveParams& params) {
-  chain_kernel_sse42::Solve<Value>(block, params);
+void SolveBlocks(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params) {
+  chain_kernel_sse42::Solve<Value>(blocks, count, params);
 }
 void WritebackBlock(const ChainBlockView& block) { chain_kernel_sse42::Writeback<Value>(block); }
 }  // namespace
 
 const ChainKernels& ChainKernelsSse42() {
-  static const ChainKernels kernels{&SolveBlock, &WritebackBlock, "sse4.2"};
+  static const ChainKernels kernels{&SolveBlocks, &WritebackBlock, "sse4.2"};
   return kernels;
 }
 

@@ -15,6 +15,7 @@ const char* ToString(Isa isa) {
   switch (isa) {
     case Isa::kAuto: return "auto";
     case Isa::kScalar: return "scalar";
+    case Isa::kScalarFma: return "scalar+fma";
     case Isa::kSse2: return "sse2";
     case Isa::kSse42: return "sse4.2";
     case Isa::kAvx2Fma: return "avx2+fma";
@@ -26,7 +27,8 @@ bool IsIsaSupported(Isa isa) {
   const auto available = xsimd::available_architectures();
   switch (isa) {
     case Isa::kAuto:
-    case Isa::kScalar: return true;
+    case Isa::kScalar:
+    case Isa::kScalarFma: return true;
     case Isa::kSse2: return available.sse2 != 0;
     case Isa::kSse42: return available.sse4_2 != 0;
     case Isa::kAvx2Fma: return available.avx2 != 0 && available.fma3_avx2 != 0;
@@ -48,6 +50,7 @@ Isa ResolveIsa(Isa requested) {
 
 const ChainKernels& ChainKernelsFor(Isa isa) {
   switch (isa) {
+    case Isa::kScalarFma: return ChainKernelsScalarFma();
     case Isa::kSse2: return ChainKernelsSse2();
     case Isa::kSse42: return ChainKernelsSse42();
     case Isa::kAvx2Fma: return ChainKernelsAvx2Fma();

@@ -8,6 +8,7 @@
 namespace tendon::detail {
 
 const ChainKernels& ChainKernelsScalar();
+const ChainKernels& ChainKernelsScalarFma();
 const ChainKernels& ChainKernelsSse2();
 const ChainKernels& ChainKernelsSse42();
 const ChainKernels& ChainKernelsAvx2Fma();

@@ -4,9 +4,11 @@
 // either `float` (the scalar reference, one lane at a time) or xsimd::batch<float, Arch>
 // for an explicit Arch (never the default batch: this header is included by translation
 // units compiled with different instruction-set flags, so every batch type here names its
-// architecture). Ops<V> supplies load/store, select, sqrt and fused multiply-add. The
-// scalar reference deliberately does not fuse (a*b+c rounds twice), so "SIMD agrees with
-// scalar" tests the SIMD kernel against plainly evaluated arithmetic.
+// architecture). Ops<V> supplies load/store, select, sqrt and multiply-add. Multiply-add
+// is fused (one rounding) exactly where the instruction set fuses it: plain float rounds
+// twice, like SSE; FusedFloat rounds once, like AVX2+FMA. The kernels are compiled with
+// -ffp-contract=off, so no other expression is fused behind the code's back, and the
+// scalar reference of each kernel evaluates the same arithmetic.
 #pragma once
 
 #include <cmath>
@@ -32,6 +34,36 @@ struct Ops<float> {
   static float Max(float a, float b) { return a > b ? a : b; }
   static float Min(float a, float b) { return a < b ? a : b; }
   static float Abs(float a) { return std::fabs(a); }
+  static bool AnyOf(bool m) { return m; }
+};
+
+// A float whose multiply-adds are fused (one rounding, std::fma): the scalar reference for
+// kernels that use FMA instructions, so that both evaluate the same arithmetic.
+struct FusedFloat {
+  float v;
+  friend FusedFloat operator+(FusedFloat a, FusedFloat b) { return {a.v + b.v}; }
+  friend FusedFloat operator-(FusedFloat a, FusedFloat b) { return {a.v - b.v}; }
+  friend FusedFloat operator*(FusedFloat a, FusedFloat b) { return {a.v * b.v}; }
+  friend FusedFloat operator/(FusedFloat a, FusedFloat b) { return {a.v / b.v}; }
+  friend FusedFloat operator-(FusedFloat a) { return {-a.v}; }
+  friend bool operator<(FusedFloat a, FusedFloat b) { return a.v < b.v; }
+  friend bool operator>(FusedFloat a, FusedFloat b) { return a.v > b.v; }
+};
+
+template <>
+struct Ops<FusedFloat> {
+  using V = FusedFloat;
+  using Mask = bool;
+  static constexpr int32_t kSize = 1;
+  static V Load(const float* p) { return {*p}; }
+  static void Store(float* p, V v) { *p = v.v; }
+  static V Splat(float v) { return {v}; }
+  static V Sqrt(V v) { return {std::sqrt(v.v)}; }
+  static V Fma(V a, V b, V c) { return {std::fma(a.v, b.v, c.v)}; }
+  static V Select(bool m, V a, V b) { return m ? a : b; }
+  static V Max(V a, V b) { return a.v > b.v ? a : b; }
+  static V Min(V a, V b) { return a.v < b.v ? a : b; }
+  static V Abs(V a) { return {std::fabs(a.v)}; }
   static bool AnyOf(bool m) { return m; }
 };
 

@@ -558,9 +558,20 @@ struct World::Impl {
     params.wind[2] = frame_wind.z;
     const detail::ChainKernels* k = kernels;
     auto task = [&](int32_t begin, int32_t end, uint32_t) {
-      for (int32_t i = begin; i < end; ++i) k->solve(groups[work[i].group].View(work[i].block), params);
+      // Runs of consecutive blocks of one topology go to the kernel together.
+      ChainBlockView views[detail::kSolveInterleave];
+      int32_t i = begin;
+      while (i < end) {
+        const int32_t group = work[i].group;
+        int32_t count = 0;
+        while (i < end && count < detail::kSolveInterleave && work[i].group == group) {
+          views[count++] = groups[group].View(work[i].block);
+          ++i;
+        }
+        k->solve(views, count, params);
+      }
     };
-    ParallelFor(work_count, 1, task);
+    ParallelFor(work_count, detail::kSolveInterleave, task);
   }
 
   void ResetLane(const ChainBlockView& v, int32_t l, ChainSlot& slot) {
