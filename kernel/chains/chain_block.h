@@ -20,18 +20,21 @@ namespace tendon::detail {
 
 // Per node, per lane.
 enum NodeField : int32_t {
+  // Read or written by every substep: kept together at the front of the block so that a
+  // solve streams one contiguous region.
   kPx, kPy, kPz,              // simulated position (world)
   kQx, kQy, kQz,              // previous simulated position (verlet velocity)
+  kBx, kBy, kBz,              // animated position this frame (interpolation end)
+  kRest,                      // link rest length to the parent (m)
+  kDamping, kStiffness, kGravityScale, kWindScale,
+  kPinned,                    // 1: copies the animated pose (roots, padding), 0: simulated
+  kRadius,                    // node collision radius (m)
+  // Read once per frame.
   kAx, kAy, kAz,              // animated position at the last substep (interpolation start;
                               // kept for roots and pinned nodes only)
-  kBx, kBy, kBz,              // animated position this frame (interpolation end)
   kRx, kRy, kRz, kRw,         // animated world rotation this frame
   kWx, kWy, kWz, kWw,         // written world rotation (writeback scratch)
   kOx, kOy, kOz, kOw,         // written local rotation (writeback output)
-  kRest,                      // link rest length to the parent (m)
-  kDamping, kStiffness, kGravityScale, kWindScale,
-  kRadius,                    // node collision radius (m)
-  kPinned,                    // 1: copies the animated pose (roots, padding), 0: simulated
   kNodeFieldCount
 };
 

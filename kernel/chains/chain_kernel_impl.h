@@ -95,7 +95,7 @@ inline V3<V> Collide(const ChainBlockView& b, int32_t c, int32_t lane, V3<V> p, 
   }
   const V limit = r + node_radius;
   // A node exactly at the core has no direction to leave by; it stays (rare, harmless).
-  const auto inside = (dist < limit) & (dist2 > O::Splat(1e-20f));
+  const auto inside = O::And(dist < limit, dist2 > O::Splat(1e-20f));
   return Select3(inside, Add(q, Scale(d, limit / dist)), p);
 }
 

@@ -4,7 +4,9 @@
 // either `float` (the scalar reference, one lane at a time) or xsimd::batch<float, Arch>
 // for an explicit Arch (never the default batch: this header is included by translation
 // units compiled with different instruction-set flags, so every batch type here names its
-// architecture). Ops<V> supplies load/store, select, sqrt and multiply-add. Multiply-add
+// architecture). Ops<V> supplies load/store, select, sqrt and multiply-add. (An rsqrt
+// estimate with a Newton step was measured: no faster here, and it loses the bit-level
+// agreement with the references, so every kernel divides by an exact sqrt.) Multiply-add
 // is fused (one rounding) exactly where the instruction set fuses it: plain float rounds
 // twice, like SSE; FusedFloat rounds once, like AVX2+FMA. The kernels are compiled with
 // -ffp-contract=off, so no other expression is fused behind the code's back, and the
@@ -35,6 +37,7 @@ struct Ops<float> {
   static float Min(float a, float b) { return a < b ? a : b; }
   static float Abs(float a) { return std::fabs(a); }
   static bool AnyOf(bool m) { return m; }
+  static bool And(bool a, bool b) { return a && b; }
 };
 
 // A float whose multiply-adds are fused (one rounding, std::fma): the scalar reference for
@@ -65,6 +68,7 @@ struct Ops<FusedFloat> {
   static V Min(V a, V b) { return a.v < b.v ? a : b; }
   static V Abs(V a) { return {std::fabs(a.v)}; }
   static bool AnyOf(bool m) { return m; }
+  static bool And(bool a, bool b) { return a && b; }
 };
 
 template <class Arch>
@@ -82,6 +86,7 @@ struct Ops<xsimd::batch<float, Arch>> {
   static B Min(const B& a, const B& b) { return xsimd::min(a, b); }
   static B Abs(const B& a) { return xsimd::abs(a); }
   static bool AnyOf(const Mask& m) { return xsimd::any(m); }
+  static Mask And(const Mask& a, const Mask& b) { return a & b; }
 };
 
 // Three lanes-wide components; V3<float> is a plain vector.
