@@ -228,6 +228,30 @@ TEST(ChainSolve, PinnedOverrideNodesFollowTheAnimation) {
   EXPECT_NEAR(p[4].y, 2.0f, 1e-6f);
 }
 
+TEST(ChainSolve, PerNodeOverridesApplyPerLaneInASharedBlock) {
+  for (Isa isa : {Isa::kScalar, Isa::kAuto}) {
+    WorldSettings ws;
+    ws.isa = isa;
+    auto w = MakeWorld(ws);
+    ChainArchetypeSettings plain = Strand(5, 0.1f, {1, 0, 0});
+    plain.settings.stiffness = 0.0f;
+    ChainArchetypeSettings held = plain;  // same topology: shares the block
+    for (int k = 1; k < 5; ++k) held.overrides.push_back({.node = k, .stiffness = 1.0f});
+    const ChainArchetypeId pa = w->BuildChainArchetype(plain).value();
+    const ChainArchetypeId ha = w->BuildChainArchetype(held).value();
+    HostChain host_plain(plain, {0, 2, 0}), host_held(held, {1, 2, 0});
+    const ChainId pid = w->BindChain(host_plain.Binding(pa)).value();
+    const ChainId hid = w->BindChain(host_held.Binding(ha)).value();
+    for (int frame = 0; frame < 120; ++frame) w->Step(kStep);
+    EXPECT_EQ(w->LastStats().chain_blocks, 1);
+    const auto p = Positions(*w, pid, 5);
+    const auto h = Positions(*w, hid, 5);
+    EXPECT_NEAR(p[4].y, 2.0f - 0.4f, 2e-3f) << ToString(isa);  // hangs
+    EXPECT_NEAR(h[4].y, 2.0f, 1e-5f) << ToString(isa);         // held by the overrides
+    EXPECT_NEAR(h[4].x, 1.4f, 1e-5f) << ToString(isa);
+  }
+}
+
 TEST(ChainWriteback, WorldPosesThroughWrittenLocalsMatchTheSimulation) {
   auto w = MakeWorld();
   ChainArchetypeSettings s = Strand(6, 0.1f, {1, 0, 0});

@@ -178,6 +178,7 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
           e.code != ErrorCode::kNone)
         return e;
       item.dest[ov.node] = *item.value;
+      if (item.member != std::string(".radius")) a.uniform_parameters = false;
     }
     if (ov.pinned) {
       if (!*ov.pinned && a.topology.parent[ov.node] < 0) {

@@ -36,6 +36,7 @@ struct ChainArchetype {
   // Per node, overrides applied.
   std::vector<float> rest_length, damping, stiffness, gravity_scale, wind_scale, radius, pinned;
   std::vector<ColliderSettings> colliders;
+  bool uniform_parameters = true;  // no override changes damping, stiffness or the scales
   int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders use
 };
 

@@ -41,6 +41,11 @@ enum NodeField : int32_t {
 // Per lane (not per node).
 enum LaneField : int32_t {
   kRootParentRx, kRootParentRy, kRootParentRz, kRootParentRw,  // rotation roots are local to
+  // The chain's damping, stiffness and scales when no node overrides them (kUniform = 1):
+  // then the solve reads these four (hot in L1 for the whole block) instead of four
+  // per-node fields, a quarter less memory traffic per node.
+  kLaneDamping, kLaneStiffness, kLaneGravityScale, kLaneWindScale,
+  kUniform,
   kLaneFieldCount
 };
 

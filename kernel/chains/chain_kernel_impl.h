@@ -102,7 +102,7 @@ inline V3<V> Collide(const ChainBlockView& b, int32_t c, int32_t lane, V3<V> p, 
 // One substep's update of node k in `lane_count` lanes of one block (see the file note).
 template <class V>
 inline void SolveNode(const ChainBlockView& b, int32_t k, int32_t parent, int32_t lane, const V& alpha,
-                      const V3<V>& gravity_dt2, const V3<V>& wind_dt2) {
+                      const V3<V>& gravity_dt2, const V3<V>& wind_dt2, bool uniform) {
   using O = Ops<V>;
   const V3<V> p = LoadV3<V>(b, kPx, k, lane);
   if (parent < 0) {
@@ -115,10 +115,10 @@ inline void SolveNode(const ChainBlockView& b, int32_t k, int32_t parent, int32_
   const V3<V> anim = LoadV3<V>(b, kBx, k, lane);
   const auto pinned = O::Load(b.Node(kPinned, k) + lane) > O::Splat(0.5f);
   const V3<V> q = LoadV3<V>(b, kQx, k, lane);
-  const V damping = O::Load(b.Node(kDamping, k) + lane);
-  const V stiffness = O::Load(b.Node(kStiffness, k) + lane);
-  const V gs = O::Load(b.Node(kGravityScale, k) + lane);
-  const V ws = O::Load(b.Node(kWindScale, k) + lane);
+  const V damping = O::Load((uniform ? b.Lane(kLaneDamping) : b.Node(kDamping, k)) + lane);
+  const V stiffness = O::Load((uniform ? b.Lane(kLaneStiffness) : b.Node(kStiffness, k)) + lane);
+  const V gs = O::Load((uniform ? b.Lane(kLaneGravityScale) : b.Node(kGravityScale, k)) + lane);
+  const V ws = O::Load((uniform ? b.Lane(kLaneWindScale) : b.Node(kWindScale, k)) + lane);
   // Integrate: P' = P + (P - Q) * damping + (g * gs + w * ws) * dt^2.
   V3<V> n{O::Fma(p.x - q.x, damping, p.x), O::Fma(p.y - q.y, damping, p.y), O::Fma(p.z - q.z, damping, p.z)};
   n.x = n.x + O::Fma(gravity_dt2.x, gs, wind_dt2.x * ws);
@@ -152,24 +152,32 @@ inline void SolveNode(const ChainBlockView& b, int32_t k, int32_t parent, int32_
 // interleaved node by node: node k of one block depends on its parent's result from the
 // line before (a chain of sqrt and divide latencies), so giving the CPU several
 // independent blocks at each node is what keeps its pipelines full.
+// `count` is at most 64 (callers pass kSolveInterleave).
 template <class V>
 void Solve(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& sp) {
   using O = Ops<V>;
   constexpr int32_t kW = O::kSize;
   static_assert(kBlockLanes % kW == 0, "the block width must be a multiple of the batch width");
-  if (sp.substeps <= 0 || count <= 0) return;
+  if (sp.substeps <= 0 || count <= 0 || count > 64) return;
   const ChainBlockView& topology = blocks[0];
   const float dt2 = sp.dt * sp.dt;
   const V3<V> gravity_dt2{O::Splat(sp.gravity[0] * dt2), O::Splat(sp.gravity[1] * dt2), O::Splat(sp.gravity[2] * dt2)};
   const V3<V> wind_dt2{O::Splat(sp.wind[0] * dt2), O::Splat(sp.wind[1] * dt2), O::Splat(sp.wind[2] * dt2)};
   const float inv_substeps = 1.0f / static_cast<float>(sp.substeps);
+  bool uniform[64];
+  for (int32_t g = 0; g < count; ++g) {
+    const float* flags = blocks[g].Lane(kUniform);
+    bool all = true;
+    for (int32_t l = 0; l < kBlockLanes; ++l) all = all && flags[l] > 0.5f;
+    uniform[g] = all;
+  }
   for (int32_t s = 0; s < sp.substeps; ++s) {
     const V alpha = O::Splat(s + 1 == sp.substeps ? 1.0f : static_cast<float>(s + 1) * inv_substeps);
     for (int32_t k = 0; k < topology.node_count; ++k) {
       const int32_t parent = topology.parent[k];
       for (int32_t g = 0; g < count; ++g) {
         for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
-          SolveNode<V>(blocks[g], k, parent, lane, alpha, gravity_dt2, wind_dt2);
+          SolveNode<V>(blocks[g], k, parent, lane, alpha, gravity_dt2, wind_dt2, uniform[g]);
         }
       }
     }

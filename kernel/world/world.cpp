@@ -292,6 +292,7 @@ struct World::Impl {
     }
     const int32_t lane_base = detail::kNodeFieldCount * g.node_count;
     g.padding_column[lane_base + detail::kRootParentRw] = 1.0f;
+    g.padding_column[lane_base + detail::kUniform] = 1.0f;
     const int32_t collider_base = lane_base + detail::kLaneFieldCount;
     for (int32_t c = 0; c < g.collider_count; ++c) {
       auto cset = [&](int32_t field, float v) { g.padding_column[collider_base + field * g.collider_count + c] = v; };
@@ -345,6 +346,11 @@ struct World::Impl {
       v.Node(detail::kRadius, k)[l] = a.radius[k];
       v.Node(detail::kPinned, k)[l] = a.pinned[k];
     }
+    v.Lane(detail::kLaneDamping)[l] = a.damping[0];
+    v.Lane(detail::kLaneStiffness)[l] = a.stiffness[0];
+    v.Lane(detail::kLaneGravityScale)[l] = a.gravity_scale[0];
+    v.Lane(detail::kLaneWindScale)[l] = a.wind_scale[0];
+    v.Lane(detail::kUniform)[l] = a.uniform_parameters ? 1.0f : 0.0f;
   }
 
   // ---- phases ----
