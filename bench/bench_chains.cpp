@@ -105,7 +105,21 @@ void ChainWriteback(benchmark::State& state, int n, int c) {
 void ChainBudget(benchmark::State& state, int bound, int simulated) {
   auto rig = MakeRig(Isa::kAuto, 8, bound, 1, simulated, false);
   // Every frame reads every bound root (gather) and selects the nearest `simulated`.
-  for (auto _ : state) rig->world->Step(1.0f / 60.0f);
+  PhaseTimes sum{};
+  for (auto _ : state) {
+    const FrameStats& st = rig->world->Step(1.0f / 60.0f);
+    sum.gather_ms += st.times.gather_ms;
+    sum.budget_ms += st.times.budget_ms;
+    sum.pose_ms += st.times.pose_ms;
+    sum.solve_ms += st.times.solve_ms;
+    sum.writeback_ms += st.times.writeback_ms;
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["gather_us"] = sum.gather_ms * 1e3 / n;
+  state.counters["budget_us"] = sum.budget_ms * 1e3 / n;
+  state.counters["pose_us"] = sum.pose_ms * 1e3 / n;
+  state.counters["solve_us"] = sum.solve_ms * 1e3 / n;
+  state.counters["writeback_us"] = sum.writeback_ms * 1e3 / n;
   const FrameStats& st = rig->world->LastStats();
   state.counters["simulated"] = st.simulated_chains;
   state.counters["ns_per_simulated_chain"] = benchmark::Counter(

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <new>
 #include <unordered_map>
 #include <vector>
 
@@ -162,6 +163,13 @@ bool AllFinite(const Transform* t, int32_t count) {
   return acc == 0.0f;
 }
 
+// Stack space for a chain's world pose, left uninitialised (Transform is trivially
+// destructible; entries are constructed as they are computed).
+struct PoseScratch {
+  alignas(Transform) unsigned char bytes[sizeof(Transform) * detail::kMaxChainNodes];
+  Transform* world() { return reinterpret_cast<Transform*>(bytes); }
+};
+
 double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -198,6 +206,8 @@ struct World::Impl {
   std::vector<const Transform*> live_root_parent;   // host frame the roots hang from
   std::vector<float> live_distance2;                // this frame's squared camera distance
   float last_cutoff2 = -1.0f;  // the budget's farthest selected distance^2, last frame
+  float gather_cutoff2 = 0.0f;
+  std::vector<int32_t> chunk_eligible, chunk_kept;  // per gather chunk
   std::unordered_map<const void*, int32_t> chain_by_output;
 
   std::vector<PendulumSlot> pendulums;
@@ -354,24 +364,37 @@ struct World::Impl {
   }
 
   // ---- phases ----
-  // Squared camera distance of every bound chain, measured at the origin of the frame its
-  // roots hang from (one host read per chain; many chains share a frame).
+  // The only pass over every bound chain: its squared camera distance, measured at the
+  // origin of the frame its roots hang from (one host read per chain; many chains share a
+  // frame), counted against max_distance, and, when the budget bound last frame, kept as a
+  // candidate only if it is within last frame's cut-off plus a margin. Each chunk writes
+  // its candidates to its own stretch of `candidates`; Budget compacts them in order.
   void Gather() {
     const auto live = static_cast<int32_t>(live_chains.size());
     const Vec3 cam = camera;
+    const float max_d2 = std::isinf(settings.max_distance) ? INFINITY : settings.max_distance * settings.max_distance;
+    const bool prefilter = predicate.should_simulate == nullptr && last_cutoff2 >= 0.0f && settings.max_chains < live;
+    gather_cutoff2 = prefilter ? std::min(max_d2, last_cutoff2 * 1.21f) : max_d2;
+    const float cutoff2 = gather_cutoff2;
+    const int32_t chunks = (live + kGatherChunk - 1) / kGatherChunk;
     auto task = [&](int32_t begin, int32_t end, uint32_t) {
       for (int32_t chunk = begin; chunk < end; ++chunk) {
         const int32_t first = chunk * kGatherChunk;
         const int32_t last = std::min(live, first + kGatherChunk);
+        int32_t eligible = 0, kept = 0;
         for (int32_t i = first; i < last; ++i) {
           const Vec3 d = live_root_parent[i]->translation - cam;
-          const float d2 = LengthSquared(d);
-          // Non-finite host input sorts last and fails the distance test.
-          live_distance2[i] = d2 == d2 ? d2 : INFINITY;
+          float d2 = LengthSquared(d);
+          d2 = d2 == d2 ? d2 : INFINITY;  // non-finite host input sorts last, fails the test
+          live_distance2[i] = d2;
+          eligible += d2 <= max_d2 ? 1 : 0;
+          if (d2 <= cutoff2) candidates[first + kept++] = {d2, live_chains[i]};
         }
+        chunk_eligible[chunk] = eligible;
+        chunk_kept[chunk] = kept;
       }
     };
-    ParallelFor((live + kGatherChunk - 1) / kGatherChunk, 1, task);
+    ParallelFor(chunks, 1, task);
   }
 
   // Eligibility and the nearest-N budget, then lane changes. O(bound) only in one tight
@@ -396,12 +419,11 @@ struct World::Impl {
       }
       eligible = count;
     } else {
-      const bool prefilter = last_cutoff2 >= 0.0f && max_chains < live;
-      const float cutoff2 = prefilter ? std::min(max_d2, last_cutoff2 * 1.21f) : max_d2;
-      for (int32_t i = 0; i < live; ++i) {
-        const float d2 = live_distance2[i];
-        eligible += d2 <= max_d2 ? 1 : 0;
-        if (d2 <= cutoff2) candidates[count++] = {d2, live_chains[i]};
+      const int32_t chunks = (live + kGatherChunk - 1) / kGatherChunk;
+      for (int32_t c = 0; c < chunks; ++c) {
+        eligible += chunk_eligible[c];
+        const int32_t from = c * kGatherChunk;
+        for (int32_t j = 0; j < chunk_kept[c]; ++j) candidates[count++] = candidates[from + j];
       }
       if (count < std::min(eligible, max_chains)) {
         count = 0;
@@ -464,11 +486,13 @@ struct World::Impl {
       ++counters.bad_input;
     }
     const Transform& rp = slot.last_good_root_parent;
-    Transform world[detail::kMaxChainNodes];
+    // Uninitialised scratch: a Transform array would construct all kMaxChainNodes entries.
+    PoseScratch scratch;
+    Transform* world = scratch.world();
     bool teleported = false;
     for (int32_t k = 0; k < n; ++k) {
       const int32_t p = g.parent[k];
-      world[k] = Compose(p < 0 ? rp : world[p], slot.last_good[k]);
+      new (&world[k]) Transform(Compose(p < 0 ? rp : world[p], slot.last_good[k]));
       v.Node(detail::kBx, k)[l] = world[k].translation.x;
       v.Node(detail::kBy, k)[l] = world[k].translation.y;
       v.Node(detail::kBz, k)[l] = world[k].translation.z;
@@ -916,6 +940,8 @@ Result<ChainId> World::BindChain(const ChainBinding& b) {
   w.live_distance2.push_back(INFINITY);
   w.chain_by_output.emplace(b.output_local.data(), index);
   w.candidates.resize(w.live_chains.size());
+  w.chunk_eligible.resize((w.live_chains.size() + kGatherChunk - 1) / kGatherChunk);
+  w.chunk_kept.resize(w.chunk_eligible.size());
   ChainGroup& g = w.groups[arch.group];
   ++g.bound;
   w.ReserveGroup(g);
@@ -1074,10 +1100,11 @@ Error World::GetChainNodePositions(ChainId id, std::span<Vec3> out) const {
     return {};
   }
   const ChainArchetype& a = w.archetypes[s->archetype].archetype;
-  Transform world[detail::kMaxChainNodes];
+  PoseScratch scratch;
+  Transform* world = scratch.world();
   for (int32_t k = 0; k < s->bone_count; ++k) {
     const int32_t p = a.topology.parent[k];
-    world[k] = Compose(p < 0 ? s->last_good_root_parent : world[p], s->last_good[k]);
+    new (&world[k]) Transform(Compose(p < 0 ? s->last_good_root_parent : world[p], s->last_good[k]));
     out[k] = world[k].translation;
   }
   return {};
