@@ -153,6 +153,28 @@ TEST(ChainSolve, ThirtyAndTwoHundredFortyFpsFeedsConverge) {
   for (int k = 0; k < 6; ++k) EXPECT_LT(Length(slow[k] - fast[k]), 1e-3f) << "node " << k;
 }
 
+// A root moving at constant speed, fed at 20 fps (three substeps per frame), reaches the
+// same state as at 60 fps: within a frame the root is interpolated substep by substep
+// instead of jumping to the frame's pose at the first substep.
+TEST(ChainSolve, AFastRootIsInterpolatedAcrossTheSubstepsOfAFrame) {
+  auto run = [](int fps) {
+    auto w = MakeWorld();
+    ChainArchetypeSettings s = Strand(6, 0.1f);
+    s.settings.stiffness = 0.0f;
+    const ChainArchetypeId a = w->BuildChainArchetype(s).value();
+    HostChain host(s);
+    const ChainId id = w->BindChain(host.Binding(a)).value();
+    w->Step(1.0f / 60.0f);
+    for (int frame = 1; frame <= fps; ++frame) {
+      host.root_parent.translation = Vec3{3.0f * frame / fps, 0, 0};  // 3 m/s
+      w->Step(1.0f / fps);
+    }
+    return Positions(*w, id, 6);
+  };
+  const auto slow = run(20), fast = run(60);
+  for (int k = 0; k < 6; ++k) EXPECT_LT(Length(slow[k] - fast[k]), 1e-4f) << "node " << k;
+}
+
 TEST(ChainSolve, NodesStayOutsideSphereAndCapsuleColliders) {
   auto w = MakeWorld();
   ChainArchetypeSettings s = Strand(8, 0.05f, {1, 0, 0});
@@ -193,6 +215,28 @@ TEST(ChainSolve, InsideCollidersKeepNodesWithin) {
   const auto p = Positions(*w, id, 6);
   for (int k = 1; k < 4; ++k) EXPECT_LT(Length(p[k] - Vec3{0, 2, 0}), 0.3f + 1e-3f) << k;
   EXPECT_LT(p[5].y, 2.0f);
+}
+
+TEST(ChainSolve, InsideCapsulesKeepNodesWithinTheTube) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(6, 0.1f, {1, 0, 0});
+  s.settings.stiffness = 0.0f;
+  // A vertical tube of radius 0.15 around the root: the strand hangs inside it.
+  s.colliders.push_back({.shape = ColliderShape::kCapsule, .inside = true, .bone = 0, .a = {0, 0.2f, 0},
+                         .b = {0, -1.0f, 0}, .radius = 0.15f});
+  const ChainArchetypeId a = w->BuildChainArchetype(s).value();
+  HostChain host(s, {0, 2, 0});
+  const ChainId id = w->BindChain(host.Binding(a)).value();
+  for (int frame = 0; frame < 300; ++frame) {
+    host.root_parent.rotation = AxisAngle(Vec3{0, 0, 1}, 0.3f * std::sin(frame * 0.2f));
+    w->Step(kStep);
+  }
+  const auto p = Positions(*w, id, 6);
+  for (int k = 1; k < 6; ++k) {
+    const float radial = std::sqrt(p[k].x * p[k].x + p[k].z * p[k].z);
+    EXPECT_LT(radial, 0.15f + 0.02f) << k;
+  }
+  EXPECT_LT(p[5].y, 2.0f - 0.3f);
 }
 
 TEST(ChainSolve, PlaneCollidersHoldNodesAbove) {

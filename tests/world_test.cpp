@@ -380,6 +380,22 @@ TEST(FloatingPoint, StepFlushesDenormalsAndRestoresTheCallersMode) {
   EXPECT_EQ(detail::CurrentFpuMode(), mode);
 }
 
+TEST(Isa, ForceScalarEnvironmentVariableSelectsTheScalarReference) {
+  ASSERT_EQ(setenv("TENDON_FORCE_SCALAR", "1", 1), 0);
+  auto forced = MakeWorld();
+  ASSERT_EQ(unsetenv("TENDON_FORCE_SCALAR"), 0);
+  EXPECT_EQ(forced->ActiveIsa(), Isa::kScalar);
+  auto automatic = MakeWorld();
+  if (IsIsaSupported(Isa::kSse2)) {
+    EXPECT_NE(automatic->ActiveIsa(), Isa::kScalar);
+  }
+  WorldSettings ws;
+  ws.isa = Isa::kSse2;
+  if (IsIsaSupported(Isa::kSse2)) {
+    EXPECT_EQ(MakeWorld(ws)->ActiveIsa(), Isa::kSse2);
+  }
+}
+
 TEST(Wind, TheSamplerIsCalledOncePerFrameAndPushesChains) {
   Scene s;
   const ChainId id = s.Add({});
