@@ -113,7 +113,8 @@ inline void SolveNode(const ChainBlockView& b, int32_t k, int32_t parent, int32_
   // Stiffness pulls toward this frame's animated pose; nodes pinned by override follow the
   // pose interpolated across the frame, like roots (their A is only read when one is).
   const V3<V> anim = LoadV3<V>(b, kBx, k, lane);
-  const auto pinned = O::Load(b.Node(kPinned, k) + lane) > O::Splat(0.5f);
+  const V rest = O::Load(b.Node(kRest, k) + lane);
+  const auto pinned = rest < O::Splat(0.0f);
   const V3<V> q = LoadV3<V>(b, kQx, k, lane);
   const V damping = O::Load((uniform ? b.Lane(kLaneDamping) : b.Node(kDamping, k)) + lane);
   const V stiffness = O::Load((uniform ? b.Lane(kLaneStiffness) : b.Node(kStiffness, k)) + lane);
@@ -141,7 +142,7 @@ inline void SolveNode(const ChainBlockView& b, int32_t k, int32_t parent, int32_
     d = Select3(degenerate, anim_d, d);
     len2 = O::Max(Dot3(d, d), O::Splat(1e-30f));
   }
-  const V scale = O::Load(b.Node(kRest, k) + lane) / O::Sqrt(len2);
+  const V scale = rest / O::Sqrt(len2);  // pinned lanes' (negative) result is replaced below
   n = Add(pp, Scale(d, scale));
   if (O::AnyOf(pinned)) n = Select3(pinned, Lerp3(LoadV3<V>(b, kAx, k, lane), anim, alpha), n);
   StoreV3(b, kQx, k, lane, p);
@@ -187,7 +188,7 @@ void Solve(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& 
     const ChainBlockView& b = blocks[g];
     for (int32_t k = 0; k < b.node_count; ++k) {
       for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
-        if (b.parent[k] >= 0 && !O::AnyOf(O::Load(b.Node(kPinned, k) + lane) > O::Splat(0.5f))) continue;
+        if (b.parent[k] >= 0 && !O::AnyOf(O::Load(b.Node(kRest, k) + lane) < O::Splat(0.0f))) continue;
         StoreV3(b, kAx, k, lane, LoadV3<V>(b, kBx, k, lane));
       }
     }

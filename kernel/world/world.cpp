@@ -66,14 +66,19 @@ struct ChainGroup {
   std::vector<int32_t> parent;
   std::vector<int32_t> first_child;
   std::vector<uint8_t> collider_kind;
-  std::size_t floats_per_block = 0;
-  int32_t rows = 0;                    // floats_per_block / kBlockLanes
+  int32_t hot_rows = 0;
+  int32_t cold_rows = 0;
   std::vector<float> padding_column;   // one value per row: a pinned, valid rest pose
-  std::vector<AlignedFloats> blocks;   // capacity, grown at bind time only
+  // Blocks' hot parts side by side in one slab, cold parts in another; capacity grows at
+  // bind time only.
+  AlignedFloats hot_slab;
+  AlignedFloats cold_slab;
+  int32_t capacity_blocks = 0;
   std::vector<int32_t> lane_owner;     // chain slot per lane, -1 for padding
   int32_t lanes_used = 0;              // awake lanes, packed at the front
   int32_t bound = 0;
 
+  int32_t Rows() const { return hot_rows + cold_rows; }
   ChainBlockView View(int32_t block) {
     ChainBlockView v;
     v.parent = parent.data();
@@ -81,19 +86,37 @@ struct ChainGroup {
     v.collider_kind = collider_kind.data();
     v.node_count = node_count;
     v.collider_count = collider_count;
-    v.data = blocks[block].data();
+    v.hot = hot_slab.data() + static_cast<std::size_t>(block) * hot_rows * kBlockLanes;
+    v.cold = cold_slab.data() + static_cast<std::size_t>(block) * cold_rows * kBlockLanes;
     return v;
   }
   void SetLaneToPadding(int32_t lane) {
-    float* data = blocks[lane / kBlockLanes].data();
+    const ChainBlockView v = View(lane / kBlockLanes);
     const int32_t l = lane % kBlockLanes;
-    for (int32_t r = 0; r < rows; ++r) data[r * kBlockLanes + l] = padding_column[r];
+    for (int32_t r = 0; r < Rows(); ++r) v.Row(r)[l] = padding_column[r];
   }
   void CopyLane(int32_t from, int32_t to) {
-    const float* src = blocks[from / kBlockLanes].data();
-    float* dst = blocks[to / kBlockLanes].data();
+    const ChainBlockView src = View(from / kBlockLanes);
+    const ChainBlockView dst = View(to / kBlockLanes);
     const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
-    for (int32_t r = 0; r < rows; ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
+    for (int32_t r = 0; r < Rows(); ++r) dst.Row(r)[ld] = src.Row(r)[ls];
+  }
+  // Grows both slabs to `blocks` blocks, keeping the lanes in use and padding the new ones.
+  void Grow(int32_t blocks) {
+    if (blocks <= capacity_blocks) return;
+    const std::size_t hot_floats = static_cast<std::size_t>(hot_rows) * kBlockLanes;
+    const std::size_t cold_floats = static_cast<std::size_t>(cold_rows) * kBlockLanes;
+    AlignedFloats hot(hot_floats * blocks), cold(cold_floats * blocks);
+    if (capacity_blocks > 0) {
+      std::memcpy(hot.data(), hot_slab.data(), sizeof(float) * hot_floats * capacity_blocks);
+      std::memcpy(cold.data(), cold_slab.data(), sizeof(float) * cold_floats * capacity_blocks);
+    }
+    hot_slab = std::move(hot);
+    cold_slab = std::move(cold);
+    const int32_t first_new_lane = capacity_blocks * kBlockLanes;
+    capacity_blocks = blocks;
+    lane_owner.resize(static_cast<std::size_t>(blocks) * kBlockLanes, -1);
+    for (int32_t lane = first_new_lane; lane < blocks * kBlockLanes; ++lane) SetLaneToPadding(lane);
   }
 };
 
@@ -250,14 +273,12 @@ struct World::Impl {
   void ReserveGroup(ChainGroup& g) {
     const int32_t need = std::min(g.bound, settings.max_chains);
     const int32_t blocks_needed = (need + kBlockLanes - 1) / kBlockLanes;
-    while (static_cast<int32_t>(g.blocks.size()) < blocks_needed) {
-      g.blocks.emplace_back(g.floats_per_block);
-      const auto first = static_cast<int32_t>(g.lane_owner.size());
-      g.lane_owner.resize(g.lane_owner.size() + kBlockLanes, -1);
-      for (int32_t l = 0; l < kBlockLanes; ++l) g.SetLaneToPadding(first + l);
+    if (blocks_needed > g.capacity_blocks) {
+      // Grow geometrically so that binding many chains one by one copies O(n) in all.
+      g.Grow(std::max(blocks_needed, g.capacity_blocks + g.capacity_blocks / 2));
     }
     int32_t total = 0;
-    for (const ChainGroup& other : groups) total += static_cast<int32_t>(other.blocks.size());
+    for (const ChainGroup& other : groups) total += other.capacity_blocks;
     if (static_cast<int32_t>(work.size()) < total) {
       work.resize(total);
       work_counters.resize(total);
@@ -271,50 +292,46 @@ struct World::Impl {
     g.parent = a.topology.parent;
     g.first_child = a.first_child;
     g.collider_kind = a.topology.collider_kind;
-    g.floats_per_block = detail::FloatsPerBlock(g.node_count, g.collider_count);
-    g.rows = static_cast<int32_t>(g.floats_per_block / kBlockLanes);
-    g.padding_column.assign(g.rows, 0.0f);
+    g.hot_rows = detail::HotRows(g.node_count, g.collider_count);
+    g.cold_rows = detail::ColdRows(g.node_count);
     // A padding lane: the first archetype's rest pose, pinned, with far-away colliders.
+    // Built as a one-block image through the ordinary accessors, then read off by row.
+    std::vector<float> image_hot(static_cast<std::size_t>(g.hot_rows) * kBlockLanes, 0.0f);
+    std::vector<float> image_cold(static_cast<std::size_t>(g.cold_rows) * kBlockLanes, 0.0f);
+    ChainBlockView v;
+    v.node_count = g.node_count;
+    v.collider_count = g.collider_count;
+    v.hot = image_hot.data();
+    v.cold = image_cold.data();
     std::vector<Transform> world(a.node_count);
-    auto set = [&](int32_t field, int32_t node, float v) {
-      g.padding_column[field * g.node_count + node] = v;
-    };
     for (int32_t k = 0; k < a.node_count; ++k) {
       const int32_t p = a.topology.parent[k];
       world[k] = p < 0 ? a.rest_local[k] : Compose(world[p], a.rest_local[k]);
       const Vec3 t = world[k].translation;
       for (int32_t f : {detail::kPx, detail::kQx, detail::kAx, detail::kBx}) {
-        set(f, k, t.x);
-        set(f + 1, k, t.y);
-        set(f + 2, k, t.z);
+        v.Node(f, k)[0] = t.x;
+        v.Node(f + 1, k)[0] = t.y;
+        v.Node(f + 2, k)[0] = t.z;
       }
       const Quat r = world[k].rotation;
       for (int32_t f : {detail::kRx, detail::kWx}) {
-        set(f, k, r.x);
-        set(f + 1, k, r.y);
-        set(f + 2, k, r.z);
-        set(f + 3, k, r.w);
+        v.Node(f, k)[0] = r.x;
+        v.Node(f + 1, k)[0] = r.y;
+        v.Node(f + 2, k)[0] = r.z;
+        v.Node(f + 3, k)[0] = r.w;
       }
-      set(detail::kOw, k, 1.0f);
-      set(detail::kRest, k, a.rest_length[k]);
-      set(detail::kDamping, k, 0.0f);
-      set(detail::kPinned, k, 1.0f);
+      v.Node(detail::kOw, k)[0] = 1.0f;
+      v.Node(detail::kRest, k)[0] = -a.rest_length[k];  // negative: pinned
     }
-    const int32_t lane_base = detail::kNodeFieldCount * g.node_count;
-    g.padding_column[lane_base + detail::kRootParentRw] = 1.0f;
-    g.padding_column[lane_base + detail::kUniform] = 1.0f;
-    const int32_t collider_base = lane_base + detail::kLaneFieldCount;
+    v.Lane(detail::kRootParentRw)[0] = 1.0f;
+    v.Lane(detail::kUniform)[0] = 1.0f;
     for (int32_t c = 0; c < g.collider_count; ++c) {
-      auto cset = [&](int32_t field, float v) { g.padding_column[collider_base + field * g.collider_count + c] = v; };
       const bool plane = g.collider_kind[c] == detail::kPlaneKind;
-      cset(detail::kCax, 0.0f);
-      cset(detail::kCay, plane ? -1e6f : 1e6f);
-      cset(detail::kCaz, 0.0f);
-      cset(detail::kCbx, 0.0f);
-      cset(detail::kCby, plane ? 1.0f : 1e6f);
-      cset(detail::kCbz, 0.0f);
-      cset(detail::kCr, 0.0f);
+      v.Collider(detail::kCay, c)[0] = plane ? -1e6f : 1e6f;
+      v.Collider(detail::kCby, c)[0] = plane ? 1.0f : 1e6f;
     }
+    g.padding_column.resize(g.Rows());
+    for (int32_t r = 0; r < g.Rows(); ++r) g.padding_column[r] = v.Row(r)[0];
     groups.push_back(std::move(g));
     return static_cast<int32_t>(groups.size()) - 1;
   }
@@ -348,13 +365,12 @@ struct World::Impl {
     const ChainBlockView v = g.View(lane / kBlockLanes);
     const int32_t l = lane % kBlockLanes;
     for (int32_t k = 0; k < a.node_count; ++k) {
-      v.Node(detail::kRest, k)[l] = a.rest_length[k];
+      v.Node(detail::kRest, k)[l] = a.pinned[k] > 0.5f ? -a.rest_length[k] : a.rest_length[k];
       v.Node(detail::kDamping, k)[l] = a.damping[k];
       v.Node(detail::kStiffness, k)[l] = a.stiffness[k];
       v.Node(detail::kGravityScale, k)[l] = a.gravity_scale[k];
       v.Node(detail::kWindScale, k)[l] = a.wind_scale[k];
       v.Node(detail::kRadius, k)[l] = a.radius[k];
-      v.Node(detail::kPinned, k)[l] = a.pinned[k];
     }
     v.Lane(detail::kLaneDamping)[l] = a.damping[0];
     v.Lane(detail::kLaneStiffness)[l] = a.stiffness[0];
