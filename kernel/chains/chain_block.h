@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "kernel/simd/lanes.h"
+#include "tendon/math.h"
 
 namespace tendon::detail {
 
@@ -112,6 +113,13 @@ struct ChainSolveParams {
   float wind[3] = {0, 0, 0};  // this frame's wind (sampled once per frame)
 };
 
+// The animated input of a block's lanes: per lane, the frame its roots hang from and its
+// node_count local transforms (padding lanes point at their topology's rest pose).
+struct ChainPoseInput {
+  const Transform* root_parent[kBlockLanes];
+  const Transform* locals[kBlockLanes];
+};
+
 // How many blocks a solve call interleaves (see Solve in chain_kernel_impl.h).
 inline constexpr int32_t kSolveInterleave = 4;
 
@@ -122,6 +130,9 @@ struct ChainKernels {
   void (*solve)(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params);
   // Fills kW* and kO* (written world and local rotations) from the solved positions.
   void (*writeback)(const ChainBlockView& block);
+  // Composes the animated world pose of every lane: B (position), R (rotation), the root
+  // parents' rotations, and world scale into kWx..kWz (scratch until writeback).
+  void (*pose)(const ChainBlockView& block, const ChainPoseInput& input);
   const char* name;
 };
 

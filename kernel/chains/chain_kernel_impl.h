@@ -260,4 +260,53 @@ void Writeback(const ChainBlockView& b) {
   }
 }
 
+// The animated pose of a block, composed in lanes: world = parent_world * local, parents
+// first (t = pt + pr * (ps * lt), r = pr * lr, s = ps * ls, as tendon::Compose). Host
+// transforms arrive one lane at a time, so each node's ten floats per lane are first
+// transposed into a small aligned table, then composed V::size lanes at a time.
+template <class V>
+void Pose(const ChainBlockView& b, const ChainPoseInput& in) {
+  using O = Ops<V>;
+  constexpr int32_t kW = O::kSize;
+  constexpr int32_t kFloats = 10;  // Transform: translation 3, rotation 4, scale 3
+  alignas(64) float root[kFloats][kBlockLanes];
+  alignas(64) float local[kFloats][kBlockLanes];
+  for (int32_t l = 0; l < kBlockLanes; ++l) {
+    const auto* src = reinterpret_cast<const float*>(in.root_parent[l]);
+    for (int32_t f = 0; f < kFloats; ++f) root[f][l] = src[f];
+    b.Lane(kRootParentRx)[l] = src[3];
+    b.Lane(kRootParentRy)[l] = src[4];
+    b.Lane(kRootParentRz)[l] = src[5];
+    b.Lane(kRootParentRw)[l] = src[6];
+  }
+  for (int32_t k = 0; k < b.node_count; ++k) {
+    for (int32_t l = 0; l < kBlockLanes; ++l) {
+      const auto* src = reinterpret_cast<const float*>(in.locals[l] + k);
+      for (int32_t f = 0; f < kFloats; ++f) local[f][l] = src[f];
+    }
+    const int32_t parent = b.parent[k];
+    for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+      V3<V> pt, ps;
+      Q4<V> pr;
+      if (parent < 0) {
+        pt = {O::Load(root[0] + lane), O::Load(root[1] + lane), O::Load(root[2] + lane)};
+        pr = {O::Load(root[3] + lane), O::Load(root[4] + lane), O::Load(root[5] + lane), O::Load(root[6] + lane)};
+        ps = {O::Load(root[7] + lane), O::Load(root[8] + lane), O::Load(root[9] + lane)};
+      } else {
+        pt = LoadV3<V>(b, kBx, parent, lane);
+        pr = LoadNodeQ<V>(b, kRx, parent, lane);
+        ps = LoadV3<V>(b, kWx, parent, lane);
+      }
+      const V3<V> lt{O::Load(local[0] + lane), O::Load(local[1] + lane), O::Load(local[2] + lane)};
+      const Q4<V> lr{O::Load(local[3] + lane), O::Load(local[4] + lane), O::Load(local[5] + lane),
+                     O::Load(local[6] + lane)};
+      const V3<V> ls{O::Load(local[7] + lane), O::Load(local[8] + lane), O::Load(local[9] + lane)};
+      const V3<V> scaled{ps.x * lt.x, ps.y * lt.y, ps.z * lt.z};
+      StoreV3(b, kBx, k, lane, Add(pt, QRotate(pr, scaled)));
+      StoreNodeQ(b, kRx, k, lane, QMul(pr, lr));
+      StoreV3(b, kWx, k, lane, V3<V>{ps.x * ls.x, ps.y * ls.y, ps.z * ls.z});
+    }
+  }
+}
+
 }  // namespace tendon::detail::TENDON_CHAIN_KERNEL_NS

@@ -69,6 +69,8 @@ struct ChainGroup {
   int32_t hot_rows = 0;
   int32_t cold_rows = 0;
   std::vector<float> padding_column;   // one value per row: a pinned, valid rest pose
+  std::vector<Transform> padding_locals;  // the rest pose the pose kernel gives padding lanes
+  Transform padding_root_parent{};
   // Blocks' hot parts side by side in one slab, cold parts in another; capacity grows at
   // bind time only.
   AlignedFloats hot_slab;
@@ -292,6 +294,7 @@ struct World::Impl {
     g.parent = a.topology.parent;
     g.first_child = a.first_child;
     g.collider_kind = a.topology.collider_kind;
+    g.padding_locals = a.rest_local;
     g.hot_rows = detail::HotRows(g.node_count, g.collider_count);
     g.cold_rows = detail::ColdRows(g.node_count);
     // A padding lane: the first archetype's rest pose, pinned, with far-away colliders.
@@ -320,6 +323,10 @@ struct World::Impl {
         v.Node(f + 2, k)[0] = r.z;
         v.Node(f + 3, k)[0] = r.w;
       }
+      // kWx..kWz hold the world scale between the pose kernel and the writeback.
+      v.Node(detail::kWx, k)[0] = world[k].scale.x;
+      v.Node(detail::kWy, k)[0] = world[k].scale.y;
+      v.Node(detail::kWz, k)[0] = world[k].scale.z;
       v.Node(detail::kOw, k)[0] = 1.0f;
       v.Node(detail::kRest, k)[0] = -a.rest_length[k];  // negative: pinned
     }
@@ -489,58 +496,48 @@ struct World::Impl {
     stats.lane_occupancy = work_count > 0 ? static_cast<float>(lanes) / static_cast<float>(work_count * kBlockLanes) : 0.0f;
   }
 
-  // Composes a lane's animated pose into its block; returns false when the input was bad.
-  void PoseLane(ChainGroup& g, const ChainBlockView& v, int32_t l, ChainSlot& slot, WorkCounters& counters) {
-    const ChainArchetype& a = archetypes[slot.archetype].archetype;
-    const int32_t n = a.node_count;
-    bool good = AllFinite(slot.root_parent_world, 1) && AllFinite(slot.animated, n) &&
-                AllFinite(slot.collider_frames, slot.collider_frame_count);
+  // Reads a lane's host input: a finite pose becomes its last good pose; a non-finite
+  // one is counted and the last good pose is used again. Returns whether it was good.
+  bool ReadLaneInput(ChainSlot& slot, WorkCounters& counters) {
+    const int32_t n = slot.bone_count;
+    const bool good = AllFinite(slot.root_parent_world, 1) && AllFinite(slot.animated, n) &&
+                      AllFinite(slot.collider_frames, slot.collider_frame_count);
     if (good) {
       std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
       slot.last_good_root_parent = *slot.root_parent_world;
     } else {
       ++counters.bad_input;
     }
-    const Transform& rp = slot.last_good_root_parent;
-    // Uninitialised scratch: a Transform array would construct all kMaxChainNodes entries.
-    PoseScratch scratch;
-    Transform* world = scratch.world();
-    bool teleported = false;
-    for (int32_t k = 0; k < n; ++k) {
-      const int32_t p = g.parent[k];
-      new (&world[k]) Transform(Compose(p < 0 ? rp : world[p], slot.last_good[k]));
-      v.Node(detail::kBx, k)[l] = world[k].translation.x;
-      v.Node(detail::kBy, k)[l] = world[k].translation.y;
-      v.Node(detail::kBz, k)[l] = world[k].translation.z;
-      v.Node(detail::kRx, k)[l] = world[k].rotation.x;
-      v.Node(detail::kRy, k)[l] = world[k].rotation.y;
-      v.Node(detail::kRz, k)[l] = world[k].rotation.z;
-      v.Node(detail::kRw, k)[l] = world[k].rotation.w;
-    }
-    v.Lane(detail::kRootParentRx)[l] = rp.rotation.x;
-    v.Lane(detail::kRootParentRy)[l] = rp.rotation.y;
-    v.Lane(detail::kRootParentRz)[l] = rp.rotation.z;
-    v.Lane(detail::kRootParentRw)[l] = rp.rotation.w;
+    return good;
+  }
+
+  // After the pose kernel: colliders, the teleport guard and snapping, for one lane.
+  void FinishLane(ChainGroup& g, const ChainBlockView& v, int32_t l, ChainSlot& slot, bool good,
+                  WorkCounters& counters) {
+    const ChainArchetype& a = archetypes[slot.archetype].archetype;
+    const int32_t n = a.node_count;
+    auto bone_world = [&](int32_t k) {
+      return Transform{{v.Node(detail::kBx, k)[l], v.Node(detail::kBy, k)[l], v.Node(detail::kBz, k)[l]},
+                       {v.Node(detail::kRx, k)[l], v.Node(detail::kRy, k)[l], v.Node(detail::kRz, k)[l],
+                        v.Node(detail::kRw, k)[l]},
+                       {v.Node(detail::kWx, k)[l], v.Node(detail::kWy, k)[l], v.Node(detail::kWz, k)[l]}};
+    };
     for (int32_t c = 0; c < g.collider_count; ++c) {
       const ColliderSettings& col = a.colliders[c];
-      const Transform& frame = col.bone >= 0 ? world[col.bone]
-                                             : (good ? slot.collider_frames[col.frame] : Transform{});
-      Vec3 pa, pb;
+      // A host frame that is not trusted this frame keeps last frame's collider.
+      if (!good && col.bone < 0) continue;
+      const Transform frame = col.bone >= 0 ? bone_world(col.bone) : slot.collider_frames[col.frame];
+      const Vec3 pa = TransformPoint(frame, col.a);
+      Vec3 pb = pa;
       float radius = 0.0f;
       if (g.collider_kind[c] == detail::kPlaneKind) {
-        pa = TransformPoint(frame, col.a);
         pb = Rotate(frame.rotation, col.b);
       } else {
-        pa = TransformPoint(frame, col.a);
-        pb = g.collider_kind[c] == detail::kCapsuleOutside || g.collider_kind[c] == detail::kCapsuleInside
-                 ? TransformPoint(frame, col.b)
-                 : pa;
+        if (g.collider_kind[c] == detail::kCapsuleOutside || g.collider_kind[c] == detail::kCapsuleInside) {
+          pb = TransformPoint(frame, col.b);
+        }
         const float s = std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
         radius = col.radius * s;
-      }
-      if (!good && col.bone < 0) {
-        // The host frame is not trusted this frame: keep last frame's collider.
-        continue;
       }
       v.Collider(detail::kCax, c)[l] = pa.x;
       v.Collider(detail::kCay, c)[l] = pa.y;
@@ -551,13 +548,16 @@ struct World::Impl {
       v.Collider(detail::kCr, c)[l] = radius;
     }
     // Teleport guard: the root bone jumped or turned too far since the last pose phase.
-    const Quat root_rot = Normalize(world[0].rotation);
+    const Vec3 root_pos{v.Node(detail::kBx, 0)[l], v.Node(detail::kBy, 0)[l], v.Node(detail::kBz, 0)[l]};
+    const Quat root_rot = Normalize(Quat{v.Node(detail::kRx, 0)[l], v.Node(detail::kRy, 0)[l],
+                                         v.Node(detail::kRz, 0)[l], v.Node(detail::kRw, 0)[l]});
+    bool teleported = false;
     if (!slot.wake_pending && good) {
-      const float moved2 = LengthSquared(world[0].translation - slot.prev_root_pos);
+      const float moved2 = LengthSquared(root_pos - slot.prev_root_pos);
       // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
       teleported = moved2 > teleport_distance2 || std::fabs(Dot(root_rot, slot.prev_root_rot)) < teleport_cos_half_angle;
     }
-    slot.prev_root_pos = world[0].translation;
+    slot.prev_root_pos = root_pos;
     slot.prev_root_rot = root_rot;
     const bool snap = slot.wake_pending || teleported;
     if (teleported) ++counters.teleport;
@@ -577,15 +577,32 @@ struct World::Impl {
   }
 
   void Pose() {
+    const detail::ChainKernels* kernel_set = kernels;
     auto task = [&](int32_t begin, int32_t end, uint32_t) {
       for (int32_t i = begin; i < end; ++i) {
         ChainGroup& g = groups[work[i].group];
         const ChainBlockView v = g.View(work[i].block);
         WorkCounters& counters = work_counters[i];
         counters = {};
+        detail::ChainPoseInput input;
+        bool good[kBlockLanes];
         for (int32_t l = 0; l < kBlockLanes; ++l) {
           const int32_t owner = g.lane_owner[work[i].block * kBlockLanes + l];
-          if (owner >= 0) PoseLane(g, v, l, chains[owner], counters);
+          if (owner >= 0) {
+            ChainSlot& slot = chains[owner];
+            good[l] = ReadLaneInput(slot, counters);
+            input.root_parent[l] = &slot.last_good_root_parent;
+            input.locals[l] = slot.last_good.data();
+          } else {
+            good[l] = true;
+            input.root_parent[l] = &g.padding_root_parent;
+            input.locals[l] = g.padding_locals.data();
+          }
+        }
+        kernel_set->pose(v, input);
+        for (int32_t l = 0; l < kBlockLanes; ++l) {
+          const int32_t owner = g.lane_owner[work[i].block * kBlockLanes + l];
+          if (owner >= 0) FinishLane(g, v, l, chains[owner], good[l], counters);
         }
       }
     };
