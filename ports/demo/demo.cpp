@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "tendon/tbb_task_system.h"
 #include "tendon/tendon.h"
 
@@ -133,6 +135,7 @@ ChainArchetypeSettings Cape(int columns, int rows) {
 
 struct Character {
   Vec3 centre;      // of its walking circle
+  bool broken_frame = false;  // this frame's animation is corrupt (NaN), as a bad asset would be
   float radius;     // of the circle
   float speed;      // rad/s along it
   float phase;
@@ -159,6 +162,7 @@ void Animate(Character& c, double t) {
   c.spine = Compose(c.hips, Transform{{0, 0.45f, 0}, Conjugate(sway), {1, 1, 1}});
   c.head = Compose(c.spine, Transform{{0, 0.3f, 0}, AxisAngle(Vec3{1, 0, 0}, 0.1f * std::sin(a * 5.0f)), {1, 1, 1}});
   c.spine_frames[0] = c.spine;
+  if (c.broken_frame) c.head.rotation.w = std::nanf("");
 }
 
 template <class T>
@@ -307,6 +311,7 @@ int main(int argc, char** argv) {
   double t = 0.0;
   double next_hitch = 2.5;
   int last_percent = -1;
+  const bool tty = isatty(fileno(stdout)) != 0;
   const auto wall0 = std::chrono::steady_clock::now();
   while (t < opt.seconds) {
     const double fps = 87.0 + 57.0 * std::sin(t * 0.7) + 10.0 * (uni(rng) - 0.5);
@@ -317,6 +322,11 @@ int main(int argc, char** argv) {
       ++hitches;
     }
     t += dt;
+    // Now and then a character respawns across the map (a teleport) and one plays a
+    // corrupt animation frame (NaN): the kernel snaps the first and holds the second.
+    const auto frame_index = static_cast<std::size_t>(frames);
+    if (frame_index % 240 == 120) crowd[frame_index % crowd.size()]->centre.x += 8.0f;
+    for (std::size_t i = 0; i < crowd.size(); ++i) crowd[i]->broken_frame = frame_index % 97 == 50 && i % 50 == 0;
     const auto h0 = std::chrono::steady_clock::now();
     for (auto& c : crowd) Animate(*c, t);
     // The camera flies through the crowd along a slow loop.
@@ -344,7 +354,8 @@ int main(int argc, char** argv) {
     const int percent = static_cast<int>(100.0 * std::min(t / opt.seconds, 1.0));
     if (percent / 5 != last_percent / 5) {
       last_percent = percent;
-      std::printf("\r  [%-20s] %3d%%  t=%5.1fs  frame %lld  simulated %d  sleeping %d  step %.2f ms   ",
+      std::printf("%s  [%-20s] %3d%%  t=%5.1fs  frame %lld  simulated %d  sleeping %d  step %.2f ms   ",
+                  tty ? "\r" : (percent >= 5 ? "\n" : ""),
                   std::string(static_cast<std::size_t>(percent / 5), '#').c_str(), percent, t,
                   static_cast<long long>(frames), s.simulated_chains, s.sleeping_chains, s.times.total_ms);
       std::fflush(stdout);
