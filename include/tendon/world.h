@@ -92,12 +92,17 @@ struct ChainBinding {
   ChainArchetypeId archetype{};
   // The world transform the archetype's roots are relative to (e.g. the head bone's).
   const Transform* root_parent_world = nullptr;
-  // The animated local transform of every bone, in archetype order.
+  // The animated local transform of every bone: in archetype order, or where bone_map
+  // says.
   std::span<const Transform> animated_local{};
-  // Where the simulated local transforms go, in archetype order. May alias
-  // animated_local when the host re-animates every frame. Also the identity of the
-  // binding: binding the same output buffer again returns the existing handle.
+  // Where the simulated local transforms go (same indexing). May alias animated_local
+  // when the host re-animates every frame. The address of bone 0's output is the identity
+  // of the binding: binding the same bones again returns the existing handle.
   std::span<Transform> output_local{};
+  // Optional: bone k of the archetype is element bone_map[k] of animated_local and
+  // output_local (a chain inside a whole-skeleton buffer). Empty: element k. Indices
+  // must be distinct and inside both spans.
+  std::span<const int32_t> bone_map{};
   // World frames for colliders attached to host frames (ColliderSettings::frame).
   std::span<const Transform> collider_frames{};
 };

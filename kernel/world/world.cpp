@@ -137,10 +137,13 @@ struct ChainSlot {
   const Transform* root_parent_world = nullptr;
   const Transform* animated = nullptr;
   Transform* output = nullptr;
+  std::vector<int32_t> bone_map;  // empty: identity
   int32_t bone_count = 0;
   const Transform* collider_frames = nullptr;
   int32_t collider_frame_count = 0;
-  std::vector<Transform> last_good;  // last finite animated locals
+  std::vector<Transform> last_good;  // last finite animated locals, in archetype order
+  Transform& Output(int32_t k) const { return output[bone_map.empty() ? k : bone_map[k]]; }
+  const Transform& Animated(int32_t k) const { return animated[bone_map.empty() ? k : bone_map[k]]; }
   Transform last_good_root_parent{};
   // The root bone's world pose at the last pose phase (teleport guard).
   Vec3 prev_root_pos{};
@@ -500,10 +503,17 @@ struct World::Impl {
   // one is counted and the last good pose is used again. Returns whether it was good.
   bool ReadLaneInput(ChainSlot& slot, WorkCounters& counters) {
     const int32_t n = slot.bone_count;
-    const bool good = AllFinite(slot.root_parent_world, 1) && AllFinite(slot.animated, n) &&
-                      AllFinite(slot.collider_frames, slot.collider_frame_count);
+    bool good = AllFinite(slot.root_parent_world, 1) && AllFinite(slot.collider_frames, slot.collider_frame_count);
+    if (slot.bone_map.empty()) {
+      good = good && AllFinite(slot.animated, n);
+      if (good) std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
+    } else {
+      for (int32_t k = 0; good && k < n; ++k) good = AllFinite(&slot.animated[slot.bone_map[k]], 1);
+      if (good) {
+        for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.animated[slot.bone_map[k]];
+      }
+    }
     if (good) {
-      std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
       slot.last_good_root_parent = *slot.root_parent_world;
     } else {
       ++counters.bad_input;
@@ -646,7 +656,7 @@ struct World::Impl {
         v.Node(detail::kQx + axis, k)[l] = b;
       }
     }
-    std::memcpy(static_cast<void*>(slot.output), slot.last_good.data(), sizeof(Transform) * slot.bone_count);
+    for (int32_t k = 0; k < slot.bone_count; ++k) slot.Output(k) = slot.last_good[k];
   }
 
   void Writeback() {
@@ -673,7 +683,7 @@ struct World::Impl {
             continue;
           }
           for (int32_t n = 0; n < v.node_count; ++n) {
-            Transform& out = slot.output[n];
+            Transform& out = slot.Output(n);
             out.translation = slot.last_good[n].translation;
             out.rotation = Quat{v.Node(detail::kOx, n)[l], v.Node(detail::kOy, n)[l], v.Node(detail::kOz, n)[l],
                                 v.Node(detail::kOw, n)[l]};
@@ -920,17 +930,38 @@ Result<ChainId> World::BindChain(const ChainBinding& b) {
   const int32_t n = arch.archetype.node_count;
   if (b.root_parent_world == nullptr)
     return Fail(ErrorCode::kNullBuffer, -1, "root_parent_world", "root_parent_world is null");
-  if (b.animated_local.data() == nullptr || static_cast<int32_t>(b.animated_local.size()) < n)
+  const bool mapped = !b.bone_map.empty();
+  if (mapped && static_cast<int32_t>(b.bone_map.size()) != n)
+    return Fail(ErrorCode::kBadReference, -1, "bone_map",
+                "bone_map has " + std::to_string(b.bone_map.size()) + " entries; the archetype has " +
+                    std::to_string(n) + " bones");
+  const int32_t needed = mapped ? 0 : n;  // with a map, every index is checked below
+  if (b.animated_local.data() == nullptr || static_cast<int32_t>(b.animated_local.size()) < std::max(needed, 1))
     return Fail(ErrorCode::kNullBuffer, -1, "animated_local",
                 "animated_local needs " + std::to_string(n) + " transforms, got " + std::to_string(b.animated_local.size()));
-  if (b.output_local.data() == nullptr || static_cast<int32_t>(b.output_local.size()) < n)
+  if (b.output_local.data() == nullptr || static_cast<int32_t>(b.output_local.size()) < std::max(needed, 1))
     return Fail(ErrorCode::kNullBuffer, -1, "output_local",
                 "output_local needs " + std::to_string(n) + " transforms, got " + std::to_string(b.output_local.size()));
+  if (mapped) {
+    const auto limit = static_cast<int32_t>(std::min(b.animated_local.size(), b.output_local.size()));
+    std::vector<int32_t> sorted(b.bone_map.begin(), b.bone_map.end());
+    for (int32_t k = 0; k < n; ++k) {
+      if (b.bone_map[k] < 0 || b.bone_map[k] >= limit)
+        return Fail(ErrorCode::kBadReference, k, "bone_map",
+                    "bone_map[" + std::to_string(k) + "] = " + std::to_string(b.bone_map[k]) + " is outside [0, " +
+                        std::to_string(limit) + ")");
+    }
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      return Fail(ErrorCode::kBadReference, -1, "bone_map", "bone_map names one buffer element twice");
+  }
+  auto animated_at = [&](int32_t k) -> const Transform& { return b.animated_local[mapped ? b.bone_map[k] : k]; };
+  Transform* const identity = &b.output_local[mapped ? b.bone_map[0] : 0];
   if (static_cast<int32_t>(b.collider_frames.size()) < arch.archetype.collider_frames_needed)
     return Fail(ErrorCode::kNullBuffer, -1, "collider_frames",
                 "the archetype's colliders use " + std::to_string(arch.archetype.collider_frames_needed) +
                     " host frames, got " + std::to_string(b.collider_frames.size()));
-  if (auto it = w.chain_by_output.find(b.output_local.data()); it != w.chain_by_output.end()) {
+  if (auto it = w.chain_by_output.find(identity); it != w.chain_by_output.end()) {
     const ChainSlot& existing = w.chains[it->second];
     if (existing.archetype != static_cast<int32_t>(b.archetype.index))
       return Fail(ErrorCode::kBadReference, -1, "output_local",
@@ -940,7 +971,7 @@ Result<ChainId> World::BindChain(const ChainBinding& b) {
   if (!IsFinite(*b.root_parent_world))
     return Fail(ErrorCode::kNotFinite, -1, "root_parent_world", "the root's parent transform is not finite at bind");
   for (int32_t k = 0; k < n; ++k) {
-    if (!IsFinite(b.animated_local[k]))
+    if (!IsFinite(animated_at(k)))
       return Fail(ErrorCode::kNotFinite, k, "animated_local",
                   "animated_local[" + std::to_string(k) + "] is not finite at bind");
   }
@@ -965,13 +996,15 @@ Result<ChainId> World::BindChain(const ChainBinding& b) {
   slot.bone_count = n;
   slot.collider_frames = b.collider_frames.data();
   slot.collider_frame_count = arch.archetype.collider_frames_needed;
-  slot.last_good.assign(b.animated_local.begin(), b.animated_local.begin() + n);
+  slot.bone_map.assign(b.bone_map.begin(), b.bone_map.end());
+  slot.last_good.resize(n);
+  for (int32_t k = 0; k < n; ++k) slot.last_good[k] = animated_at(k);
   slot.last_good_root_parent = *b.root_parent_world;
   slot.live_index = static_cast<int32_t>(w.live_chains.size());
   w.live_chains.push_back(index);
   w.live_root_parent.push_back(b.root_parent_world);
   w.live_distance2.push_back(INFINITY);
-  w.chain_by_output.emplace(b.output_local.data(), index);
+  w.chain_by_output.emplace(identity, index);
   w.candidates.resize(w.live_chains.size());
   w.chunk_eligible.resize((w.live_chains.size() + kGatherChunk - 1) / kGatherChunk);
   w.chunk_kept.resize(w.chunk_eligible.size());
@@ -990,10 +1023,9 @@ Error World::UnbindChain(ChainId id) {
   // readable and distinct from the output, else the last good animated input.
   const bool aliased = slot->animated == slot->output;
   bool current_ok = !aliased;
-  for (int32_t k = 0; current_ok && k < slot->bone_count; ++k) current_ok = IsFinite(slot->animated[k]);
-  const Transform* source = current_ok ? slot->animated : slot->last_good.data();
-  std::memmove(static_cast<void*>(slot->output), source, sizeof(Transform) * slot->bone_count);
-  w.chain_by_output.erase(slot->output);
+  for (int32_t k = 0; current_ok && k < slot->bone_count; ++k) current_ok = IsFinite(slot->Animated(k));
+  for (int32_t k = 0; k < slot->bone_count; ++k) slot->Output(k) = current_ok ? slot->Animated(k) : slot->last_good[k];
+  w.chain_by_output.erase(&slot->Output(0));
   const int32_t li = slot->live_index;
   const int32_t moved = w.live_chains.back();
   w.live_chains[li] = moved;
@@ -1172,7 +1204,7 @@ uint64_t World::StateHash() const {
       for (int32_t f : {detail::kPx, detail::kPy, detail::kPz, detail::kQx, detail::kQy, detail::kQz}) {
         mix(v.Node(f, k) + l, sizeof(float));
       }
-      mix(&s.output[k], sizeof(Transform));
+      mix(&s.Output(k), sizeof(Transform));
     }
   }
   for (std::size_t i = 0; i < w.pendulums.size(); ++i) {

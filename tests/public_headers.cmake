@@ -1,0 +1,15 @@
+# ctest: the public headers include neither oneTBB nor xsimd (hosts with their own job
+# system, or another SIMD library, must be able to include them). Argument: INCLUDE_DIR.
+file(GLOB headers "${INCLUDE_DIR}/tendon/*.h")
+foreach(header ${headers})
+  file(STRINGS "${header}" includes REGEX "^[ \t]*#[ \t]*include")
+  foreach(line ${includes})
+    if(line MATCHES "xsimd|tbb/|oneapi")
+      message(FATAL_ERROR "${header} includes a private dependency: ${line}")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH headers count)
+if(count LESS 8)
+  message(FATAL_ERROR "expected the public headers in ${INCLUDE_DIR}/tendon, found ${count}")
+endif()
