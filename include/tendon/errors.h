@@ -27,6 +27,7 @@ enum class ErrorCode : uint8_t {
   kStaleHandle,        // a handle whose object is gone
   kNullBuffer,         // a host buffer that is null or too small
   kCapacity,           // more than the documented maximum
+  kDisconnected,       // a part tree with more than one root
 };
 
 // The name of a code, for logs ("kParentNotBefore" -> "parent_not_before").

@@ -23,11 +23,14 @@ struct Id {
 struct ChainArchetypeTag;
 struct ChainTag;
 struct PendulumTag;
+struct RagdollArchetypeTag;
 // A built, immutable chain archetype (topology + settings).
 using ChainArchetypeId = Id<ChainArchetypeTag>;
 // A bound chain instance (one host skeleton's copy of an archetype).
 using ChainId = Id<ChainTag>;
 // A bound accessory pendulum.
 using PendulumId = Id<PendulumTag>;
+// A built, immutable ragdoll archetype (parts, shapes, joints).
+using RagdollArchetypeId = Id<RagdollArchetypeTag>;
 
 }  // namespace tendon

@@ -27,6 +27,7 @@
 #include <span>
 
 #include "tendon/chain_settings.h"
+#include "tendon/ragdoll_settings.h"
 #include "tendon/errors.h"
 #include "tendon/ids.h"
 #include "tendon/math.h"
@@ -128,6 +129,12 @@ class World {
   Result<ChainArchetypeId> BuildChainArchetype(const ChainArchetypeSettings& settings);
   // Bone count of a built archetype (0 for a stale id).
   int32_t ChainBoneCount(ChainArchetypeId archetype) const;
+
+  // Validates a ragdoll (or one-part prop) and derives its mass properties and joint
+  // frames. Instances and the rigid solver are not built yet (issue 3 is in progress).
+  Result<RagdollArchetypeId> BuildRagdollArchetype(const RagdollSettings& settings);
+  int32_t RagdollPartCount(RagdollArchetypeId archetype) const;  // 0 for a stale id
+  Error GetRagdollPartInfo(RagdollArchetypeId archetype, int32_t part, RagdollPartInfo* out) const;
 
   // Binds an instance; it starts at its animated pose on its first simulated frame.
   Result<ChainId> BindChain(const ChainBinding& binding);

@@ -27,6 +27,7 @@ const char* ToString(ErrorCode code) {
     case ErrorCode::kStaleHandle: return "stale_handle";
     case ErrorCode::kNullBuffer: return "null_buffer";
     case ErrorCode::kCapacity: return "capacity";
+    case ErrorCode::kDisconnected: return "disconnected";
   }
   return "unknown";
 }

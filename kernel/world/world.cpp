@@ -29,6 +29,7 @@
 #include "kernel/chains/chain_archetype.h"
 #include "kernel/chains/chain_block.h"
 #include "kernel/chains/chain_kernels.h"
+#include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/world/fixed_clock.h"
 #include "kernel/world/fpu.h"
 #include "kernel/world/wind.h"
@@ -224,6 +225,7 @@ struct World::Impl {
   Vec3 frame_wind{};
 
   std::vector<ArchetypeSlot> archetypes;
+  std::vector<detail::RagdollArchetype> ragdoll_archetypes;
   std::map<detail::ChainTopologyKey, int32_t> group_by_topology;
   std::vector<ChainGroup> groups;
 
@@ -915,6 +917,32 @@ Result<ChainArchetypeId> World::BuildChainArchetype(const ChainArchetypeSettings
   }
   impl_->archetypes.push_back(std::move(slot));
   return ChainArchetypeId{static_cast<uint32_t>(impl_->archetypes.size() - 1), 1};
+}
+
+Result<RagdollArchetypeId> World::BuildRagdollArchetype(const RagdollSettings& settings) {
+  detail::RagdollArchetype archetype;
+  if (Error e = detail::BuildRagdollArchetype(settings, &archetype); e.code != ErrorCode::kNone) return e;
+  impl_->ragdoll_archetypes.push_back(std::move(archetype));
+  return RagdollArchetypeId{static_cast<uint32_t>(impl_->ragdoll_archetypes.size() - 1), 1};
+}
+
+int32_t World::RagdollPartCount(RagdollArchetypeId id) const {
+  if (id.generation != 1 || id.index >= impl_->ragdoll_archetypes.size()) return 0;
+  return static_cast<int32_t>(impl_->ragdoll_archetypes[id.index].parts.size());
+}
+
+Error World::GetRagdollPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const {
+  if (id.generation != 1 || id.index >= impl_->ragdoll_archetypes.size())
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
+  const detail::RagdollArchetype& a = impl_->ragdoll_archetypes[id.index];
+  if (part < 0 || part >= static_cast<int32_t>(a.parts.size()) || out == nullptr)
+    return Fail(ErrorCode::kBadReference, part, "part", "no such part (or a null output)");
+  const detail::RigidPartArchetype& p = a.parts[part];
+  out->mass = p.mass;
+  out->principal_inertia = p.inertia;
+  out->body_pose = p.body_pose;
+  out->volume = p.volume;
+  return {};
 }
 
 int32_t World::ChainBoneCount(ChainArchetypeId id) const {
