@@ -126,6 +126,29 @@ std::vector<uint64_t> RunScene(TaskHooks hooks) {
     b.accessory_offset = &offsets[i];
     EXPECT_TRUE(w->BindPendulum(b).ok());
   }
+  // Ragdolls: a three-part limb falling onto a plane, 20 of them (three blocks of lanes).
+  EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  RagdollSettings limb;
+  for (int j = 0; j < 3; ++j) {
+    PartSettings p;
+    p.parent = j - 1;
+    p.pose.translation = {0, 1.0f - 0.3f * j, 0};
+    p.joint.anchor = {0, 1.15f - 0.3f * j, 0};
+    p.joint.type = j == 2 ? JointType::kHinge : JointType::kSwingTwist;
+    p.joint.hinge_min_degrees = -10;
+    p.joint.hinge_max_degrees = 120;
+    limb.parts.push_back(p);
+  }
+  const RagdollArchetypeId limb_id = w->BuildRagdollArchetype(limb).value();
+  std::vector<std::vector<Transform>> limbs(20, std::vector<Transform>(3));
+  for (int i = 0; i < 20; ++i) {
+    RagdollBinding b;
+    b.archetype = limb_id;
+    b.placement = Transform{{static_cast<float>(i), 1.0f + 0.1f * i, 0}, AxisAngle(Vec3{0, 0, 1}, 0.3f * i), {1, 1, 1}};
+    b.angular_velocity = {0, 0, 1.0f + 0.2f * i};
+    b.output_parts = limbs[i];
+    EXPECT_TRUE(w->BindRagdoll(b).ok());
+  }
   std::vector<uint64_t> hashes;
   for (int f = 0; f < 240; ++f) {
     const float t = f / 60.0f;

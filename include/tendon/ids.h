@@ -24,6 +24,7 @@ struct ChainArchetypeTag;
 struct ChainTag;
 struct PendulumTag;
 struct RagdollArchetypeTag;
+struct RagdollTag;
 // A built, immutable chain archetype (topology + settings).
 using ChainArchetypeId = Id<ChainArchetypeTag>;
 // A bound chain instance (one host skeleton's copy of an archetype).
@@ -32,5 +33,7 @@ using ChainId = Id<ChainTag>;
 using PendulumId = Id<PendulumTag>;
 // A built, immutable ragdoll archetype (parts, shapes, joints).
 using RagdollArchetypeId = Id<RagdollArchetypeTag>;
+// A bound ragdoll instance.
+using RagdollId = Id<RagdollTag>;
 
 }  // namespace tendon

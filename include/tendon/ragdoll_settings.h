@@ -4,8 +4,8 @@
 // material and a joint to its parent; World::BuildRagdollArchetype validates them and
 // derives mass properties and joint frames once. Every field documents its unit, range and
 // what "disabled" means. Angles that people author are in degrees.
-// What it does NOT do: simulate. This is the data layer of the ragdoll capability
-// (issue 3); the XPBD solver that steps instances of these archetypes is not built yet.
+// What it does NOT do: simulate (World::BindRagdoll and World::Step do). Contacts between
+// instances, most static shapes, sleep, motors, planar mode and queries are not built yet.
 // Threading: plain values. Memory: std::vector members, owned by the caller.
 #pragma once
 
@@ -117,6 +117,16 @@ struct RagdollPartInfo {
   Transform body_pose{};      // the body frame (centre of mass, principal axes) in model
                               // space in the build pose
   float volume = 0;           // m^3 of the shape
+};
+
+// The static world parts collide with. Planes only so far (boxes, spheres, capsules,
+// heightfields and triangle meshes are still to come).
+struct StaticPlane {
+  Vec3 normal{0, 1, 0};  // unit; parts stay on the side it points to
+  float offset = 0.0f;   // m: the plane is { x : dot(normal, x) = offset }
+};
+struct StaticWorldSettings {
+  std::vector<StaticPlane> planes;  // at most 8
 };
 
 struct RagdollSettings {

@@ -18,11 +18,12 @@ struct PhaseTimes {
   double solve_ms = 0;      // the substeps (SIMD kernel)
   double writeback_ms = 0;  // local transforms into the host's buffers
   double pendulum_ms = 0;   // accessory pendulums (solve and writeback)
+  double ragdoll_ms = 0;    // ragdoll XPBD substeps and part writeback
   double total_ms = 0;
 };
 
 enum : uint32_t {
-  kPhaseCount = 6,
+  kPhaseCount = 7,
 };
 
 struct FrameStats {
@@ -40,6 +41,9 @@ struct FrameStats {
   int32_t culled_by_distance = 0;    // of those: not eligible (distance or host predicate)
   int32_t culled_by_budget = 0;      // of those: eligible but past max_chains
   int32_t sleeping_pendulums = 0;
+  int32_t bound_ragdolls = 0;
+  int32_t simulated_ragdolls = 0;
+  int32_t ragdoll_substeps = 0;      // XPBD substeps each ragdoll ran this frame
 
   int32_t snapped_teleport = 0;      // roots that jumped or turned past the guard
   int32_t snapped_wake = 0;          // chains that woke (or were bound) and started at the pose

@@ -83,8 +83,28 @@ struct WorldSettings {
   // between about 0.1x and 1x with deterministic noise seeded by wind_seed.
   Vec3 ambient_wind{};
   uint64_t wind_seed = 0x7e1d0;
+  // XPBD substeps of ragdolls per fixed step (substeps beat iterations), range [1, 64],
+  // and joint iterations per substep (each one pass root to leaf and one back), [1, 16].
+  int32_t ragdoll_substeps = 16;
+  int32_t ragdoll_iterations = 2;
   Isa isa = Isa::kAuto;
   TaskHooks tasks{nullptr, nullptr, nullptr, 1};
+};
+
+// A ragdoll instance. Part frames cross the API in world space.
+struct RagdollBinding {
+  RagdollArchetypeId archetype{};
+  // Where the build pose is placed in the world (when start_parts is empty). Scale 1.
+  Transform placement{};
+  // Optional: every part's world frame to start from (a pose taken from the animation).
+  std::span<const Transform> start_parts{};
+  Vec3 linear_velocity{};   // m/s, given to every part at bind (momentum into the fall)
+  Vec3 angular_velocity{};  // rad/s, likewise
+  // Every part's world frame is written here each Step; the identity of the binding.
+  std::span<Transform> output_parts{};
+  // When set, the root part is kinematic: it follows this world frame (read every Step)
+  // and pulls the rest along by the joints.
+  const Transform* kinematic_root = nullptr;
 };
 
 // An instance of a chain archetype over host buffers (all read or written every Step the
@@ -131,10 +151,19 @@ class World {
   int32_t ChainBoneCount(ChainArchetypeId archetype) const;
 
   // Validates a ragdoll (or one-part prop) and derives its mass properties and joint
-  // frames. Instances and the rigid solver are not built yet (issue 3 is in progress).
+  // frames once; instances of it are bound with BindRagdoll.
   Result<RagdollArchetypeId> BuildRagdollArchetype(const RagdollSettings& settings);
   int32_t RagdollPartCount(RagdollArchetypeId archetype) const;  // 0 for a stale id
   Error GetRagdollPartInfo(RagdollArchetypeId archetype, int32_t part, RagdollPartInfo* out) const;
+
+  // The static world ragdoll parts collide with; replaces the previous one.
+  Error BuildStaticWorld(const StaticWorldSettings& settings);
+  Result<RagdollId> BindRagdoll(const RagdollBinding& binding);
+  // Frees the instance; its output keeps the last written pose.
+  Error UnbindRagdoll(RagdollId ragdoll);
+  bool IsValid(RagdollId ragdoll) const;
+  // Every part's centre-of-mass velocity (m/s) and angular velocity (rad/s), world space.
+  Error GetRagdollVelocities(RagdollId ragdoll, std::span<Vec3> linear, std::span<Vec3> angular) const;
 
   // Binds an instance; it starts at its animated pose on its first simulated frame.
   Result<ChainId> BindChain(const ChainBinding& binding);

@@ -51,6 +51,7 @@ struct FusedFloat {
   friend FusedFloat operator-(FusedFloat a) { return {-a.v}; }
   friend bool operator<(FusedFloat a, FusedFloat b) { return a.v < b.v; }
   friend bool operator>(FusedFloat a, FusedFloat b) { return a.v > b.v; }
+  friend bool operator==(FusedFloat a, FusedFloat b) { return a.v == b.v; }
 };
 
 template <>
@@ -120,6 +121,31 @@ template <class V, class M>
 inline V3<V> Select3(const M& m, const V3<V>& a, const V3<V>& b) {
   using O = Ops<V>;
   return {O::Select(m, a.x, b.x), O::Select(m, a.y, b.y), O::Select(m, a.z, b.z)};
+}
+
+// atan2(y, x) in [-pi, pi], written once for every value type so that the SIMD kernels
+// and their scalar references evaluate exactly the same arithmetic (library atan2s differ
+// in their last bits). atan on [0, 1] by the odd polynomial of Abramowitz & Stegun,
+// "Handbook of Mathematical Functions", 4.4.49 (|error| <= 2e-8), then octant folding.
+template <class V>
+inline V Atan2(const V& y, const V& x) {
+  using O = Ops<V>;
+  const V ax = O::Abs(x), ay = O::Abs(y);
+  const V hi = O::Max(ax, ay), lo = O::Min(ax, ay);
+  const V a = lo / O::Max(hi, O::Splat(1e-30f));
+  const V s = a * a;
+  V p = O::Splat(-0.0040540580f);
+  p = O::Fma(p, s, O::Splat(0.0218612288f));
+  p = O::Fma(p, s, O::Splat(-0.0559098861f));
+  p = O::Fma(p, s, O::Splat(0.0964200441f));
+  p = O::Fma(p, s, O::Splat(-0.1390853351f));
+  p = O::Fma(p, s, O::Splat(0.1994653599f));
+  p = O::Fma(p, s, O::Splat(-0.3332985605f));
+  p = O::Fma(p, s, O::Splat(0.9999993329f));
+  V r = p * a;
+  r = O::Select(ay > ax, O::Splat(1.57079632679f) - r, r);
+  r = O::Select(x < O::Splat(0.0f), O::Splat(3.14159265359f) - r, r);
+  return O::Select(y < O::Splat(0.0f), O::Splat(0.0f) - r, r);
 }
 
 template <class V>

@@ -30,6 +30,7 @@
 #include "kernel/chains/chain_block.h"
 #include "kernel/chains/chain_kernels.h"
 #include "kernel/rigid/ragdoll_archetype.h"
+#include "kernel/rigid/rigid_kernels.h"
 #include "kernel/world/fixed_clock.h"
 #include "kernel/world/fpu.h"
 #include "kernel/world/wind.h"
@@ -171,6 +172,63 @@ struct PendulumSlot {
   float swing = 0;
 };
 
+// All instances of one ragdoll archetype (with or without a kinematic root) share blocks.
+struct RagdollGroup {
+  int32_t archetype = -1;
+  bool kinematic_root = false;
+  int32_t part_count = 0;
+  std::vector<detail::RigidPartConstants> constants;
+  std::vector<Transform> body_in_part;  // per part, to turn bodies into part frames
+  std::vector<AlignedFloats> blocks;    // grown at bind time only
+  std::vector<int32_t> lane_owner;
+  int32_t lanes_used = 0;
+  std::size_t floats_per_block = 0;
+
+  detail::RigidBlockView View(int32_t block) {
+    return detail::RigidBlockView{part_count, blocks[block].data()};
+  }
+  int32_t Rows() const { return static_cast<int32_t>(floats_per_block / kBlockLanes); }
+  void CopyLane(int32_t from, int32_t to) {
+    const float* src = blocks[from / kBlockLanes].data();
+    float* dst = blocks[to / kBlockLanes].data();
+    const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
+    for (int32_t r = 0; r < Rows(); ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
+  }
+  // Puts the parts of `lane` at body poses `bodies` with velocities v, w.
+  void SetLane(int32_t lane, const Transform* bodies, Vec3 v, Vec3 w, bool active) {
+    const detail::RigidBlockView view = View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    for (int32_t j = 0; j < part_count; ++j) {
+      const bool moving = constants[j].inv_mass > 0.0f;
+      const float values[detail::kRigidFieldCount] = {
+          bodies[j].translation.x, bodies[j].translation.y, bodies[j].translation.z,
+          bodies[j].rotation.x,    bodies[j].rotation.y,    bodies[j].rotation.z,
+          bodies[j].rotation.w,    moving ? v.x : 0.0f,     moving ? v.y : 0.0f,
+          moving ? v.z : 0.0f,     moving ? w.x : 0.0f,     moving ? w.y : 0.0f,
+          moving ? w.z : 0.0f,     bodies[j].translation.x, bodies[j].translation.y,
+          bodies[j].translation.z, bodies[j].rotation.x,    bodies[j].rotation.y,
+          bodies[j].rotation.z,    bodies[j].rotation.w};
+      for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) view.Part(f, j)[l] = values[f];
+      for (int32_t k = 0; k < detail::kMaxContactPoints; ++k) {
+        view.Contact(detail::kLambdaN, j, k)[l] = 0.0f;
+        view.Contact(detail::kNormalSpeed, j, k)[l] = 0.0f;
+        view.Contact(detail::kPlaneIndex, j, k)[l] = -1.0f;
+      }
+    }
+    view.Lane(detail::kActive)[l] = active ? 1.0f : 0.0f;
+  }
+};
+
+struct RagdollSlot {
+  uint32_t generation = 1;
+  bool live = false;
+  int32_t group = -1;
+  int32_t lane = -1;
+  Transform* output = nullptr;
+  const Transform* kinematic_root = nullptr;
+  int32_t part_count = 0;
+};
+
 struct WorkItem {
   int32_t group = 0;
   int32_t block = 0;
@@ -226,6 +284,16 @@ struct World::Impl {
 
   std::vector<ArchetypeSlot> archetypes;
   std::vector<detail::RagdollArchetype> ragdoll_archetypes;
+  const detail::RigidKernels* rigid_kernels = nullptr;
+  std::vector<RagdollGroup> ragdoll_groups;
+  std::vector<RagdollSlot> ragdolls;
+  std::vector<int32_t> free_ragdolls;
+  std::unordered_map<const void*, int32_t> ragdoll_by_output;
+  int32_t live_ragdolls = 0;
+  std::vector<WorkItem> ragdoll_work;  // sized at bind time
+  std::vector<int32_t> ragdoll_resets;  // per work item
+  int32_t plane_count = 0;
+  float planes[detail::kMaxStaticPlanes][4] = {};
   std::map<detail::ChainTopologyKey, int32_t> group_by_topology;
   std::vector<ChainGroup> groups;
 
@@ -796,6 +864,82 @@ struct World::Impl {
     stats.sleeping_pendulums = live - awake;
   }
 
+  // Body frame of every part of a ragdoll lane from part frames.
+  void RagdollPhase(int32_t substeps) {
+    int32_t count = 0;
+    for (int32_t gi = 0; gi < static_cast<int32_t>(ragdoll_groups.size()); ++gi) {
+      const int32_t blocks = (ragdoll_groups[gi].lanes_used + kBlockLanes - 1) / kBlockLanes;
+      for (int32_t b = 0; b < blocks; ++b) ragdoll_work[count++] = {gi, b};
+    }
+    stats.bound_ragdolls = live_ragdolls;
+    stats.simulated_ragdolls = live_ragdolls;
+    if (count == 0) return;
+    const int32_t ragdoll_steps = substeps * settings.ragdoll_substeps;
+    stats.ragdoll_substeps = ragdoll_steps;
+    detail::RigidSolveParams params;
+    params.substeps = ragdoll_steps;
+    params.iterations = settings.ragdoll_iterations;
+    params.dt = static_cast<float>(clock.step()) / static_cast<float>(settings.ragdoll_substeps);
+    params.gravity[0] = settings.gravity.x;
+    params.gravity[1] = settings.gravity.y;
+    params.gravity[2] = settings.gravity.z;
+    params.plane_count = plane_count;
+    for (int32_t p = 0; p < plane_count; ++p)
+      for (int32_t k = 0; k < 4; ++k) params.planes[p][k] = planes[p][k];
+    const detail::RigidKernels* kernel_set = rigid_kernels;
+    auto task = [&](int32_t begin, int32_t end, uint32_t) {
+      for (int32_t i = begin; i < end; ++i) {
+        RagdollGroup& g = ragdoll_groups[ragdoll_work[i].group];
+        const detail::RigidBlockView view = g.View(ragdoll_work[i].block);
+        detail::RigidSolveParams local = params;
+        local.parts = g.constants.data();
+        local.part_count = g.part_count;
+        // Kinematic roots follow their host frame.
+        for (int32_t l = 0; l < kBlockLanes; ++l) {
+          const int32_t owner = g.lane_owner[ragdoll_work[i].block * kBlockLanes + l];
+          if (owner < 0 || ragdolls[owner].kinematic_root == nullptr) continue;
+          const Transform target = *ragdolls[owner].kinematic_root;
+          if (!IsFinite(target)) continue;
+          const Transform body = Compose(Transform{target.translation, Normalize(target.rotation), {1, 1, 1}}, g.body_in_part[0]);
+          const float values[7] = {body.translation.x, body.translation.y, body.translation.z, body.rotation.x,
+                                   body.rotation.y,    body.rotation.z,    body.rotation.w};
+          for (int32_t f = 0; f < 7; ++f) view.Part(detail::kRbXx + f, 0)[l] = values[f];
+        }
+        if (substeps > 0) kernel_set->solve(&view, 1, local);
+        int32_t resets = 0;
+        for (int32_t l = 0; l < kBlockLanes; ++l) {
+          const int32_t owner = g.lane_owner[ragdoll_work[i].block * kBlockLanes + l];
+          if (owner < 0) continue;
+          RagdollSlot& slot = ragdolls[owner];
+          bool finite = true;
+          for (int32_t j = 0; j < g.part_count && finite; ++j) {
+            float sum = 0;
+            for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) sum += view.Part(f, j)[l] * 0.0f;
+            finite = sum == 0.0f;
+          }
+          if (!finite) {
+            // Back to the last pose written (the output holds it), at rest.
+            ++resets;
+            Transform bodies[detail::kMaxRagdollParts];
+            for (int32_t j = 0; j < g.part_count; ++j) bodies[j] = Compose(slot.output[j], g.body_in_part[j]);
+            g.SetLane(slot.lane, bodies, Vec3{}, Vec3{}, true);
+            continue;
+          }
+          for (int32_t j = 0; j < g.part_count; ++j) {
+            const Transform body{{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]},
+                                 {view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
+                                  view.Part(detail::kRbQw, j)[l]},
+                                 {1, 1, 1}};
+            slot.output[j] = Compose(body, Relative(g.body_in_part[j], Transform{}));
+          }
+        }
+        ragdoll_resets[i] = resets;
+      }
+    };
+    ParallelFor(count, 1, task);
+    for (int32_t i = 0; i < count; ++i) stats.reset_non_finite += ragdoll_resets[i];
+  }
+
   const FrameStats& Step(float dt) {
     detail::DenormalGuard guard;
     const auto t0 = std::chrono::steady_clock::now();
@@ -844,6 +988,9 @@ struct World::Impl {
     t = std::chrono::steady_clock::now();
     Pendulums(tick.substeps);
     stats.times.pendulum_ms = MsSince(t);
+    t = std::chrono::steady_clock::now();
+    RagdollPhase(tick.substeps);
+    stats.times.ragdoll_ms = MsSince(t);
     stats.simulated_instance_substeps =
         static_cast<int64_t>(stats.simulated_chains + stats.simulated_pendulums) * tick.substeps;
     stats.times.total_ms = MsSince(t0);
@@ -890,6 +1037,10 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
       e.code != ErrorCode::kNone)
     return e;
   if (s.max_chains < 0) return Fail(ErrorCode::kOutOfRange, -1, "max_chains", "max_chains must be >= 0");
+  if (s.ragdoll_substeps < 1 || s.ragdoll_substeps > 64)
+    return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_substeps", "ragdoll_substeps must be within [1, 64]");
+  if (s.ragdoll_iterations < 1 || s.ragdoll_iterations > 16)
+    return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_iterations", "ragdoll_iterations must be within [1, 16]");
   if ((s.tasks.enqueue == nullptr) != (s.tasks.finish == nullptr))
     return Fail(ErrorCode::kOutOfRange, -1, "tasks", "tasks.enqueue and tasks.finish must both be set or both null");
   if (s.tasks.enqueue != nullptr && s.tasks.worker_count < 1)
@@ -902,6 +1053,7 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
   auto impl = std::make_unique<Impl>(s);
   impl->isa = isa;
   impl->kernels = &detail::ChainKernelsFor(isa);
+  impl->rigid_kernels = &detail::RigidKernelsFor(isa);
   return std::unique_ptr<World>(new World(std::move(impl)));
 }
 
@@ -942,6 +1094,229 @@ Error World::GetRagdollPartInfo(RagdollArchetypeId id, int32_t part, RagdollPart
   out->principal_inertia = p.inertia;
   out->body_pose = p.body_pose;
   out->volume = p.volume;
+  return {};
+}
+
+Error World::BuildStaticWorld(const StaticWorldSettings& settings) {
+  if (static_cast<int32_t>(settings.planes.size()) > detail::kMaxStaticPlanes)
+    return Fail(ErrorCode::kCapacity, -1, "planes", "at most 8 static planes");
+  for (std::size_t i = 0; i < settings.planes.size(); ++i) {
+    const StaticPlane& p = settings.planes[i];
+    if (!IsFinite(p.normal) || !std::isfinite(p.offset))
+      return Fail(ErrorCode::kNotFinite, static_cast<int32_t>(i), "planes", "a plane is not finite");
+    if (std::fabs(Length(p.normal) - 1.0f) > 1e-3f)
+      return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "planes", "a plane's normal must be unit");
+  }
+  impl_->plane_count = static_cast<int32_t>(settings.planes.size());
+  for (int32_t i = 0; i < impl_->plane_count; ++i) {
+    const StaticPlane& p = settings.planes[i];
+    impl_->planes[i][0] = p.normal.x;
+    impl_->planes[i][1] = p.normal.y;
+    impl_->planes[i][2] = p.normal.z;
+    impl_->planes[i][3] = p.offset;
+  }
+  return {};
+}
+
+namespace {
+
+// The lane-uniform constants of an archetype's parts, for the rigid kernels.
+std::vector<detail::RigidPartConstants> RigidConstants(const detail::RagdollArchetype& a, bool kinematic_root) {
+  std::vector<detail::RigidPartConstants> out(a.parts.size());
+  for (std::size_t j = 0; j < a.parts.size(); ++j) {
+    const detail::RigidPartArchetype& p = a.parts[j];
+    detail::RigidPartConstants& c = out[j];
+    c.parent = p.parent;
+    const bool kinematic = kinematic_root && j == 0;
+    c.inv_mass = kinematic ? 0.0f : p.inv_mass;
+    c.inv_inertia[0] = kinematic ? 0.0f : p.inv_inertia.x;
+    c.inv_inertia[1] = kinematic ? 0.0f : p.inv_inertia.y;
+    c.inv_inertia[2] = kinematic ? 0.0f : p.inv_inertia.z;
+    c.gravity_factor = p.gravity_factor;
+    c.linear_damping = p.linear_damping;
+    c.angular_damping = p.angular_damping;
+    c.max_linear_speed = p.max_linear_speed;
+    c.max_angular_speed = p.max_angular_speed;
+    c.friction = p.friction;
+    c.restitution = p.restitution;
+    auto add_point = [&](Vec3 shape_local, float radius) {
+      const Vec3 b = TransformPoint(p.shape_in_body, shape_local);
+      c.points[c.point_count][0] = b.x;
+      c.points[c.point_count][1] = b.y;
+      c.points[c.point_count][2] = b.z;
+      c.points[c.point_count][3] = radius;
+      ++c.point_count;
+    };
+    const PartShapeSettings& sh = p.shape;
+    switch (sh.type) {
+      case PartShape::kSphere: add_point({}, sh.radius); break;
+      case PartShape::kCapsule:
+        add_point({0, sh.half_height, 0}, sh.radius);
+        add_point({0, -sh.half_height, 0}, sh.radius);
+        break;
+      case PartShape::kTaperedCapsule:
+        add_point({0, sh.half_height, 0}, sh.top_radius);
+        add_point({0, -sh.half_height, 0}, sh.bottom_radius);
+        break;
+      case PartShape::kBox:
+        for (int k = 0; k < 8; ++k) {
+          add_point({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
+                     (k & 4) ? sh.half_extents.z : -sh.half_extents.z},
+                    0.0f);
+        }
+        break;
+    }
+    const detail::RigidJointArchetype& jt = p.joint;
+    c.joint_type = jt.type == JointType::kHinge ? 1 : 0;
+    const Vec3 ap = jt.anchor_in_parent, ac = jt.anchor_in_child;
+    c.anchor_parent[0] = ap.x, c.anchor_parent[1] = ap.y, c.anchor_parent[2] = ap.z;
+    c.anchor_child[0] = ac.x, c.anchor_child[1] = ac.y, c.anchor_child[2] = ac.z;
+    const Quat fp = jt.frame_in_parent, fc = jt.frame_in_child;
+    c.frame_parent[0] = fp.x, c.frame_parent[1] = fp.y, c.frame_parent[2] = fp.z, c.frame_parent[3] = fp.w;
+    c.frame_child[0] = fc.x, c.frame_child[1] = fc.y, c.frame_child[2] = fc.z, c.frame_child[3] = fc.w;
+    c.normal_half_cone = jt.normal_half_cone;
+    c.plane_half_cone = jt.plane_half_cone;
+    c.twist_min = jt.twist_min;
+    c.twist_max = jt.twist_max;
+    c.hinge_min = jt.hinge_min;
+    c.hinge_max = jt.hinge_max;
+    c.friction_torque = jt.friction_torque;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
+  Impl& w = *impl_;
+  if (b.archetype.generation != 1 || b.archetype.index >= w.ragdoll_archetypes.size())
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
+  const detail::RagdollArchetype& a = w.ragdoll_archetypes[b.archetype.index];
+  const auto n = static_cast<int32_t>(a.parts.size());
+  if (b.output_parts.data() == nullptr || static_cast<int32_t>(b.output_parts.size()) < n)
+    return Fail(ErrorCode::kNullBuffer, -1, "output_parts",
+                "output_parts needs " + std::to_string(n) + " transforms, got " + std::to_string(b.output_parts.size()));
+  if (!b.start_parts.empty() && static_cast<int32_t>(b.start_parts.size()) < n)
+    return Fail(ErrorCode::kNullBuffer, -1, "start_parts", "start_parts is shorter than the part count");
+  if (auto it = w.ragdoll_by_output.find(b.output_parts.data()); it != w.ragdoll_by_output.end())
+    return RagdollId{static_cast<uint32_t>(it->second), w.ragdolls[it->second].generation};
+  if (!IsFinite(b.placement) || !IsFinite(b.linear_velocity) || !IsFinite(b.angular_velocity))
+    return Fail(ErrorCode::kNotFinite, -1, "placement", "placement or the start velocities are not finite");
+  for (int32_t j = 0; j < static_cast<int32_t>(b.start_parts.size()) && j < n; ++j) {
+    if (!IsFinite(b.start_parts[j]))
+      return Fail(ErrorCode::kNotFinite, j, "start_parts", "start_parts[" + std::to_string(j) + "] is not finite");
+  }
+  if (b.kinematic_root != nullptr && !IsFinite(*b.kinematic_root))
+    return Fail(ErrorCode::kNotFinite, -1, "kinematic_root", "the kinematic root frame is not finite at bind");
+  const bool kinematic = b.kinematic_root != nullptr;
+  int32_t gi = -1;
+  for (int32_t i = 0; i < static_cast<int32_t>(w.ragdoll_groups.size()); ++i) {
+    if (w.ragdoll_groups[i].archetype == static_cast<int32_t>(b.archetype.index) &&
+        w.ragdoll_groups[i].kinematic_root == kinematic)
+      gi = i;
+  }
+  if (gi < 0) {
+    RagdollGroup g;
+    g.archetype = static_cast<int32_t>(b.archetype.index);
+    g.kinematic_root = kinematic;
+    g.part_count = n;
+    g.constants = RigidConstants(a, kinematic);
+    for (const detail::RigidPartArchetype& p : a.parts) g.body_in_part.push_back(p.body_in_part);
+    g.floats_per_block = detail::RigidFloatsPerBlock(n);
+    w.ragdoll_groups.push_back(std::move(g));
+    gi = static_cast<int32_t>(w.ragdoll_groups.size()) - 1;
+  }
+  RagdollGroup& g = w.ragdoll_groups[gi];
+  // Body poses to start from.
+  Transform bodies[detail::kMaxRagdollParts];
+  for (int32_t j = 0; j < n; ++j) {
+    // A part's frame in the build pose is its body pose times the inverse body offset.
+    const Transform part =
+        b.start_parts.empty()
+            ? Compose(b.placement, Compose(a.parts[j].body_pose, Relative(a.parts[j].body_in_part, Transform{})))
+            : b.start_parts[j];
+    bodies[j] = Compose(Transform{part.translation, Normalize(part.rotation), {1, 1, 1}}, a.parts[j].body_in_part);
+  }
+  // Capacity: one more lane (blocks grow here, never in Step).
+  if (g.lanes_used == static_cast<int32_t>(g.blocks.size()) * kBlockLanes) {
+    g.blocks.emplace_back(g.floats_per_block);
+    g.lane_owner.resize(g.blocks.size() * kBlockLanes, -1);
+    const int32_t first = static_cast<int32_t>(g.blocks.size() - 1) * kBlockLanes;
+    for (int32_t l = 0; l < kBlockLanes; ++l) g.SetLane(first + l, bodies, Vec3{}, Vec3{}, false);
+    int32_t total = 0;
+    for (const RagdollGroup& other : w.ragdoll_groups) total += static_cast<int32_t>(other.blocks.size());
+    w.ragdoll_work.resize(total);
+    w.ragdoll_resets.resize(total);
+  }
+  int32_t index;
+  if (!w.free_ragdolls.empty()) {
+    index = w.free_ragdolls.back();
+    w.free_ragdolls.pop_back();
+  } else {
+    index = static_cast<int32_t>(w.ragdolls.size());
+    w.ragdolls.emplace_back();
+  }
+  RagdollSlot& slot = w.ragdolls[index];
+  slot.live = true;
+  slot.group = gi;
+  slot.lane = g.lanes_used++;
+  slot.output = b.output_parts.data();
+  slot.kinematic_root = b.kinematic_root;
+  slot.part_count = n;
+  g.lane_owner[slot.lane] = index;
+  g.SetLane(slot.lane, bodies, b.linear_velocity, b.angular_velocity, true);
+  for (int32_t j = 0; j < n; ++j) slot.output[j] = Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}));
+  w.ragdoll_by_output.emplace(b.output_parts.data(), index);
+  ++w.live_ragdolls;
+  return RagdollId{static_cast<uint32_t>(index), slot.generation};
+}
+
+Error World::UnbindRagdoll(RagdollId id) {
+  Impl& w = *impl_;
+  if (id.generation == 0 || id.index >= w.ragdolls.size() || !w.ragdolls[id.index].live ||
+      w.ragdolls[id.index].generation != id.generation)
+    return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& slot = w.ragdolls[id.index];
+  RagdollGroup& g = w.ragdoll_groups[slot.group];
+  const int32_t last = g.lanes_used - 1;
+  if (slot.lane != last) {
+    g.CopyLane(last, slot.lane);
+    const int32_t moved = g.lane_owner[last];
+    g.lane_owner[slot.lane] = moved;
+    w.ragdolls[moved].lane = slot.lane;
+  }
+  g.lane_owner[last] = -1;
+  {
+    const detail::RigidBlockView view = g.View(last / kBlockLanes);
+    view.Lane(detail::kActive)[last % kBlockLanes] = 0.0f;
+  }
+  --g.lanes_used;
+  w.ragdoll_by_output.erase(slot.output);
+  slot.live = false;
+  slot.generation = slot.generation == UINT32_MAX ? 1 : slot.generation + 1;
+  w.free_ragdolls.push_back(static_cast<int32_t>(id.index));
+  --w.live_ragdolls;
+  return {};
+}
+
+bool World::IsValid(RagdollId id) const {
+  const Impl& w = *impl_;
+  return id.generation != 0 && id.index < w.ragdolls.size() && w.ragdolls[id.index].live &&
+         w.ragdolls[id.index].generation == id.generation;
+}
+
+Error World::GetRagdollVelocities(RagdollId id, std::span<Vec3> linear, std::span<Vec3> angular) const {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  const RagdollSlot& r = impl_->ragdolls[id.index];
+  if (static_cast<int32_t>(linear.size()) < r.part_count || static_cast<int32_t>(angular.size()) < r.part_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "linear", "the spans are shorter than the part count");
+  RagdollGroup& g = impl_->ragdoll_groups[r.group];
+  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+  const int32_t l = r.lane % kBlockLanes;
+  for (int32_t j = 0; j < r.part_count; ++j) {
+    linear[j] = Vec3{view.Part(detail::kRbVx, j)[l], view.Part(detail::kRbVy, j)[l], view.Part(detail::kRbVz, j)[l]};
+    angular[j] = Vec3{view.Part(detail::kRbWx, j)[l], view.Part(detail::kRbWy, j)[l], view.Part(detail::kRbWz, j)[l]};
+  }
   return {};
 }
 
@@ -1241,6 +1616,16 @@ uint64_t World::StateHash() const {
     mix(&i, sizeof(i));
     mix(&p.bob, sizeof(Vec3));
     mix(&p.prev_bob, sizeof(Vec3));
+  }
+  for (std::size_t i = 0; i < w.ragdolls.size(); ++i) {
+    const RagdollSlot& r = w.ragdolls[i];
+    if (!r.live) continue;
+    mix(&i, sizeof(i));
+    RagdollGroup& g = const_cast<RagdollGroup&>(w.ragdoll_groups[r.group]);
+    const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+    for (int32_t j = 0; j < r.part_count; ++j) {
+      for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) mix(view.Part(f, j) + r.lane % kBlockLanes, sizeof(float));
+    }
   }
   return h;
 }

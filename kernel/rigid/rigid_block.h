@@ -1,0 +1,111 @@
+// kernel/rigid/rigid_block.h: the structure-of-arrays layout of a block of ragdoll lanes,
+// and the plain constants the rigid kernels read.
+//
+// Design (DESIGN.md, "lanes are instances"): a block holds kBlockLanes instances of one
+// ragdoll archetype. Part j of every lane sits side by side, so joint j (between part
+// parent(j) and part j) is the same aligned load in every lane. Everything that is the
+// same for every lane (masses, inertia, joint frames and limits, contact spheres) is in
+// RigidPartConstants, a plain array read with broadcasts: kernels never touch std types,
+// so the per-instruction-set translation units share no inline library code.
+// Padding lanes hold a valid body pose and are marked inactive: their state is never
+// written back, and every correction is computed for them anyway (masks cost more).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernel/simd/lanes.h"
+
+namespace tendon::detail {
+
+inline constexpr int32_t kMaxContactPoints = 8;  // per part (a box's corners)
+inline constexpr int32_t kMaxStaticPlanes = 8;
+
+// Per part, per lane.
+enum RigidField : int32_t {
+  kRbXx, kRbXy, kRbXz,            // centre of mass (world)
+  kRbQx, kRbQy, kRbQz, kRbQw,       // body orientation (body frame: principal axes)
+  kRbVx, kRbVy, kRbVz,            // linear velocity
+  kRbWx, kRbWy, kRbWz,         // angular velocity (world)
+  kRbXPx, kRbXPy, kRbXPz,         // position at the substep's start
+  kRbQPx, kRbQPy, kRbQPz, kRbQPw,   // orientation at the substep's start
+  kRigidFieldCount
+};
+
+// Per part, per contact point, per lane: the substep's contact against the static planes.
+enum ContactField : int32_t {
+  kLambdaN,      // normal positional impulse this substep (>0: in contact)
+  kNormalSpeed,  // normal speed before the position solve (for restitution)
+  kPlaneIndex,   // which plane (as a float), -1 when none
+  kContactFieldCount
+};
+
+// Per lane.
+enum RigidLaneField : int32_t {
+  kActive,  // 1: an instance lives in this lane, 0: padding
+  kRigidLaneFieldCount
+};
+
+struct RigidPartConstants {
+  int32_t parent = -1;
+  float inv_mass = 0;        // 0: kinematic (driven by the host)
+  float inv_inertia[3] = {0, 0, 0};
+  float gravity_factor = 1;
+  float linear_damping = 0, angular_damping = 0;  // 1/s
+  float max_linear_speed = 500, max_angular_speed = 47;
+  float friction = 0.6f, restitution = 0;
+  // Contact spheres in the body frame (x, y, z, radius): capsule and tapered ends, the
+  // sphere's centre, a box's corners (radius 0).
+  int32_t point_count = 0;
+  float points[kMaxContactPoints][4] = {};
+  // The joint to the parent, in each body's frame.
+  int32_t joint_type = 0;  // 0 swing-twist, 1 hinge
+  float anchor_parent[3] = {0, 0, 0}, anchor_child[3] = {0, 0, 0};
+  float frame_parent[4] = {0, 0, 0, 1}, frame_child[4] = {0, 0, 0, 1};  // x: twist, y: plane
+  float normal_half_cone = 0, plane_half_cone = 0, twist_min = 0, twist_max = 0;
+  float hinge_min = 0, hinge_max = 0;
+  float friction_torque = 0;  // N m
+};
+
+struct RigidSolveParams {
+  const RigidPartConstants* parts = nullptr;
+  int32_t part_count = 0;
+  int32_t substeps = 0;
+  int32_t iterations = 1;  // joint passes (root to leaf and back) per substep
+  float dt = 0;  // substep length
+  float gravity[3] = {0, 0, 0};
+  int32_t plane_count = 0;
+  float planes[kMaxStaticPlanes][4] = {};  // unit normal, offset: n . x = offset on the plane
+};
+
+inline constexpr std::size_t RigidFloatsPerBlock(int32_t parts) {
+  return (static_cast<std::size_t>(parts) * (kRigidFieldCount + kMaxContactPoints * kContactFieldCount) +
+          kRigidLaneFieldCount) *
+         kBlockLanes;
+}
+
+struct RigidBlockView {
+  int32_t part_count = 0;
+  float* data = nullptr;
+  float* Part(int32_t field, int32_t part) const {
+    return data + (static_cast<std::size_t>(part) * kRigidFieldCount + field) * kBlockLanes;
+  }
+  float* Contact(int32_t field, int32_t part, int32_t point) const {
+    return data + (static_cast<std::size_t>(part_count) * kRigidFieldCount +
+                   (static_cast<std::size_t>(part) * kMaxContactPoints + point) * kContactFieldCount + field) *
+                      kBlockLanes;
+  }
+  float* Lane(int32_t field) const {
+    return data + (static_cast<std::size_t>(part_count) * (kRigidFieldCount + kMaxContactPoints * kContactFieldCount) +
+                   field) *
+                      kBlockLanes;
+  }
+};
+
+struct RigidKernels {
+  // Runs params.substeps XPBD substeps over `count` blocks of one archetype.
+  void (*solve)(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params);
+  const char* name;
+};
+
+}  // namespace tendon::detail

@@ -1,0 +1,454 @@
+// kernel/rigid/rigid_kernel_impl.h: substepped XPBD for ragdoll parts, written once.
+//
+// Like the chain kernel, every function is a template over V (float, FusedFloat, or an
+// explicit-arch xsimd batch) and is instantiated in the per-instruction-set translation
+// units, each under its own TENDON_RIGID_KERNEL_NS. Lanes are instances of one archetype;
+// lanes never interact, so each slice of V::size lanes runs all its substeps alone.
+//
+// The substep (Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position
+// Based Dynamics", and Macklin et al. 2019, "Small Steps in Physics Simulation"; the
+// formulas are summarised in shared/notes/xpbd-rigid-bodies.md):
+//   integrate    x_prev = x; v += h g; damp; clamp speeds; x += h v
+//                q_prev = q; w += h I^-1 (-w x I w) (in the body frame); q += h/2 [w,0] q
+//   joints       parents first: attachment (positional), then swing (elliptical cone) and
+//                twist limits, or hinge alignment and limit (angular corrections)
+//   contacts     each contact sphere against each static plane: normal correction, then
+//                static friction while the tangential impulse stays inside the cone
+//   velocities   v = (x - x_prev) / h; w = 2 (q q_prev^-1).xyz / h
+//   velocity pass joint friction; contact dynamic friction and restitution
+// Conventions used throughout: a correction `e` is what body 2 (the child, or the part
+// against static geometry) should move or turn by relative to body 1 (the parent); it is
+// split between the bodies by their generalised inverse masses. Inactive corrections are
+// computed as zero-length and change nothing, so no lane needs a mask.
+#include <cmath>
+#include <cstdint>
+
+#include "kernel/rigid/rigid_block.h"
+#include "kernel/simd/ops.h"
+
+#ifndef TENDON_RIGID_KERNEL_NS
+#error "define TENDON_RIGID_KERNEL_NS to a namespace unique to the translation unit"
+#endif
+
+namespace tendon::detail::TENDON_RIGID_KERNEL_NS {
+
+template <class V>
+struct Body {
+  V3<V> x, v, w, xp;
+  Q4<V> q, qp;
+};
+
+template <class V>
+inline Body<V> LoadBody(const RigidBlockView& b, int32_t part, int32_t lane) {
+  using O = Ops<V>;
+  auto ld = [&](int32_t f) { return O::Load(b.Part(f, part) + lane); };
+  return Body<V>{{ld(kRbXx), ld(kRbXy), ld(kRbXz)},     {ld(kRbVx), ld(kRbVy), ld(kRbVz)},
+                 {ld(kRbWx), ld(kRbWy), ld(kRbWz)},  {ld(kRbXPx), ld(kRbXPy), ld(kRbXPz)},
+                 {ld(kRbQx), ld(kRbQy), ld(kRbQz), ld(kRbQw)}, {ld(kRbQPx), ld(kRbQPy), ld(kRbQPz), ld(kRbQPw)}};
+}
+
+template <class V>
+inline void StoreBody(const RigidBlockView& b, int32_t part, int32_t lane, const Body<V>& body) {
+  using O = Ops<V>;
+  auto st = [&](int32_t f, const V& v) { O::Store(b.Part(f, part) + lane, v); };
+  st(kRbXx, body.x.x), st(kRbXy, body.x.y), st(kRbXz, body.x.z);
+  st(kRbVx, body.v.x), st(kRbVy, body.v.y), st(kRbVz, body.v.z);
+  st(kRbWx, body.w.x), st(kRbWy, body.w.y), st(kRbWz, body.w.z);
+  st(kRbXPx, body.xp.x), st(kRbXPy, body.xp.y), st(kRbXPz, body.xp.z);
+  st(kRbQx, body.q.x), st(kRbQy, body.q.y), st(kRbQz, body.q.z), st(kRbQw, body.q.w);
+  st(kRbQPx, body.qp.x), st(kRbQPy, body.qp.y), st(kRbQPz, body.qp.z), st(kRbQPw, body.qp.w);
+}
+
+template <class V>
+inline V3<V> Splat3(const float* p) {
+  using O = Ops<V>;
+  return {O::Splat(p[0]), O::Splat(p[1]), O::Splat(p[2])};
+}
+template <class V>
+inline Q4<V> SplatQ(const float* p) {
+  using O = Ops<V>;
+  return {O::Splat(p[0]), O::Splat(p[1]), O::Splat(p[2]), O::Splat(p[3])};
+}
+template <class V>
+inline V Length3(const V3<V>& a) {
+  return Ops<V>::Sqrt(Dot3(a, a));
+}
+// a / |a|, or zero when a is (nearly) zero.
+template <class V>
+inline V3<V> SafeNormal(const V3<V>& a) {
+  using O = Ops<V>;
+  const V len2 = Dot3(a, a);
+  const V inv = O::Select(len2 > O::Splat(1e-24f), O::Splat(1.0f) / O::Sqrt(O::Max(len2, O::Splat(1e-24f))),
+                          O::Splat(0.0f));
+  return Scale(a, inv);
+}
+template <class V>
+inline Q4<V> QNormalize(const Q4<V>& q) {
+  using O = Ops<V>;
+  const V inv = O::Splat(1.0f) / O::Sqrt(O::Max(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w, O::Splat(1e-30f)));
+  return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+}
+// q + s/2 [u, 0] q, normalised: q turned by the small rotation vector s u.
+template <class V>
+inline Q4<V> Turn(const Q4<V>& q, const V3<V>& u, const V& s) {
+  using O = Ops<V>;
+  const V half = s * O::Splat(0.5f);
+  const Q4<V> d = QMul(Q4<V>{u.x * half, u.y * half, u.z * half, O::Splat(0.0f)}, q);
+  return QNormalize(Q4<V>{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w});
+}
+// I^-1 u for a world vector u (I diagonal in the body frame).
+template <class V>
+inline V3<V> InvInertia(const Q4<V>& q, const RigidPartConstants& c, const V3<V>& u) {
+  using O = Ops<V>;
+  const V3<V> b = QRotate(QConj(q), u);
+  return QRotate(q, V3<V>{b.x * O::Splat(c.inv_inertia[0]), b.y * O::Splat(c.inv_inertia[1]),
+                          b.z * O::Splat(c.inv_inertia[2])});
+}
+// u^T I^-1 u.
+template <class V>
+inline V InvInertiaNorm(const Q4<V>& q, const RigidPartConstants& c, const V3<V>& u) {
+  using O = Ops<V>;
+  const V3<V> b = QRotate(QConj(q), u);
+  return b.x * b.x * O::Splat(c.inv_inertia[0]) + b.y * b.y * O::Splat(c.inv_inertia[1]) +
+         b.z * b.z * O::Splat(c.inv_inertia[2]);
+}
+
+// Positional correction: body 2's point (r2 from its centre) should move by e relative to
+// body 1's point (r1). Returns the impulse magnitude (lambda).
+template <class V>
+inline V ApplyPositional(Body<V>* a, const RigidPartConstants* ca, const V3<V>& r1, Body<V>& b,
+                         const RigidPartConstants& cb, const V3<V>& r2, const V3<V>& e) {
+  using O = Ops<V>;
+  const V c = Length3(e);
+  const V3<V> n = SafeNormal(e);
+  V w = O::Splat(cb.inv_mass) + InvInertiaNorm(b.q, cb, Cross3(r2, n));
+  if (a != nullptr) w = w + O::Splat(ca->inv_mass) + InvInertiaNorm(a->q, *ca, Cross3(r1, n));
+  const V lambda = c / O::Max(w, O::Splat(1e-12f));
+  const V3<V> p = Scale(n, lambda);
+  b.x = Add(b.x, Scale(p, O::Splat(cb.inv_mass)));
+  b.q = Turn(b.q, InvInertia(b.q, cb, Cross3(r2, p)), O::Splat(1.0f));
+  if (a != nullptr) {
+    a->x = Sub(a->x, Scale(p, O::Splat(ca->inv_mass)));
+    a->q = Turn(a->q, InvInertia(a->q, *ca, Cross3(r1, p)), O::Splat(-1.0f));
+  }
+  return lambda;
+}
+
+// Angular correction: body 2 should turn by the rotation vector e relative to body 1.
+template <class V>
+inline void ApplyAngular(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb,
+                         const V3<V>& e) {
+  using O = Ops<V>;
+  const V theta = Length3(e);
+  const V3<V> n = SafeNormal(e);
+  const V w = InvInertiaNorm(a.q, ca, n) + InvInertiaNorm(b.q, cb, n);
+  const V3<V> p = Scale(n, theta / O::Max(w, O::Splat(1e-12f)));
+  a.q = Turn(a.q, InvInertia(a.q, ca, p), O::Splat(-1.0f));
+  b.q = Turn(b.q, InvInertia(b.q, cb, p), O::Splat(1.0f));
+}
+
+// Signed angle from u1 to u2 about unit n (both perpendicular to n).
+template <class V>
+inline V AngleAbout(const V3<V>& u1, const V3<V>& u2, const V3<V>& n) {
+  return Atan2<V>(Dot3(Cross3(u1, u2), n), Dot3(u1, u2));
+}
+
+// The correction that brings an angle phi about n back into [lo, hi]; zero inside.
+template <class V>
+inline V3<V> LimitCorrection(const V& phi, float lo, float hi, const V3<V>& n) {
+  using O = Ops<V>;
+  const V over = O::Max(phi - O::Splat(hi), O::Splat(0.0f));
+  const V under = O::Min(phi - O::Splat(lo), O::Splat(0.0f));
+  return Scale(n, O::Splat(0.0f) - (over + under));
+}
+
+// The attachment: the anchors coincide. Solved after the limits, whose pure rotations
+// move the anchors.
+template <class V>
+inline void SolveAttachment(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb) {
+  const V3<V> r1 = QRotate(a.q, Splat3<V>(cb.anchor_parent));
+  const V3<V> r2 = QRotate(b.q, Splat3<V>(cb.anchor_child));
+  ApplyPositional(&a, &ca, r1, b, cb, r2, Sub(Add(a.x, r1), Add(b.x, r2)));
+}
+
+template <class V>
+inline void SolveLimits(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb) {
+  using O = Ops<V>;
+  const V3<V> kX{O::Splat(1.0f), O::Splat(0.0f), O::Splat(0.0f)};
+  const V3<V> kY{O::Splat(0.0f), O::Splat(1.0f), O::Splat(0.0f)};
+  if (cb.joint_type == 1) {
+    // Hinge: align the axes, then limit the angle about them.
+    Q4<V> fa = QMul(a.q, SplatQ<V>(cb.frame_parent)), fb = QMul(b.q, SplatQ<V>(cb.frame_child));
+    const V3<V> a1 = QRotate(fa, kX), a2 = QRotate(fb, kX);
+    const V3<V> axis = Cross3(a2, a1);
+    ApplyAngular(a, ca, b, cb, Scale(SafeNormal(axis), Atan2<V>(Length3(axis), Dot3(a1, a2))));
+    fa = QMul(a.q, SplatQ<V>(cb.frame_parent));
+    fb = QMul(b.q, SplatQ<V>(cb.frame_child));
+    const V3<V> n = QRotate(fa, kX);
+    const V3<V> b1 = SafeNormal(Sub(QRotate(fa, kY), Scale(n, Dot3(QRotate(fa, kY), n))));
+    const V3<V> b2 = SafeNormal(Sub(QRotate(fb, kY), Scale(n, Dot3(QRotate(fb, kY), n))));
+    ApplyAngular(a, ca, b, cb, LimitCorrection(AngleAbout(b1, b2, n), cb.hinge_min, cb.hinge_max, n));
+    return;
+  }
+  // Swing: the angle between the twist axes, inside an elliptical cone whose half-angles
+  // are about the parent's plane axis (normal_half_cone) and its normal (plane_half_cone).
+  {
+    const Q4<V> fa = QMul(a.q, SplatQ<V>(cb.frame_parent)), fb = QMul(b.q, SplatQ<V>(cb.frame_child));
+    const V3<V> a1 = QRotate(fa, kX), a2 = QRotate(fb, kX);
+    const V3<V> axis = Cross3(a1, a2);
+    const V3<V> n = SafeNormal(axis);
+    const V theta = Atan2<V>(Length3(axis), Dot3(a1, a2));
+    const V3<V> nl = QRotate(QConj(fa), n);  // (0, ny, nz) in the parent's joint frame
+    const V ky = nl.y / O::Splat(cb.normal_half_cone > 1e-6f ? cb.normal_half_cone : 1e-6f);
+    const V kz = nl.z / O::Splat(cb.plane_half_cone > 1e-6f ? cb.plane_half_cone : 1e-6f);
+    const V limit = O::Splat(1.0f) / O::Sqrt(O::Max(ky * ky + kz * kz, O::Splat(1e-12f)));
+    const V excess = O::Max(theta - limit, O::Splat(0.0f));
+    ApplyAngular(a, ca, b, cb, Scale(n, O::Splat(0.0f) - excess));
+  }
+  // Twist: the angle between the plane axes about the mean twist axis.
+  {
+    const Q4<V> fa = QMul(a.q, SplatQ<V>(cb.frame_parent)), fb = QMul(b.q, SplatQ<V>(cb.frame_child));
+    const V3<V> n = SafeNormal(Add(QRotate(fa, kX), QRotate(fb, kX)));
+    const V3<V> y1 = QRotate(fa, kY), y2 = QRotate(fb, kY);
+    const V3<V> b1 = SafeNormal(Sub(y1, Scale(n, Dot3(y1, n))));
+    const V3<V> b2 = SafeNormal(Sub(y2, Scale(n, Dot3(y2, n))));
+    ApplyAngular(a, ca, b, cb, LimitCorrection(AngleAbout(b1, b2, n), cb.twist_min, cb.twist_max, n));
+  }
+}
+
+template <class V>
+inline void SolveJoint(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb) {
+  SolveLimits(a, ca, b, cb);
+  SolveAttachment(a, ca, b, cb);
+}
+
+template <class V>
+inline V3<V> ClampLength(const V3<V>& v, float max_length) {
+  using O = Ops<V>;
+  const V len = Length3(v);
+  const V s = O::Min(O::Splat(1.0f), O::Splat(max_length) / O::Max(len, O::Splat(1e-12f)));
+  return Scale(v, s);
+}
+
+template <class V>
+inline void Integrate(Body<V>& b, const RigidPartConstants& c, const RigidSolveParams& sp) {
+  using O = Ops<V>;
+  b.xp = b.x;
+  b.qp = b.q;
+  if (c.inv_mass == 0.0f) {
+    b.v = {O::Splat(0.0f), O::Splat(0.0f), O::Splat(0.0f)};
+    b.w = b.v;
+    return;
+  }
+  const V h = O::Splat(sp.dt);
+  const V3<V> g = Splat3<V>(sp.gravity);
+  b.v = Add(b.v, Scale(g, O::Splat(sp.dt * c.gravity_factor)));
+  b.v = Scale(b.v, O::Splat(c.linear_damping * sp.dt < 1.0f ? 1.0f - c.linear_damping * sp.dt : 0.0f));
+  b.w = Scale(b.w, O::Splat(c.angular_damping * sp.dt < 1.0f ? 1.0f - c.angular_damping * sp.dt : 0.0f));
+  b.v = ClampLength(b.v, c.max_linear_speed);
+  b.w = ClampLength(b.w, c.max_angular_speed);
+  b.x = Add(b.x, Scale(b.v, h));
+  // Gyroscopic term in the body frame, where I is diagonal.
+  V3<V> wb = QRotate(QConj(b.q), b.w);
+  const V3<V> inertia{O::Splat(1.0f / c.inv_inertia[0]), O::Splat(1.0f / c.inv_inertia[1]),
+                      O::Splat(1.0f / c.inv_inertia[2])};
+  const V3<V> torque = Cross3(wb, V3<V>{wb.x * inertia.x, wb.y * inertia.y, wb.z * inertia.z});
+  wb = Sub(wb, V3<V>{torque.x * O::Splat(sp.dt * c.inv_inertia[0]), torque.y * O::Splat(sp.dt * c.inv_inertia[1]),
+                     torque.z * O::Splat(sp.dt * c.inv_inertia[2])});
+  b.w = QRotate(b.q, wb);
+  b.q = Turn(b.q, b.w, h);
+}
+
+template <class V>
+inline void UpdateVelocities(Body<V>& b, const RigidPartConstants& c, const RigidSolveParams& sp) {
+  using O = Ops<V>;
+  if (c.inv_mass == 0.0f) return;
+  const V inv_h = O::Splat(1.0f / sp.dt);
+  b.v = Scale(Sub(b.x, b.xp), inv_h);
+  const Q4<V> dq = QMul(b.q, QConj(b.qp));
+  const V sign = O::Select(dq.w < O::Splat(0.0f), O::Splat(-2.0f), O::Splat(2.0f)) * inv_h;
+  b.w = V3<V>{dq.x * sign, dq.y * sign, dq.z * sign};
+}
+
+// Contacts of one part against the static planes: positions. Each contact sphere is
+// tested against every plane (the deepest wins). The corrections of all of a part's
+// touching spheres are computed from the same state and averaged (Jacobi within the part):
+// solved one after another they would spin a box that lands flat.
+template <class V>
+inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& b,
+                          const RigidPartConstants& c, const RigidSolveParams& sp) {
+  using O = Ops<V>;
+  const V zero = O::Splat(0.0f);
+  V3<V> dx{zero, zero, zero}, dtheta{zero, zero, zero};
+  V touching_count = zero;
+  V3<V> normals[kMaxContactPoints];
+  V lambdas[kMaxContactPoints];
+  for (int32_t k = 0; k < c.point_count; ++k) {
+    const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
+    const V radius = O::Splat(c.points[k][3]);
+    V best = O::Splat(1e30f);
+    V3<V> n{zero, O::Splat(1.0f), zero};
+    V plane_index = O::Splat(-1.0f);
+    const V3<V> centre = Add(b.x, QRotate(b.q, local));
+    for (int32_t pl = 0; pl < sp.plane_count; ++pl) {
+      const V3<V> pn = Splat3<V>(sp.planes[pl]);
+      const V d = Dot3(centre, pn) - O::Splat(sp.planes[pl][3]) - radius;
+      const auto deeper = d < best;
+      best = O::Select(deeper, d, best);
+      n = Select3(deeper, pn, n);
+      plane_index = O::Select(deeper, O::Splat(static_cast<float>(pl)), plane_index);
+    }
+    const auto touching = best < zero;
+    // The contact point: the sphere's deepest point, relative to the centre of mass.
+    const V3<V> r = Sub(QRotate(b.q, local), Scale(n, radius));
+    // Normal speed before the position solve, for restitution.
+    O::Store(blk.Contact(kNormalSpeed, part, k) + lane, Dot3(Add(b.v, Cross3(b.w, r)), n));
+    O::Store(blk.Contact(kPlaneIndex, part, k) + lane, O::Select(touching, plane_index, O::Splat(-1.0f)));
+    const V depth = O::Select(touching, zero - best, zero);
+    const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b.q, c, Cross3(r, n));
+    const V lambda = depth / O::Max(w, O::Splat(1e-12f));
+    const V3<V> p = Scale(n, lambda);
+    dx = Add(dx, Scale(p, O::Splat(c.inv_mass)));
+    dtheta = Add(dtheta, InvInertia(b.q, c, Cross3(r, p)));
+    touching_count = touching_count + O::Select(touching, O::Splat(1.0f), zero);
+    normals[k] = n;
+    lambdas[k] = lambda;
+  }
+  const V inv_count = O::Splat(1.0f) / O::Max(touching_count, O::Splat(1.0f));
+  b.x = Add(b.x, Scale(dx, inv_count));
+  b.q = Turn(b.q, dtheta, inv_count);
+  // Static friction: undo each contact point's tangential slide over this substep while
+  // the tangential impulse that takes stays within friction x normal impulse (averaged).
+  dx = {zero, zero, zero};
+  dtheta = {zero, zero, zero};
+  for (int32_t k = 0; k < c.point_count; ++k) {
+    const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
+    const V radius = O::Splat(c.points[k][3]);
+    const V3<V>& n = normals[k];
+    const V lambda_n = lambdas[k] * inv_count;
+    O::Store(blk.Contact(kLambdaN, part, k) + lane, lambda_n);
+    const V3<V> r = Sub(QRotate(b.q, local), Scale(n, radius));
+    const V3<V> before = Add(b.xp, Sub(QRotate(b.qp, local), Scale(n, radius)));
+    V3<V> slide = Sub(before, Add(b.x, r));
+    slide = Sub(slide, Scale(n, Dot3(slide, n)));
+    const V3<V> tn = SafeNormal(slide);
+    const V wt = O::Splat(c.inv_mass) + InvInertiaNorm(b.q, c, Cross3(r, tn));
+    const V lambda_t = Length3(slide) / O::Max(wt, O::Splat(1e-12f));
+    const auto sticks = O::And(lambda_n > zero, lambda_t < lambda_n * O::Splat(c.friction));
+    const V3<V> p = Scale(tn, O::Select(sticks, lambda_t, zero));
+    dx = Add(dx, Scale(p, O::Splat(c.inv_mass)));
+    dtheta = Add(dtheta, InvInertia(b.q, c, Cross3(r, p)));
+  }
+  b.x = Add(b.x, Scale(dx, inv_count));
+  b.q = Turn(b.q, dtheta, inv_count);
+}
+
+// Velocity pass for one part's contacts: dynamic friction (once) and restitution, as
+// sequential impulses swept several times over the part's touching spheres, so that a
+// box landing flat leaves every corner at the target speed and does not start to spin.
+template <class V>
+inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& b,
+                              const RigidPartConstants& c, const RigidSolveParams& sp) {
+  using O = Ops<V>;
+  constexpr int32_t kSweeps = 4;
+  const V zero = O::Splat(0.0f);
+  const V3<V> zero3{zero, zero, zero};
+  const float g = std::sqrt(sp.gravity[0] * sp.gravity[0] + sp.gravity[1] * sp.gravity[1] + sp.gravity[2] * sp.gravity[2]);
+  for (int32_t sweep = 0; sweep < kSweeps; ++sweep) {
+    for (int32_t k = 0; k < c.point_count; ++k) {
+      const V plane = O::Load(blk.Contact(kPlaneIndex, part, k) + lane);
+      const auto active = plane > O::Splat(-0.5f);
+      if (!O::AnyOf(active)) continue;
+      // The plane's normal per lane (plane indices differ between lanes).
+      V3<V> n = zero3;
+      for (int32_t pl = 0; pl < sp.plane_count; ++pl) {
+        n = Select3(plane == O::Splat(static_cast<float>(pl)), Splat3<V>(sp.planes[pl]), n);
+      }
+      const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
+      const V3<V> r = Sub(QRotate(b.q, local), Scale(n, O::Splat(c.points[k][3])));
+      const V3<V> vp = Add(b.v, Cross3(b.w, r));
+      const V vn = Dot3(vp, n);
+      V3<V> dv = zero3;
+      if (sweep == 0) {
+        // Dynamic friction: remove up to h * mu * f_n of tangential speed, f_n = lambda_n / h^2.
+        const V3<V> vt = Sub(vp, Scale(n, vn));
+        const V fn = O::Load(blk.Contact(kLambdaN, part, k) + lane) * O::Splat(1.0f / (sp.dt * sp.dt));
+        const V cut = O::Min(O::Splat(sp.dt * c.friction) * fn, Length3(vt));
+        dv = Scale(SafeNormal(vt), zero - cut);
+      }
+      // Restitution: leave at e times the approach speed (none below 2 g h, which removes
+      // resting jitter); this also takes back the speed the position solve's push-out
+      // left, so contacts do not pop.
+      const V pre = O::Load(blk.Contact(kNormalSpeed, part, k) + lane);
+      const V e = O::Select(pre < O::Splat(-2.0f * g * sp.dt), O::Splat(c.restitution), zero);
+      const V target = O::Max(zero - e * pre, zero);
+      dv = Select3(active, Add(dv, Scale(n, target - vn)), zero3);
+      const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b.q, c, Cross3(r, SafeNormal(dv)));
+      const V3<V> p = Scale(dv, O::Splat(1.0f) / O::Max(w, O::Splat(1e-12f)));
+      b.v = Add(b.v, Scale(p, O::Splat(c.inv_mass)));
+      b.w = Add(b.w, InvInertia(b.q, c, Cross3(r, p)));
+    }
+  }
+}
+
+// Joint friction: resist the relative angular velocity with at most friction_torque.
+template <class V>
+inline void JointFriction(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb,
+                          const RigidSolveParams& sp) {
+  using O = Ops<V>;
+  if (cb.friction_torque <= 0.0f) return;
+  const V3<V> rel = Sub(b.w, a.w);
+  const V3<V> n = SafeNormal(rel);
+  const V w = InvInertiaNorm(a.q, ca, n) + InvInertiaNorm(b.q, cb, n);
+  const V impulse = O::Min(Length3(rel) / O::Max(w, O::Splat(1e-12f)), O::Splat(cb.friction_torque * sp.dt));
+  const V3<V> p = Scale(n, impulse);
+  a.w = Add(a.w, InvInertia(a.q, ca, p));
+  b.w = Sub(b.w, InvInertia(b.q, cb, p));
+}
+
+// Runs params.substeps substeps over `count` blocks of one archetype.
+template <class V>
+void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& sp) {
+  using O = Ops<V>;
+  constexpr int32_t kW = O::kSize;
+  constexpr int32_t kMaxParts = 64;
+  static_assert(kBlockLanes % kW == 0, "the block width must be a multiple of the batch width");
+  if (sp.part_count <= 0 || sp.part_count > kMaxParts) return;
+  for (int32_t g = 0; g < count; ++g) {
+    const RigidBlockView& blk = blocks[g];
+    for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+      Body<V> bodies[kMaxParts];
+      for (int32_t j = 0; j < sp.part_count; ++j) bodies[j] = LoadBody<V>(blk, j, lane);
+      for (int32_t s = 0; s < sp.substeps; ++s) {
+        for (int32_t j = 0; j < sp.part_count; ++j) Integrate(bodies[j], sp.parts[j], sp);
+        // Each iteration solves the joints root to leaf, then leaf to root, so that
+        // corrections travel both ways along the tree (a heavy torso hanging from a light
+        // spine needs it).
+        for (int32_t it = 0; it < sp.iterations; ++it) {
+          for (int32_t j = 1; j < sp.part_count; ++j) {
+            const int32_t p = sp.parts[j].parent;
+            SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+          }
+          for (int32_t j = sp.part_count - 1; j >= 1; --j) {
+            const int32_t p = sp.parts[j].parent;
+            SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+          }
+        }
+        for (int32_t j = 0; j < sp.part_count; ++j) {
+          if (sp.parts[j].inv_mass > 0.0f) SolveContacts(blk, j, lane, bodies[j], sp.parts[j], sp);
+        }
+        for (int32_t j = 0; j < sp.part_count; ++j) UpdateVelocities(bodies[j], sp.parts[j], sp);
+        for (int32_t j = 1; j < sp.part_count; ++j) {
+          const int32_t p = sp.parts[j].parent;
+          JointFriction(bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp);
+        }
+        for (int32_t j = 0; j < sp.part_count; ++j) {
+          if (sp.parts[j].inv_mass > 0.0f) ContactVelocities(blk, j, lane, bodies[j], sp.parts[j], sp);
+        }
+      }
+      for (int32_t j = 0; j < sp.part_count; ++j) StoreBody(blk, j, lane, bodies[j]);
+    }
+  }
+}
+
+}  // namespace tendon::detail::TENDON_RIGID_KERNEL_NS

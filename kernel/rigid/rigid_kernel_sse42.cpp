@@ -1,0 +1,20 @@
+// kernel/rigid/rigid_kernel_sse42.cpp: the rigid (XPBD) kernels instantiated for "sse4.2".
+// Compiled with that instruction set's flags only (see kernel/CMakeLists.txt).
+#define TENDON_RIGID_KERNEL_NS rigid_kernel_sse42
+#include "kernel/rigid/rigid_kernel_impl.h"
+#include "kernel/rigid/rigid_kernels.h"
+
+namespace tendon::detail {
+namespace {
+using Value = xsimd::batch<float, xsimd::sse4_2>;
+void SolveBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
+  rigid_kernel_sse42::Solve<Value>(blocks, count, params);
+}
+}  // namespace
+
+const RigidKernels& RigidKernelsSse42() {
+  static const RigidKernels kernels{&SolveBlocks, "sse4.2"};
+  return kernels;
+}
+
+}  // namespace tendon::detail

@@ -1,0 +1,16 @@
+// kernel/rigid/rigid_kernels.cpp: the rigid kernel set for a resolved instruction set.
+#include "kernel/rigid/rigid_kernels.h"
+
+namespace tendon::detail {
+
+const RigidKernels& RigidKernelsFor(Isa isa) {
+  switch (isa) {
+    case Isa::kScalarFma: return RigidKernelsScalarFma();
+    case Isa::kSse2: return RigidKernelsSse2();
+    case Isa::kSse42: return RigidKernelsSse42();
+    case Isa::kAvx2Fma: return RigidKernelsAvx2Fma();
+    default: return RigidKernelsScalar();
+  }
+}
+
+}  // namespace tendon::detail
