@@ -397,6 +397,19 @@ TEST(Memory, StepDoesNotAllocate) {
   pb.joint_world = &joint;
   pb.accessory_offset = &offset;
   ASSERT_TRUE(s.world->BindPendulum(pb).ok());
+  ASSERT_EQ(s.world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, -1.0f}}}).code, ErrorCode::kNone);
+  RagdollSettings crate;
+  crate.parts.push_back(PartSettings{});
+  crate.parts.push_back(PartSettings{});
+  crate.parts[1].parent = 0;
+  crate.parts[1].pose.translation = {0, -0.3f, 0};
+  crate.parts[1].joint.anchor = {0, -0.15f, 0};
+  const RagdollArchetypeId crate_id = s.world->BuildRagdollArchetype(crate).value();
+  std::vector<Transform> crate_parts(2);
+  RagdollBinding rb;
+  rb.archetype = crate_id;
+  rb.output_parts = crate_parts;
+  ASSERT_TRUE(s.world->BindRagdoll(rb).ok());
   s.world->Step(kStep);
   const long before = g_allocations.load();
   for (int f = 0; f < 200; ++f) {
