@@ -22,6 +22,7 @@
 // Host buffers named in a binding must stay valid until the instance is unbound.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -87,6 +88,12 @@ struct WorldSettings {
   // and joint iterations per substep (each one pass root to leaf and one back), [1, 16].
   int32_t ragdoll_substeps = 16;
   int32_t ragdoll_iterations = 2;
+  // A ragdoll falls asleep when, for sleep_seconds, no point of any part moves faster than
+  // ragdoll_sleep_speed (a part's centre speed plus its angular speed times its extent):
+  // it is then not stepped until woken (WakeRagdoll, an impulse, or its kinematic root
+  // moving). m/s, >= 0 (0 disables sleep); seconds > 0.
+  float ragdoll_sleep_speed = 0.05f;
+  float ragdoll_sleep_seconds = 0.5f;
   Isa isa = Isa::kAuto;
   TaskHooks tasks{nullptr, nullptr, nullptr, 1};
 };
@@ -105,6 +112,12 @@ struct RagdollBinding {
   // When set, the root part is kinematic: it follows this world frame (read every Step)
   // and pulls the rest along by the joints.
   const Transform* kinematic_root = nullptr;
+  // Freezing: a frozen ragdoll is static where it lies and reported as settled; only
+  // WakeRagdoll or an impulse brings it back. freeze_when_asleep freezes it as it falls
+  // asleep; freeze_after_seconds freezes it that long after binding whatever it is doing
+  // (infinity disables the cap).
+  bool freeze_when_asleep = false;
+  float freeze_after_seconds = INFINITY;
 };
 
 // An instance of a chain archetype over host buffers (all read or written every Step the
@@ -162,6 +175,12 @@ class World {
   // Frees the instance; its output keeps the last written pose.
   Error UnbindRagdoll(RagdollId ragdoll);
   bool IsValid(RagdollId ragdoll) const;
+  // Wakes (and unfreezes) a ragdoll; its sleep timer starts again.
+  Error WakeRagdoll(RagdollId ragdoll);
+  // Applies an impulse (N s) at a world point of a part, waking the ragdoll.
+  Error ApplyRagdollImpulse(RagdollId ragdoll, int32_t part, Vec3 impulse, Vec3 world_point);
+  bool IsRagdollAsleep(RagdollId ragdoll) const;
+  bool IsRagdollFrozen(RagdollId ragdoll) const;
   // Every part's centre-of-mass velocity (m/s) and angular velocity (rad/s), world space.
   Error GetRagdollVelocities(RagdollId ragdoll, std::span<Vec3> linear, std::span<Vec3> angular) const;
 

@@ -43,6 +43,7 @@ enum ContactField : int32_t {
 // Per lane.
 enum RigidLaneField : int32_t {
   kActive,  // 1: an instance lives in this lane, 0: padding
+  kAsleep,  // 1: asleep (or frozen): the lane is not stepped and its state is not written
   kRigidLaneFieldCount
 };
 
@@ -58,6 +59,7 @@ struct RigidPartConstants {
   // sphere's centre, a box's corners (radius 0).
   int32_t point_count = 0;
   float points[kMaxContactPoints][4] = {};
+  float extent = 0;  // farthest shape point from the centre of mass (m), for sleep
   // The joint to the parent, in each body's frame.
   int32_t joint_type = 0;  // 0 swing-twist, 1 hinge
   float anchor_parent[3] = {0, 0, 0}, anchor_child[3] = {0, 0, 0};

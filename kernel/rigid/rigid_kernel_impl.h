@@ -47,10 +47,14 @@ inline Body<V> LoadBody(const RigidBlockView& b, int32_t part, int32_t lane) {
                  {ld(kRbQx), ld(kRbQy), ld(kRbQz), ld(kRbQw)}, {ld(kRbQPx), ld(kRbQPy), ld(kRbQPz), ld(kRbQPw)}};
 }
 
-template <class V>
-inline void StoreBody(const RigidBlockView& b, int32_t part, int32_t lane, const Body<V>& body) {
+// Stores the body except in `keep` lanes, whose memory keeps its old value.
+template <class V, class M>
+inline void StoreBodyMasked(const RigidBlockView& b, int32_t part, int32_t lane, const Body<V>& body, const M& keep) {
   using O = Ops<V>;
-  auto st = [&](int32_t f, const V& v) { O::Store(b.Part(f, part) + lane, v); };
+  auto st = [&](int32_t f, const V& v) {
+    float* p = b.Part(f, part) + lane;
+    O::Store(p, O::Select(keep, O::Load(p), v));
+  };
   st(kRbXx, body.x.x), st(kRbXy, body.x.y), st(kRbXz, body.x.z);
   st(kRbVx, body.v.x), st(kRbVy, body.v.y), st(kRbVz, body.v.z);
   st(kRbWx, body.w.x), st(kRbWy, body.w.y), st(kRbWz, body.w.z);
@@ -417,6 +421,10 @@ void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& 
   for (int32_t g = 0; g < count; ++g) {
     const RigidBlockView& blk = blocks[g];
     for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+      // Sleeping and padding lanes are not stepped; a slice of them only is skipped.
+      const auto keep = O::Or(O::Load(blk.Lane(kAsleep) + lane) > O::Splat(0.5f),
+                              O::Load(blk.Lane(kActive) + lane) < O::Splat(0.5f));
+      if (O::AllOf(keep)) continue;
       Body<V> bodies[kMaxParts];
       for (int32_t j = 0; j < sp.part_count; ++j) bodies[j] = LoadBody<V>(blk, j, lane);
       for (int32_t s = 0; s < sp.substeps; ++s) {
@@ -446,7 +454,7 @@ void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& 
           if (sp.parts[j].inv_mass > 0.0f) ContactVelocities(blk, j, lane, bodies[j], sp.parts[j], sp);
         }
       }
-      for (int32_t j = 0; j < sp.part_count; ++j) StoreBody(blk, j, lane, bodies[j]);
+      for (int32_t j = 0; j < sp.part_count; ++j) StoreBodyMasked(blk, j, lane, bodies[j], keep);
     }
   }
 }

@@ -37,7 +37,9 @@ struct Ops<float> {
   static float Min(float a, float b) { return a < b ? a : b; }
   static float Abs(float a) { return std::fabs(a); }
   static bool AnyOf(bool m) { return m; }
+  static bool AllOf(bool m) { return m; }
   static bool And(bool a, bool b) { return a && b; }
+  static bool Or(bool a, bool b) { return a || b; }
 };
 
 // A float whose multiply-adds are fused (one rounding, std::fma): the scalar reference for
@@ -69,7 +71,9 @@ struct Ops<FusedFloat> {
   static V Min(V a, V b) { return a.v < b.v ? a : b; }
   static V Abs(V a) { return {std::fabs(a.v)}; }
   static bool AnyOf(bool m) { return m; }
+  static bool AllOf(bool m) { return m; }
   static bool And(bool a, bool b) { return a && b; }
+  static bool Or(bool a, bool b) { return a || b; }
 };
 
 template <class Arch>
@@ -88,6 +92,8 @@ struct Ops<xsimd::batch<float, Arch>> {
   static B Abs(const B& a) { return xsimd::abs(a); }
   static bool AnyOf(const Mask& m) { return xsimd::any(m); }
   static Mask And(const Mask& a, const Mask& b) { return a & b; }
+  static Mask Or(const Mask& a, const Mask& b) { return a | b; }
+  static bool AllOf(const Mask& m) { return xsimd::all(m); }
 };
 
 // Three lanes-wide components; V3<float> is a plain vector.

@@ -216,6 +216,7 @@ struct RagdollGroup {
       }
     }
     view.Lane(detail::kActive)[l] = active ? 1.0f : 0.0f;
+    view.Lane(detail::kAsleep)[l] = 0.0f;
   }
 };
 
@@ -227,6 +228,12 @@ struct RagdollSlot {
   Transform* output = nullptr;
   const Transform* kinematic_root = nullptr;
   int32_t part_count = 0;
+  float still_seconds = 0;  // how long every part has been below the sleep speeds
+  float age_seconds = 0;    // simulated time since bind
+  bool asleep = false;
+  bool frozen = false;
+  bool freeze_when_asleep = false;
+  float freeze_after_seconds = INFINITY;
 };
 
 struct WorkItem {
@@ -887,6 +894,7 @@ struct World::Impl {
     for (int32_t p = 0; p < plane_count; ++p)
       for (int32_t k = 0; k < 4; ++k) params.planes[p][k] = planes[p][k];
     const detail::RigidKernels* kernel_set = rigid_kernels;
+    const float frame_seconds = static_cast<float>(clock.step()) * static_cast<float>(substeps);
     auto task = [&](int32_t begin, int32_t end, uint32_t) {
       for (int32_t i = begin; i < end; ++i) {
         RagdollGroup& g = ragdoll_groups[ragdoll_work[i].group];
@@ -903,7 +911,18 @@ struct World::Impl {
           const Transform body = Compose(Transform{target.translation, Normalize(target.rotation), {1, 1, 1}}, g.body_in_part[0]);
           const float values[7] = {body.translation.x, body.translation.y, body.translation.z, body.rotation.x,
                                    body.rotation.y,    body.rotation.z,    body.rotation.w};
-          for (int32_t f = 0; f < 7; ++f) view.Part(detail::kRbXx + f, 0)[l] = values[f];
+          bool moved = false;
+          for (int32_t f = 0; f < 7; ++f) {
+            float& field = view.Part(detail::kRbXx + f, 0)[l];
+            moved = moved || std::fabs(field - values[f]) > 1e-6f;
+            field = values[f];
+          }
+          // A moving kinematic root wakes (and unfreezes) its ragdoll.
+          if (moved && ragdolls[owner].asleep) {
+            ragdolls[owner].asleep = ragdolls[owner].frozen = false;
+            ragdolls[owner].still_seconds = 0;
+            view.Lane(detail::kAsleep)[l] = 0.0f;
+          }
         }
         if (substeps > 0) kernel_set->solve(&view, 1, local);
         int32_t resets = 0;
@@ -925,6 +944,7 @@ struct World::Impl {
             g.SetLane(slot.lane, bodies, Vec3{}, Vec3{}, true);
             continue;
           }
+          if (!slot.asleep) UpdateSleep(slot, view, l, g, frame_seconds);
           for (int32_t j = 0; j < g.part_count; ++j) {
             const Transform body{{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]},
                                  {view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
@@ -938,6 +958,40 @@ struct World::Impl {
     };
     ParallelFor(count, 1, task);
     for (int32_t i = 0; i < count; ++i) stats.reset_non_finite += ragdoll_resets[i];
+    int32_t asleep = 0, frozen = 0;
+    for (const RagdollSlot& r : ragdolls) {
+      if (!r.live) continue;
+      asleep += r.asleep ? 1 : 0;
+      frozen += r.frozen ? 1 : 0;
+    }
+    stats.sleeping_ragdolls = asleep;
+    stats.frozen_ragdolls = frozen;
+    stats.simulated_ragdolls = live_ragdolls - asleep;
+  }
+
+  // After a step: sleep when every part stayed slow long enough; freeze when asked.
+  void UpdateSleep(RagdollSlot& slot, const detail::RigidBlockView& view, int32_t l, const RagdollGroup& g,
+                   float frame_seconds) {
+    slot.age_seconds += frame_seconds;
+    float fastest = 0;  // the fastest point of any part: |v| + |w| * extent
+    for (int32_t j = 0; j < g.part_count; ++j) {
+      const Vec3 v{view.Part(detail::kRbVx, j)[l], view.Part(detail::kRbVy, j)[l], view.Part(detail::kRbVz, j)[l]};
+      const Vec3 w{view.Part(detail::kRbWx, j)[l], view.Part(detail::kRbWy, j)[l], view.Part(detail::kRbWz, j)[l]};
+      fastest = std::max(fastest, Length(v) + Length(w) * g.constants[j].extent);
+    }
+    const float limit = settings.ragdoll_sleep_speed;
+    const bool still = limit > 0 && fastest < limit;
+    slot.still_seconds = still ? slot.still_seconds + frame_seconds : 0.0f;
+    const bool force_freeze = slot.age_seconds >= slot.freeze_after_seconds;
+    if (slot.still_seconds >= settings.ragdoll_sleep_seconds || force_freeze) {
+      slot.asleep = true;
+      slot.frozen = force_freeze || slot.freeze_when_asleep;
+      view.Lane(detail::kAsleep)[l] = 1.0f;
+      for (int32_t j = 0; j < g.part_count; ++j) {
+        for (int32_t f : {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz})
+          view.Part(f, j)[l] = 0.0f;
+      }
+    }
   }
 
   const FrameStats& Step(float dt) {
@@ -1039,6 +1093,10 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
   if (s.max_chains < 0) return Fail(ErrorCode::kOutOfRange, -1, "max_chains", "max_chains must be >= 0");
   if (s.ragdoll_substeps < 1 || s.ragdoll_substeps > 64)
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_substeps", "ragdoll_substeps must be within [1, 64]");
+  if (!(s.ragdoll_sleep_speed >= 0) || !std::isfinite(s.ragdoll_sleep_speed))
+    return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_sleep_speed", "ragdoll_sleep_speed must be finite and >= 0");
+  if (!(s.ragdoll_sleep_seconds > 0) || !std::isfinite(s.ragdoll_sleep_seconds))
+    return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_sleep_seconds", "ragdoll_sleep_seconds must be positive");
   if (s.ragdoll_iterations < 1 || s.ragdoll_iterations > 16)
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_iterations", "ragdoll_iterations must be within [1, 16]");
   if ((s.tasks.enqueue == nullptr) != (s.tasks.finish == nullptr))
@@ -1145,6 +1203,7 @@ std::vector<detail::RigidPartConstants> RigidConstants(const detail::RagdollArch
       c.points[c.point_count][1] = b.y;
       c.points[c.point_count][2] = b.z;
       c.points[c.point_count][3] = radius;
+      c.extent = std::max(c.extent, Length(b) + radius);
       ++c.point_count;
     };
     const PartShapeSettings& sh = p.shape;
@@ -1206,6 +1265,8 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
     if (!IsFinite(b.start_parts[j]))
       return Fail(ErrorCode::kNotFinite, j, "start_parts", "start_parts[" + std::to_string(j) + "] is not finite");
   }
+  if (std::isnan(b.freeze_after_seconds) || b.freeze_after_seconds < 0)
+    return Fail(ErrorCode::kOutOfRange, -1, "freeze_after_seconds", "freeze_after_seconds must be >= 0 (infinity: never)");
   if (b.kinematic_root != nullptr && !IsFinite(*b.kinematic_root))
     return Fail(ErrorCode::kNotFinite, -1, "kinematic_root", "the kinematic root frame is not finite at bind");
   const bool kinematic = b.kinematic_root != nullptr;
@@ -1263,6 +1324,11 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   slot.output = b.output_parts.data();
   slot.kinematic_root = b.kinematic_root;
   slot.part_count = n;
+  slot.still_seconds = 0;
+  slot.age_seconds = 0;
+  slot.asleep = slot.frozen = false;
+  slot.freeze_when_asleep = b.freeze_when_asleep;
+  slot.freeze_after_seconds = b.freeze_after_seconds;
   g.lane_owner[slot.lane] = index;
   g.SetLane(slot.lane, bodies, b.linear_velocity, b.angular_velocity, true);
   for (int32_t j = 0; j < n; ++j) slot.output[j] = Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}));
@@ -1304,6 +1370,46 @@ bool World::IsValid(RagdollId id) const {
   return id.generation != 0 && id.index < w.ragdolls.size() && w.ragdolls[id.index].live &&
          w.ragdolls[id.index].generation == id.generation;
 }
+
+Error World::WakeRagdoll(RagdollId id) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& r = impl_->ragdolls[id.index];
+  r.asleep = r.frozen = false;
+  r.still_seconds = 0;
+  r.age_seconds = 0;
+  impl_->ragdoll_groups[r.group].View(r.lane / kBlockLanes).Lane(detail::kAsleep)[r.lane % kBlockLanes] = 0.0f;
+  return {};
+}
+
+Error World::ApplyRagdollImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3 world_point) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& r = impl_->ragdolls[id.index];
+  if (part < 0 || part >= r.part_count) return Fail(ErrorCode::kBadReference, part, "part", "no such part");
+  if (!IsFinite(impulse) || !IsFinite(world_point))
+    return Fail(ErrorCode::kNotFinite, -1, "impulse", "the impulse or its point is not finite");
+  WakeRagdoll(id);
+  RagdollGroup& g = impl_->ragdoll_groups[r.group];
+  const detail::RigidPartConstants& c = g.constants[part];
+  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+  const int32_t l = r.lane % kBlockLanes;
+  const Vec3 x{view.Part(detail::kRbXx, part)[l], view.Part(detail::kRbXy, part)[l], view.Part(detail::kRbXz, part)[l]};
+  const Quat q{view.Part(detail::kRbQx, part)[l], view.Part(detail::kRbQy, part)[l], view.Part(detail::kRbQz, part)[l],
+               view.Part(detail::kRbQw, part)[l]};
+  const Vec3 torque_body = Rotate(Conjugate(q), Cross(world_point - x, impulse));
+  const Vec3 dw = Rotate(q, Vec3{torque_body.x * c.inv_inertia[0], torque_body.y * c.inv_inertia[1],
+                                 torque_body.z * c.inv_inertia[2]});
+  const Vec3 dv = impulse * c.inv_mass;
+  view.Part(detail::kRbVx, part)[l] += dv.x;
+  view.Part(detail::kRbVy, part)[l] += dv.y;
+  view.Part(detail::kRbVz, part)[l] += dv.z;
+  view.Part(detail::kRbWx, part)[l] += dw.x;
+  view.Part(detail::kRbWy, part)[l] += dw.y;
+  view.Part(detail::kRbWz, part)[l] += dw.z;
+  return {};
+}
+
+bool World::IsRagdollAsleep(RagdollId id) const { return IsValid(id) && impl_->ragdolls[id.index].asleep; }
+bool World::IsRagdollFrozen(RagdollId id) const { return IsValid(id) && impl_->ragdolls[id.index].frozen; }
 
 Error World::GetRagdollVelocities(RagdollId id, std::span<Vec3> linear, std::span<Vec3> angular) const {
   if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
