@@ -170,6 +170,52 @@ TEST(RigidSolve, TheHumanHangingByItsRootKeepsJointsAttachedAndWithinLimits) {
   EXPECT_LT(Length(r.parts[0].translation - root.translation), 1e-5f);
 }
 
+// Motors driving toward the build pose pull a hanging human toward it; without them (or
+// at strength 0) its limbs hang to their limits. They are springs (Jolt's 20 Hz, damping
+// ratio 2) on each joint's own effective inertia, so the torso hanging upside down from
+// the spine still bends them by about 0.2 rad on average.
+TEST(RigidSolve, MotorsHoldTheHangingHumanNearTheirTargets) {
+  auto mean_deviation = [](float strength) {
+    Rig r;
+    if (!LoadHuman(&r)) return -1.0f;
+    Transform root = r.settings.parts[0].pose;
+    root.translation.y += 1.0f;
+    RagdollBinding b;
+    b.archetype = r.archetype;
+    b.placement.translation = {0, 1, 0};
+    b.output_parts = r.parts;
+    b.kinematic_root = &root;
+    r.id = r.world->BindRagdoll(b).value();
+    std::vector<Quat> targets(23);
+    for (int j = 1; j < 23; ++j) {
+      const PartSettings& p = r.settings.parts[j];
+      targets[j] = Conjugate(r.settings.parts[p.parent].pose.rotation) * p.pose.rotation;  // build pose
+    }
+    EXPECT_EQ(r.world->SetRagdollMotorTargets(r.id, targets, strength).code, ErrorCode::kNone);
+    for (int f = 0; f < 120; ++f) r.world->Step(kStep);
+    float sum = 0;
+    for (int j = 1; j < 23; ++j) {
+      const Quat now = Conjugate(r.parts[r.settings.parts[j].parent].rotation) * r.parts[j].rotation;
+      sum += RotationAngle(Normalize(Conjugate(targets[j]) * now));
+    }
+    return sum / 22.0f;
+  };
+  const float held = mean_deviation(1.0f), limp = mean_deviation(0.0f);
+  if (held < 0) GTEST_SKIP() << HumanPath() << " is not available";
+  EXPECT_LT(held, 0.25f);  // radians, mean over the 22 joints
+  EXPECT_LT(held, 0.5f * limp);
+  Rig r;
+  LoadHuman(&r);
+  std::vector<Transform> out(23);
+  RagdollBinding b;
+  b.archetype = r.archetype;
+  b.output_parts = out;
+  const RagdollId id = r.world->BindRagdoll(b).value();
+  std::vector<Quat> targets(23);
+  EXPECT_EQ(r.world->SetRagdollMotorTargets(id, targets, 1.5f).code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(r.world->SetRagdollMotorTargets(id, std::span<const Quat>(targets.data(), 3), 1.0f).code, ErrorCode::kNullBuffer);
+}
+
 // Lowest point of every part's shape along `normal`, relative to the plane (n, offset).
 float DeepestBelow(const Rig& r, Vec3 normal, float offset) {
   float deepest = 1e9f;

@@ -179,6 +179,12 @@ class World {
   Error WakeRagdoll(RagdollId ragdoll);
   // Applies an impulse (N s) at a world point of a part, waking the ragdoll.
   Error ApplyRagdollImpulse(RagdollId ragdoll, int32_t part, Vec3 impulse, Vec3 world_point);
+  // Motor targets: for each part j >= 1, the rotation of its frame relative to its parent
+  // part's frame (what the animation's local rotation says), and optionally the relative
+  // angular velocity in the parent part's frame (rad/s). strength in [0, 1] scales every
+  // motor's torque cap; 0 turns the motors off. Entry 0 (the root) is ignored.
+  Error SetRagdollMotorTargets(RagdollId ragdoll, std::span<const Quat> local_rotations, float strength,
+                               std::span<const Vec3> local_angular_velocities = {});
   bool IsRagdollAsleep(RagdollId ragdoll) const;
   bool IsRagdollFrozen(RagdollId ragdoll) const;
   // Every part's centre-of-mass velocity (m/s) and angular velocity (rad/s), world space.

@@ -29,6 +29,11 @@ enum RigidField : int32_t {
   kRbWx, kRbWy, kRbWz,         // angular velocity (world)
   kRbXPx, kRbXPy, kRbXPz,         // position at the substep's start
   kRbQPx, kRbQPy, kRbQPz, kRbQPw,   // orientation at the substep's start
+  // The motor of the joint to the parent: the target rotation of this body relative to
+  // the parent body (q_parent^-1 q_child), and the target relative angular velocity in the
+  // parent body's frame.
+  kMotorQx, kMotorQy, kMotorQz, kMotorQw,
+  kMotorWx, kMotorWy, kMotorWz,
   kRigidFieldCount
 };
 
@@ -44,6 +49,7 @@ enum ContactField : int32_t {
 enum RigidLaneField : int32_t {
   kActive,  // 1: an instance lives in this lane, 0: padding
   kAsleep,  // 1: asleep (or frozen): the lane is not stepped and its state is not written
+  kMotorStrength,  // [0, 1]: scales every motor's torque cap (0: motors off)
   kRigidLaneFieldCount
 };
 
@@ -67,6 +73,8 @@ struct RigidPartConstants {
   float normal_half_cone = 0, plane_half_cone = 0, twist_min = 0, twist_max = 0;
   float hinge_min = 0, hinge_max = 0;
   float friction_torque = 0;  // N m
+  // Motor: natural frequency (rad/s, 2 pi f; 0: no motor), damping ratio, torque cap (N m).
+  float motor_omega = 0, motor_damping_ratio = 1, motor_max_torque = 0;
 };
 
 struct RigidSolveParams {

@@ -395,6 +395,54 @@ inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t l
   }
 }
 
+// Motor, position part: turn the child toward its target relative rotation as a spring of
+// natural frequency omega (XPBD compliance alpha = 1 / (i_eff omega^2), with i_eff the
+// joint's effective inertia about the error axis), the impulse capped by strength x
+// max_torque x h^2 per substep (see shared/notes/xpbd-rigid-bodies.md, "Motors").
+template <class V>
+inline void SolveMotor(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& a, const RigidPartConstants& ca,
+                       Body<V>& b, const RigidPartConstants& cb, const RigidSolveParams& sp, const V& strength) {
+  using O = Ops<V>;
+  auto ld = [&](int32_t f) { return O::Load(blk.Part(f, part) + lane); };
+  const Q4<V> target = QMul(a.q, Q4<V>{ld(kMotorQx), ld(kMotorQy), ld(kMotorQz), ld(kMotorQw)});
+  Q4<V> d = QMul(target, QConj(b.q));  // the rotation still to go, world
+  const V sign = O::Select(d.w < O::Splat(0.0f), O::Splat(-1.0f), O::Splat(1.0f));
+  d = {d.x * sign, d.y * sign, d.z * sign, d.w * sign};
+  const V3<V> axis{d.x, d.y, d.z};
+  const V3<V> n = SafeNormal(axis);
+  const V theta = O::Splat(2.0f) * Atan2<V>(Length3(axis), d.w);
+  const V w = InvInertiaNorm(a.q, ca, n) + InvInertiaNorm(b.q, cb, n);
+  // alpha~ = alpha / h^2 = w / (omega h)^2.
+  const float oh = cb.motor_omega * sp.dt;
+  const V alpha = w * O::Splat(1.0f / (oh * oh));
+  V lambda = theta / O::Max(w + alpha, O::Splat(1e-12f));
+  const V cap = strength * O::Splat(cb.motor_max_torque * sp.dt * sp.dt);
+  lambda = O::Min(lambda, cap);
+  const V3<V> p = Scale(n, lambda);
+  a.q = Turn(a.q, InvInertia(a.q, ca, p), O::Splat(-1.0f));
+  b.q = Turn(b.q, InvInertia(b.q, cb, p), O::Splat(1.0f));
+}
+
+// Motor, velocity part: damp the relative angular velocity toward the target one with
+// ratio zeta (a fraction 2 zeta omega h per substep), capped by strength x max_torque x h.
+template <class V>
+inline void MotorDamping(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& a, const RigidPartConstants& ca,
+                         Body<V>& b, const RigidPartConstants& cb, const RigidSolveParams& sp, const V& strength) {
+  using O = Ops<V>;
+  auto ld = [&](int32_t f) { return O::Load(blk.Part(f, part) + lane); };
+  const V3<V> target = QRotate(a.q, V3<V>{ld(kMotorWx), ld(kMotorWy), ld(kMotorWz)});
+  const V3<V> error = Sub(Sub(b.w, a.w), target);
+  const V3<V> n = SafeNormal(error);
+  const V w = InvInertiaNorm(a.q, ca, n) + InvInertiaNorm(b.q, cb, n);
+  const float damp = 2.0f * cb.motor_damping_ratio * cb.motor_omega * sp.dt;
+  const float fraction = damp < 1.0f ? damp : 1.0f;
+  V impulse = Length3(error) * O::Splat(fraction) / O::Max(w, O::Splat(1e-12f));
+  impulse = O::Min(impulse, strength * O::Splat(cb.motor_max_torque * sp.dt));
+  const V3<V> p = Scale(n, impulse);
+  a.w = Add(a.w, InvInertia(a.q, ca, p));
+  b.w = Sub(b.w, InvInertia(b.q, cb, p));
+}
+
 // Joint friction: resist the relative angular velocity with at most friction_torque.
 template <class V>
 inline void JointFriction(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb,
@@ -427,11 +475,20 @@ void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& 
       if (O::AllOf(keep)) continue;
       Body<V> bodies[kMaxParts];
       for (int32_t j = 0; j < sp.part_count; ++j) bodies[j] = LoadBody<V>(blk, j, lane);
+      const V strength = O::Load(blk.Lane(kMotorStrength) + lane);
+      const bool motors = O::AnyOf(strength > O::Splat(0.0f));
       for (int32_t s = 0; s < sp.substeps; ++s) {
         for (int32_t j = 0; j < sp.part_count; ++j) Integrate(bodies[j], sp.parts[j], sp);
         // Each iteration solves the joints root to leaf, then leaf to root, so that
         // corrections travel both ways along the tree (a heavy torso hanging from a light
         // spine needs it).
+        if (motors) {
+          for (int32_t j = 1; j < sp.part_count; ++j) {
+            const int32_t p = sp.parts[j].parent;
+            if (sp.parts[j].motor_omega > 0.0f && sp.parts[j].motor_max_torque > 0.0f)
+              SolveMotor(blk, j, lane, bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp, strength);
+          }
+        }
         for (int32_t it = 0; it < sp.iterations; ++it) {
           for (int32_t j = 1; j < sp.part_count; ++j) {
             const int32_t p = sp.parts[j].parent;
@@ -449,6 +506,8 @@ void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& 
         for (int32_t j = 1; j < sp.part_count; ++j) {
           const int32_t p = sp.parts[j].parent;
           JointFriction(bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp);
+          if (motors && sp.parts[j].motor_omega > 0.0f && sp.parts[j].motor_max_torque > 0.0f)
+            MotorDamping(blk, j, lane, bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp, strength);
         }
         for (int32_t j = 0; j < sp.part_count; ++j) {
           if (sp.parts[j].inv_mass > 0.0f) ContactVelocities(blk, j, lane, bodies[j], sp.parts[j], sp);

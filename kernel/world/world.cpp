@@ -179,6 +179,7 @@ struct RagdollGroup {
   int32_t part_count = 0;
   std::vector<detail::RigidPartConstants> constants;
   std::vector<Transform> body_in_part;  // per part, to turn bodies into part frames
+  std::vector<Quat> neutral_motor;      // per part: q_parent_body^-1 q_child_body, build pose
   std::vector<AlignedFloats> blocks;    // grown at bind time only
   std::vector<int32_t> lane_owner;
   int32_t lanes_used = 0;
@@ -208,7 +209,10 @@ struct RagdollGroup {
           moving ? w.z : 0.0f,     bodies[j].translation.x, bodies[j].translation.y,
           bodies[j].translation.z, bodies[j].rotation.x,    bodies[j].rotation.y,
           bodies[j].rotation.z,    bodies[j].rotation.w};
-      for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) view.Part(f, j)[l] = values[f];
+      for (int32_t f = 0; f <= detail::kRbQPw; ++f) view.Part(f, j)[l] = values[f];
+      const Quat m = neutral_motor[j];
+      const float motor[7] = {m.x, m.y, m.z, m.w, 0, 0, 0};
+      for (int32_t f = 0; f < 7; ++f) view.Part(detail::kMotorQx + f, j)[l] = motor[f];
       for (int32_t k = 0; k < detail::kMaxContactPoints; ++k) {
         view.Contact(detail::kLambdaN, j, k)[l] = 0.0f;
         view.Contact(detail::kNormalSpeed, j, k)[l] = 0.0f;
@@ -217,6 +221,7 @@ struct RagdollGroup {
     }
     view.Lane(detail::kActive)[l] = active ? 1.0f : 0.0f;
     view.Lane(detail::kAsleep)[l] = 0.0f;
+    view.Lane(detail::kMotorStrength)[l] = 0.0f;
   }
 };
 
@@ -941,7 +946,9 @@ struct World::Impl {
             ++resets;
             Transform bodies[detail::kMaxRagdollParts];
             for (int32_t j = 0; j < g.part_count; ++j) bodies[j] = Compose(slot.output[j], g.body_in_part[j]);
+            const float strength = view.Lane(detail::kMotorStrength)[l];
             g.SetLane(slot.lane, bodies, Vec3{}, Vec3{}, true);
+            view.Lane(detail::kMotorStrength)[l] = strength;  // the host's motors stay on
             continue;
           }
           if (!slot.asleep) UpdateSleep(slot, view, l, g, frame_seconds);
@@ -1240,6 +1247,9 @@ std::vector<detail::RigidPartConstants> RigidConstants(const detail::RagdollArch
     c.hinge_min = jt.hinge_min;
     c.hinge_max = jt.hinge_max;
     c.friction_torque = jt.friction_torque;
+    c.motor_omega = 2.0f * 3.14159265f * jt.motor.frequency_hz;
+    c.motor_damping_ratio = jt.motor.damping_ratio;
+    c.motor_max_torque = jt.motor.max_torque_per_kg * p.mass;
   }
   return out;
 }
@@ -1282,7 +1292,11 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
     g.kinematic_root = kinematic;
     g.part_count = n;
     g.constants = RigidConstants(a, kinematic);
-    for (const detail::RigidPartArchetype& p : a.parts) g.body_in_part.push_back(p.body_in_part);
+    for (const detail::RigidPartArchetype& p : a.parts) {
+      g.body_in_part.push_back(p.body_in_part);
+      const Quat parent = p.parent >= 0 ? a.parts[p.parent].body_pose.rotation : Quat{};
+      g.neutral_motor.push_back(Normalize(Conjugate(parent) * p.body_pose.rotation));
+    }
     g.floats_per_block = detail::RigidFloatsPerBlock(n);
     w.ragdoll_groups.push_back(std::move(g));
     gi = static_cast<int32_t>(w.ragdoll_groups.size()) - 1;
@@ -1405,6 +1419,38 @@ Error World::ApplyRagdollImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3 
   view.Part(detail::kRbWx, part)[l] += dw.x;
   view.Part(detail::kRbWy, part)[l] += dw.y;
   view.Part(detail::kRbWz, part)[l] += dw.z;
+  return {};
+}
+
+Error World::SetRagdollMotorTargets(RagdollId id, std::span<const Quat> local_rotations, float strength,
+                                    std::span<const Vec3> local_angular_velocities) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& r = impl_->ragdolls[id.index];
+  if (static_cast<int32_t>(local_rotations.size()) < r.part_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "local_rotations", "one rotation per part is needed");
+  if (!local_angular_velocities.empty() && static_cast<int32_t>(local_angular_velocities.size()) < r.part_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "local_angular_velocities", "one angular velocity per part is needed");
+  if (!std::isfinite(strength) || strength < 0 || strength > 1)
+    return Fail(ErrorCode::kOutOfRange, -1, "strength", "strength must be within [0, 1]");
+  for (int32_t j = 1; j < r.part_count; ++j) {
+    if (!IsFinite(local_rotations[j]) || !(Dot(local_rotations[j], local_rotations[j]) > 0.5f))
+      return Fail(ErrorCode::kNotFinite, j, "local_rotations", "local_rotations[" + std::to_string(j) + "] is not a finite rotation");
+    if (!local_angular_velocities.empty() && !IsFinite(local_angular_velocities[j]))
+      return Fail(ErrorCode::kNotFinite, j, "local_angular_velocities", "not finite");
+  }
+  RagdollGroup& g = impl_->ragdoll_groups[r.group];
+  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+  const int32_t l = r.lane % kBlockLanes;
+  const detail::RagdollArchetype& a = impl_->ragdoll_archetypes[g.archetype];
+  for (int32_t j = 1; j < r.part_count; ++j) {
+    const Quat parent_bip = g.body_in_part[a.parts[j].parent].rotation;
+    // Part-relative target -> body-relative: q_pb^-1 q_cb = bip_p^-1 (q_pp^-1 q_cp) bip_c.
+    const Quat target = Normalize(Conjugate(parent_bip) * Normalize(local_rotations[j]) * g.body_in_part[j].rotation);
+    const Vec3 w = local_angular_velocities.empty() ? Vec3{} : Rotate(Conjugate(parent_bip), local_angular_velocities[j]);
+    const float values[7] = {target.x, target.y, target.z, target.w, w.x, w.y, w.z};
+    for (int32_t f = 0; f < 7; ++f) view.Part(detail::kMotorQx + f, j)[l] = values[f];
+  }
+  view.Lane(detail::kMotorStrength)[l] = strength;
   return {};
 }
 
