@@ -119,14 +119,30 @@ struct RagdollPartInfo {
   float volume = 0;           // m^3 of the shape
 };
 
-// The static world parts collide with. Planes only so far (boxes, spheres, capsules,
-// heightfields and triangle meshes are still to come).
+// The static world parts collide with: planes, spheres, capsules and boxes (heightfields
+// and triangle meshes are still to come). Parts meet it through their contact spheres
+// (capsule and tapered-capsule end spheres, a sphere, a box's corners).
 struct StaticPlane {
   Vec3 normal{0, 1, 0};  // unit; parts stay on the side it points to
   float offset = 0.0f;   // m: the plane is { x : dot(normal, x) = offset }
 };
+struct StaticSphere {
+  Vec3 centre{};
+  float radius = 0.5f;  // m, > 0
+};
+struct StaticCapsule {
+  Vec3 a{}, b{0, 1, 0};  // segment ends
+  float radius = 0.25f;  // m, > 0
+};
+struct StaticBox {
+  Transform pose{};                  // centre and rotation (scale ignored)
+  Vec3 half_extents{0.5f, 0.5f, 0.5f};  // m, each > 0
+};
 struct StaticWorldSettings {
-  std::vector<StaticPlane> planes;  // at most 8
+  std::vector<StaticPlane> planes;      // at most 8
+  std::vector<StaticSphere> spheres;    // spheres + capsules + boxes: at most 64
+  std::vector<StaticCapsule> capsules;
+  std::vector<StaticBox> boxes;
 };
 
 struct RagdollSettings {

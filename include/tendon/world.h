@@ -93,6 +93,9 @@ struct WorldSettings {
   // it is then not stepped until woken (WakeRagdoll, an impulse, or its kinematic root
   // moving). m/s, >= 0 (0 disables sleep); seconds > 0.
   float ragdoll_sleep_speed = 0.05f;
+  // Rolling resistance: a part touching the static world loses this much of its angular
+  // speed per second. 1/s, [0, 1000]; 0 disables.
+  float ragdoll_contact_angular_damping = 4.0f;
   float ragdoll_sleep_seconds = 0.5f;
   Isa isa = Isa::kAuto;
   TaskHooks tasks{nullptr, nullptr, nullptr, 1};

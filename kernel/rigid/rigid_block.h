@@ -20,6 +20,7 @@ namespace tendon::detail {
 
 inline constexpr int32_t kMaxContactPoints = 8;  // per part (a box's corners)
 inline constexpr int32_t kMaxStaticPlanes = 8;
+inline constexpr int32_t kMaxStaticShapes = 64;  // spheres + capsules + boxes
 
 // Per part, per lane.
 enum RigidField : int32_t {
@@ -41,8 +42,21 @@ enum RigidField : int32_t {
 enum ContactField : int32_t {
   kLambdaN,      // normal positional impulse this substep (>0: in contact)
   kNormalSpeed,  // normal speed before the position solve (for restitution)
-  kPlaneIndex,   // which plane (as a float), -1 when none
+  kCnx, kCny, kCnz,  // contact normal (from the static shape toward the part)
+  kTouching,     // 1 when in contact this substep
   kContactFieldCount
+};
+
+enum StaticShapeKind : int32_t { kStaticSphere, kStaticCapsule, kStaticBox };
+
+// A static shape as the kernels read it. Sphere: a = centre. Capsule: segment a..b.
+// Box: a = centre, q = rotation, half = half extents. radius: spheres and capsules.
+struct StaticShape {
+  int32_t kind = kStaticSphere;
+  float a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+  float q[4] = {0, 0, 0, 1};
+  float half[3] = {0, 0, 0};
+  float radius = 0;
 };
 
 // Per lane.
@@ -86,6 +100,9 @@ struct RigidSolveParams {
   float gravity[3] = {0, 0, 0};
   int32_t plane_count = 0;
   float planes[kMaxStaticPlanes][4] = {};  // unit normal, offset: n . x = offset on the plane
+  int32_t shape_count = 0;
+  const StaticShape* shapes = nullptr;
+  float contact_angular_damping = 0;  // 1/s, parts touching the static world
 };
 
 inline constexpr std::size_t RigidFloatsPerBlock(int32_t parts) {

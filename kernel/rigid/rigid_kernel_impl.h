@@ -274,63 +274,163 @@ inline void UpdateVelocities(Body<V>& b, const RigidPartConstants& c, const Rigi
   b.w = V3<V>{dq.x * sign, dq.y * sign, dq.z * sign};
 }
 
-// Contacts of one part against the static planes: positions. Each contact sphere is
-// tested against every plane (the deepest wins). The corrections of all of a part's
-// touching spheres are computed from the same state and averaged (Jacobi within the part):
-// solved one after another they would spin a box that lands flat.
+// Signed distance from point c to a static shape and the outward normal there (the
+// nearest feature). A point inside a box leaves through its nearest face.
+template <class V>
+inline void ShapeDistance(const StaticShape& sh, const V3<V>& c, V* dist, V3<V>* normal, V3<V>* surface) {
+  using O = Ops<V>;
+  const V zero = O::Splat(0.0f);
+  if (sh.kind == kStaticBox) {
+    const Q4<V> q = SplatQ<V>(sh.q);
+    const V3<V> centre = Splat3<V>(sh.a);
+    const V3<V> local = QRotate(QConj(q), Sub(c, centre));
+    const V hx = O::Splat(sh.half[0]), hy = O::Splat(sh.half[1]), hz = O::Splat(sh.half[2]);
+    const V3<V> clamped{O::Min(O::Max(local.x, zero - hx), hx), O::Min(O::Max(local.y, zero - hy), hy),
+                        O::Min(O::Max(local.z, zero - hz), hz)};
+    const V3<V> out = Sub(local, clamped);
+    const V out_len = Length3(out);
+    // Inside: the face with the least depth.
+    const V dx = hx - O::Abs(local.x), dy = hy - O::Abs(local.y), dz = hz - O::Abs(local.z);
+    const V one = O::Splat(1.0f);
+    const V sx = O::Select(local.x < zero, zero - one, one), sy = O::Select(local.y < zero, zero - one, one),
+            sz = O::Select(local.z < zero, zero - one, one);
+    const auto x_face = O::And(dx <= dy, dx <= dz);
+    const auto y_face = O::And(dy < dx, dy <= dz);
+    V3<V> in_n{zero, zero, sz};
+    in_n = Select3(y_face, V3<V>{zero, sy, zero}, in_n);
+    in_n = Select3(x_face, V3<V>{sx, zero, zero}, in_n);
+    const V in_d = zero - O::Min(dx, O::Min(dy, dz));
+    const auto outside = out_len > O::Splat(1e-7f);
+    const V3<V> n_local = Select3(outside, Scale(out, one / O::Max(out_len, O::Splat(1e-7f))), in_n);
+    *dist = O::Select(outside, out_len, in_d);
+    *normal = QRotate(q, n_local);
+    *surface = Add(centre, QRotate(q, Select3(outside, clamped, Add(local, Scale(n_local, zero - in_d)))));
+    return;
+  }
+  V3<V> core = Splat3<V>(sh.a);
+  if (sh.kind == kStaticCapsule) {
+    const V3<V> b = Splat3<V>(sh.b);
+    const V3<V> ab = Sub(b, core);
+    const V t = O::Min(O::Max(Dot3(Sub(c, core), ab) / O::Max(Dot3(ab, ab), O::Splat(1e-12f)), zero), O::Splat(1.0f));
+    core = Add(core, Scale(ab, t));
+  }
+  const V3<V> d = Sub(c, core);
+  const V len = Length3(d);
+  *normal = Select3(len > O::Splat(1e-7f), Scale(d, O::Splat(1.0f) / O::Max(len, O::Splat(1e-7f))),
+                    V3<V>{zero, O::Splat(1.0f), zero});
+  *dist = len - O::Splat(sh.radius);
+  *surface = Add(core, Scale(*normal, O::Splat(sh.radius)));
+}
+
+// The deepest contact of a sphere (centre c, previous centre c_prev, radius r) against the
+// static world. Speculative: the contact plane (normal and surface point) comes from where
+// the sphere was at the substep's start, so a fast part meets the face it came through
+// instead of being pushed out of the far side of a thin wall. Returns the signed depth
+// (< 0: penetrating) and the normal.
+template <class V>
+inline void StaticContact(const RigidSolveParams& sp, const V3<V>& c, const V3<V>& c_prev, const V& r, V* depth,
+                          V3<V>* normal) {
+  using O = Ops<V>;
+  const V zero = O::Splat(0.0f);
+  V best = O::Splat(1e30f);
+  V3<V> best_n{zero, O::Splat(1.0f), zero};
+  for (int32_t pl = 0; pl < sp.plane_count; ++pl) {
+    const V3<V> pn = Splat3<V>(sp.planes[pl]);
+    const V d = Dot3(c, pn) - O::Splat(sp.planes[pl][3]) - r;
+    const auto deeper = d < best;
+    best = O::Select(deeper, d, best);
+    best_n = Select3(deeper, pn, best_n);
+  }
+  for (int32_t k = 0; k < sp.shape_count; ++k) {
+    V prev_dist, now_dist;
+    V3<V> prev_n, prev_surface, now_n, now_surface;
+    ShapeDistance(sp.shapes[k], c_prev, &prev_dist, &prev_n, &prev_surface);
+    ShapeDistance(sp.shapes[k], c, &now_dist, &now_n, &now_surface);
+    // Came from outside and crossed the supporting plane at the previous closest point:
+    // if the path meets the shape where it crosses that plane, the contact is on that face
+    // (even when the sphere is now inside, or already through the far side).
+    const V prev_gap = prev_dist - r;
+    const auto from_outside = prev_gap > zero;
+    const V spec = Dot3(Sub(c, prev_surface), prev_n) - r;
+    const V t = prev_gap / O::Max(prev_gap - spec, O::Splat(1e-12f));
+    V cross_dist;
+    V3<V> cross_n, cross_surface;
+    ShapeDistance(sp.shapes[k], Lerp3(c_prev, c, O::Min(O::Max(t, zero), O::Splat(1.0f))), &cross_dist, &cross_n,
+                  &cross_surface);
+    const auto hit = O::And(O::And(from_outside, spec < zero), cross_dist - r < O::Splat(1e-3f));
+    const V d = O::Select(hit, spec, now_dist - r);
+    const V3<V> n = Select3(hit, prev_n, now_n);
+    const auto deeper = d < best;
+    best = O::Select(deeper, d, best);
+    best_n = Select3(deeper, n, best_n);
+  }
+  *depth = best;
+  *normal = best_n;
+}
+
+// Contacts of one part against the static world: positions. Each contact sphere finds
+// its deepest contact once per substep (a plane: normal and offset); then a few sweeps of
+// sequential corrections against those planes let a box's corners share the push-out (one
+// sweep alone would spin a box that lands flat, and Jacobi averaging under-corrects a
+// light, fast part enough to let it through a thin wall).
 template <class V>
 inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& b,
                           const RigidPartConstants& c, const RigidSolveParams& sp) {
   using O = Ops<V>;
+  constexpr int32_t kSweeps = 3;
   const V zero = O::Splat(0.0f);
-  V3<V> dx{zero, zero, zero}, dtheta{zero, zero, zero};
-  V touching_count = zero;
   V3<V> normals[kMaxContactPoints];
+  V offsets[kMaxContactPoints];
   V lambdas[kMaxContactPoints];
   for (int32_t k = 0; k < c.point_count; ++k) {
     const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
     const V radius = O::Splat(c.points[k][3]);
-    V best = O::Splat(1e30f);
-    V3<V> n{zero, O::Splat(1.0f), zero};
-    V plane_index = O::Splat(-1.0f);
     const V3<V> centre = Add(b.x, QRotate(b.q, local));
-    for (int32_t pl = 0; pl < sp.plane_count; ++pl) {
-      const V3<V> pn = Splat3<V>(sp.planes[pl]);
-      const V d = Dot3(centre, pn) - O::Splat(sp.planes[pl][3]) - radius;
-      const auto deeper = d < best;
-      best = O::Select(deeper, d, best);
-      n = Select3(deeper, pn, n);
-      plane_index = O::Select(deeper, O::Splat(static_cast<float>(pl)), plane_index);
-    }
-    const auto touching = best < zero;
-    // The contact point: the sphere's deepest point, relative to the centre of mass.
+    V depth;
+    V3<V> n;
+    StaticContact(sp, centre, Add(b.xp, QRotate(b.qp, local)), radius, &depth, &n);
+    const auto touching = depth < zero;
+    // The contact plane: dot(x, n) = offset holds the sphere's surface point.
+    normals[k] = n;
+    offsets[k] = Dot3(centre, n) - radius - depth;
+    lambdas[k] = zero;
     const V3<V> r = Sub(QRotate(b.q, local), Scale(n, radius));
     // Normal speed before the position solve, for restitution.
     O::Store(blk.Contact(kNormalSpeed, part, k) + lane, Dot3(Add(b.v, Cross3(b.w, r)), n));
-    O::Store(blk.Contact(kPlaneIndex, part, k) + lane, O::Select(touching, plane_index, O::Splat(-1.0f)));
-    const V depth = O::Select(touching, zero - best, zero);
-    const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b.q, c, Cross3(r, n));
-    const V lambda = depth / O::Max(w, O::Splat(1e-12f));
-    const V3<V> p = Scale(n, lambda);
-    dx = Add(dx, Scale(p, O::Splat(c.inv_mass)));
-    dtheta = Add(dtheta, InvInertia(b.q, c, Cross3(r, p)));
-    touching_count = touching_count + O::Select(touching, O::Splat(1.0f), zero);
-    normals[k] = n;
-    lambdas[k] = lambda;
+    O::Store(blk.Contact(kCnx, part, k) + lane, n.x);
+    O::Store(blk.Contact(kCny, part, k) + lane, n.y);
+    O::Store(blk.Contact(kCnz, part, k) + lane, n.z);
+    O::Store(blk.Contact(kTouching, part, k) + lane, O::Select(touching, O::Splat(1.0f), zero));
   }
-  const V inv_count = O::Splat(1.0f) / O::Max(touching_count, O::Splat(1.0f));
-  b.x = Add(b.x, Scale(dx, inv_count));
-  b.q = Turn(b.q, dtheta, inv_count);
+  for (int32_t sweep = 0; sweep < kSweeps; ++sweep) {
+    for (int32_t k = 0; k < c.point_count; ++k) {
+      const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
+      const V radius = O::Splat(c.points[k][3]);
+      const V3<V>& n = normals[k];
+      const V3<V> arm = QRotate(b.q, local);
+      const V depth = Dot3(Add(b.x, arm), n) - radius - offsets[k];
+      const auto penetrating = depth < zero;
+      if (!O::AnyOf(penetrating)) continue;
+      const V3<V> r = Sub(arm, Scale(n, radius));
+      const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b.q, c, Cross3(r, n));
+      const V lambda = O::Select(penetrating, (zero - depth) / O::Max(w, O::Splat(1e-12f)), zero);
+      const V3<V> p = Scale(n, lambda);
+      b.x = Add(b.x, Scale(p, O::Splat(c.inv_mass)));
+      b.q = Turn(b.q, InvInertia(b.q, c, Cross3(r, p)), O::Splat(1.0f));
+      lambdas[k] = lambdas[k] + lambda;
+    }
+  }
   // Static friction: undo each contact point's tangential slide over this substep while
-  // the tangential impulse that takes stays within friction x normal impulse (averaged).
-  dx = {zero, zero, zero};
-  dtheta = {zero, zero, zero};
+  // the tangential impulse that takes stays within friction x normal impulse.
   for (int32_t k = 0; k < c.point_count; ++k) {
     const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
     const V radius = O::Splat(c.points[k][3]);
     const V3<V>& n = normals[k];
-    const V lambda_n = lambdas[k] * inv_count;
+    const V lambda_n = lambdas[k];
     O::Store(blk.Contact(kLambdaN, part, k) + lane, lambda_n);
+    const auto touching = lambda_n > zero;
+    if (!O::AnyOf(touching)) continue;
+    O::Store(blk.Contact(kTouching, part, k) + lane, O::Select(touching, O::Splat(1.0f), zero));
     const V3<V> r = Sub(QRotate(b.q, local), Scale(n, radius));
     const V3<V> before = Add(b.xp, Sub(QRotate(b.qp, local), Scale(n, radius)));
     V3<V> slide = Sub(before, Add(b.x, r));
@@ -338,13 +438,11 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     const V3<V> tn = SafeNormal(slide);
     const V wt = O::Splat(c.inv_mass) + InvInertiaNorm(b.q, c, Cross3(r, tn));
     const V lambda_t = Length3(slide) / O::Max(wt, O::Splat(1e-12f));
-    const auto sticks = O::And(lambda_n > zero, lambda_t < lambda_n * O::Splat(c.friction));
+    const auto sticks = O::And(touching, lambda_t < lambda_n * O::Splat(c.friction));
     const V3<V> p = Scale(tn, O::Select(sticks, lambda_t, zero));
-    dx = Add(dx, Scale(p, O::Splat(c.inv_mass)));
-    dtheta = Add(dtheta, InvInertia(b.q, c, Cross3(r, p)));
+    b.x = Add(b.x, Scale(p, O::Splat(c.inv_mass)));
+    b.q = Turn(b.q, InvInertia(b.q, c, Cross3(r, p)), O::Splat(1.0f));
   }
-  b.x = Add(b.x, Scale(dx, inv_count));
-  b.q = Turn(b.q, dtheta, inv_count);
 }
 
 // Velocity pass for one part's contacts: dynamic friction (once) and restitution, as
@@ -357,17 +455,14 @@ inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t l
   constexpr int32_t kSweeps = 4;
   const V zero = O::Splat(0.0f);
   const V3<V> zero3{zero, zero, zero};
-  const float g = std::sqrt(sp.gravity[0] * sp.gravity[0] + sp.gravity[1] * sp.gravity[1] + sp.gravity[2] * sp.gravity[2]);
+  const float g2 = sp.gravity[0] * sp.gravity[0] + sp.gravity[1] * sp.gravity[1] + sp.gravity[2] * sp.gravity[2];
+  const float g = std::sqrt(g2);
   for (int32_t sweep = 0; sweep < kSweeps; ++sweep) {
     for (int32_t k = 0; k < c.point_count; ++k) {
-      const V plane = O::Load(blk.Contact(kPlaneIndex, part, k) + lane);
-      const auto active = plane > O::Splat(-0.5f);
+      const auto active = O::Load(blk.Contact(kTouching, part, k) + lane) > O::Splat(0.5f);
       if (!O::AnyOf(active)) continue;
-      // The plane's normal per lane (plane indices differ between lanes).
-      V3<V> n = zero3;
-      for (int32_t pl = 0; pl < sp.plane_count; ++pl) {
-        n = Select3(plane == O::Splat(static_cast<float>(pl)), Splat3<V>(sp.planes[pl]), n);
-      }
+      const V3<V> n{O::Load(blk.Contact(kCnx, part, k) + lane), O::Load(blk.Contact(kCny, part, k) + lane),
+                    O::Load(blk.Contact(kCnz, part, k) + lane)};
       const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
       const V3<V> r = Sub(QRotate(b.q, local), Scale(n, O::Splat(c.points[k][3])));
       const V3<V> vp = Add(b.v, Cross3(b.w, r));
@@ -392,6 +487,15 @@ inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t l
       b.v = Add(b.v, Scale(p, O::Splat(c.inv_mass)));
       b.w = Add(b.w, InvInertia(b.q, c, Cross3(r, p)));
     }
+  }
+  // Rolling resistance: a part touching the world loses angular speed at
+  // contact_angular_damping per second (rocking feet and rolling hands settle).
+  if (sp.contact_angular_damping > 0.0f && c.point_count > 0) {
+    V touching = zero;
+    for (int32_t k = 0; k < c.point_count; ++k) touching = O::Max(touching, O::Load(blk.Contact(kTouching, part, k) + lane));
+    const float keep = 1.0f - sp.contact_angular_damping * sp.dt;
+    const V factor = O::Select(touching > O::Splat(0.5f), O::Splat(keep > 0.0f ? keep : 0.0f), O::Splat(1.0f));
+    b.w = Scale(b.w, factor);
   }
 }
 

@@ -54,6 +54,8 @@ struct FusedFloat {
   friend bool operator<(FusedFloat a, FusedFloat b) { return a.v < b.v; }
   friend bool operator>(FusedFloat a, FusedFloat b) { return a.v > b.v; }
   friend bool operator==(FusedFloat a, FusedFloat b) { return a.v == b.v; }
+  friend bool operator<=(FusedFloat a, FusedFloat b) { return a.v <= b.v; }
+  friend bool operator>=(FusedFloat a, FusedFloat b) { return a.v >= b.v; }
 };
 
 template <>

@@ -214,9 +214,7 @@ struct RagdollGroup {
       const float motor[7] = {m.x, m.y, m.z, m.w, 0, 0, 0};
       for (int32_t f = 0; f < 7; ++f) view.Part(detail::kMotorQx + f, j)[l] = motor[f];
       for (int32_t k = 0; k < detail::kMaxContactPoints; ++k) {
-        view.Contact(detail::kLambdaN, j, k)[l] = 0.0f;
-        view.Contact(detail::kNormalSpeed, j, k)[l] = 0.0f;
-        view.Contact(detail::kPlaneIndex, j, k)[l] = -1.0f;
+        for (int32_t f = 0; f < detail::kContactFieldCount; ++f) view.Contact(f, j, k)[l] = 0.0f;
       }
     }
     view.Lane(detail::kActive)[l] = active ? 1.0f : 0.0f;
@@ -306,6 +304,7 @@ struct World::Impl {
   std::vector<int32_t> ragdoll_resets;  // per work item
   int32_t plane_count = 0;
   float planes[detail::kMaxStaticPlanes][4] = {};
+  std::vector<detail::StaticShape> static_shapes;
   std::map<detail::ChainTopologyKey, int32_t> group_by_topology;
   std::vector<ChainGroup> groups;
 
@@ -896,6 +895,9 @@ struct World::Impl {
     params.gravity[1] = settings.gravity.y;
     params.gravity[2] = settings.gravity.z;
     params.plane_count = plane_count;
+    params.shape_count = static_cast<int32_t>(static_shapes.size());
+    params.shapes = static_shapes.data();
+    params.contact_angular_damping = settings.ragdoll_contact_angular_damping;
     for (int32_t p = 0; p < plane_count; ++p)
       for (int32_t k = 0; k < 4; ++k) params.planes[p][k] = planes[p][k];
     const detail::RigidKernels* kernel_set = rigid_kernels;
@@ -1102,6 +1104,8 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_substeps", "ragdoll_substeps must be within [1, 64]");
   if (!(s.ragdoll_sleep_speed >= 0) || !std::isfinite(s.ragdoll_sleep_speed))
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_sleep_speed", "ragdoll_sleep_speed must be finite and >= 0");
+  if (!(s.ragdoll_contact_angular_damping >= 0 && s.ragdoll_contact_angular_damping <= 1000))
+    return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_contact_angular_damping", "must be within [0, 1000]");
   if (!(s.ragdoll_sleep_seconds > 0) || !std::isfinite(s.ragdoll_sleep_seconds))
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_sleep_seconds", "ragdoll_sleep_seconds must be positive");
   if (s.ragdoll_iterations < 1 || s.ragdoll_iterations > 16)
@@ -1165,6 +1169,9 @@ Error World::GetRagdollPartInfo(RagdollArchetypeId id, int32_t part, RagdollPart
 Error World::BuildStaticWorld(const StaticWorldSettings& settings) {
   if (static_cast<int32_t>(settings.planes.size()) > detail::kMaxStaticPlanes)
     return Fail(ErrorCode::kCapacity, -1, "planes", "at most 8 static planes");
+  if (static_cast<int32_t>(settings.spheres.size() + settings.capsules.size() + settings.boxes.size()) >
+      detail::kMaxStaticShapes)
+    return Fail(ErrorCode::kCapacity, -1, "shapes", "at most 64 static spheres, capsules and boxes together");
   for (std::size_t i = 0; i < settings.planes.size(); ++i) {
     const StaticPlane& p = settings.planes[i];
     if (!IsFinite(p.normal) || !std::isfinite(p.offset))
@@ -1172,6 +1179,48 @@ Error World::BuildStaticWorld(const StaticWorldSettings& settings) {
     if (std::fabs(Length(p.normal) - 1.0f) > 1e-3f)
       return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "planes", "a plane's normal must be unit");
   }
+  std::vector<detail::StaticShape> shapes;
+  auto copy3 = [](float* d, Vec3 v) { d[0] = v.x, d[1] = v.y, d[2] = v.z; };
+  for (std::size_t i = 0; i < settings.spheres.size(); ++i) {
+    const StaticSphere& s = settings.spheres[i];
+    if (!IsFinite(s.centre) || !std::isfinite(s.radius))
+      return Fail(ErrorCode::kNotFinite, static_cast<int32_t>(i), "spheres", "a sphere is not finite");
+    if (!(s.radius > 0)) return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "spheres", "a sphere's radius must be positive");
+    detail::StaticShape out;
+    out.kind = detail::kStaticSphere;
+    copy3(out.a, s.centre);
+    out.radius = s.radius;
+    shapes.push_back(out);
+  }
+  for (std::size_t i = 0; i < settings.capsules.size(); ++i) {
+    const StaticCapsule& c = settings.capsules[i];
+    if (!IsFinite(c.a) || !IsFinite(c.b) || !std::isfinite(c.radius))
+      return Fail(ErrorCode::kNotFinite, static_cast<int32_t>(i), "capsules", "a capsule is not finite");
+    if (!(c.radius > 0)) return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "capsules", "a capsule's radius must be positive");
+    detail::StaticShape out;
+    out.kind = detail::kStaticCapsule;
+    copy3(out.a, c.a);
+    copy3(out.b, c.b);
+    out.radius = c.radius;
+    shapes.push_back(out);
+  }
+  for (std::size_t i = 0; i < settings.boxes.size(); ++i) {
+    const StaticBox& b = settings.boxes[i];
+    if (!IsFinite(b.pose.translation) || !IsFinite(b.pose.rotation) || !IsFinite(b.half_extents))
+      return Fail(ErrorCode::kNotFinite, static_cast<int32_t>(i), "boxes", "a box is not finite");
+    if (!(b.half_extents.x > 0 && b.half_extents.y > 0 && b.half_extents.z > 0))
+      return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "boxes", "a box's half extents must be positive");
+    if (std::fabs(std::sqrt(Dot(b.pose.rotation, b.pose.rotation)) - 1.0f) > 1e-3f)
+      return Fail(ErrorCode::kNotUnitRotation, static_cast<int32_t>(i), "boxes", "a box's rotation must be unit");
+    detail::StaticShape out;
+    out.kind = detail::kStaticBox;
+    copy3(out.a, b.pose.translation);
+    const Quat q = Normalize(b.pose.rotation);
+    out.q[0] = q.x, out.q[1] = q.y, out.q[2] = q.z, out.q[3] = q.w;
+    copy3(out.half, b.half_extents);
+    shapes.push_back(out);
+  }
+  impl_->static_shapes = std::move(shapes);
   impl_->plane_count = static_cast<int32_t>(settings.planes.size());
   for (int32_t i = 0; i < impl_->plane_count; ++i) {
     const StaticPlane& p = settings.planes[i];
