@@ -416,6 +416,74 @@ TEST(RigidSolve, ACrateRestsOnStaticSpheresCapsulesAndBoxes) {
   EXPECT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kCapacity);
 }
 
+TEST(Raycast, RaysFindRagdollPartsWithPointNormalAndDistance) {
+  WorldSettings ws;
+  ws.gravity = {0, 0, 0};
+  auto w = MakeWorld(ws);
+  RagdollSettings s;
+  PartSettings box;
+  box.shape = {.type = PartShape::kBox, .half_extents = {0.5f, 0.25f, 0.5f}};
+  s.parts.push_back(box);
+  PartSettings tapered;
+  tapered.parent = 0;
+  tapered.pose.translation = {3, 0, 0};
+  tapered.joint.anchor = {1.5f, 0, 0};
+  tapered.shape = {.type = PartShape::kTaperedCapsule, .top_radius = 0.1f, .bottom_radius = 0.2f, .half_height = 0.5f};
+  s.parts.push_back(tapered);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> out(2);
+  RagdollBinding b;
+  b.archetype = a;
+  b.placement.translation = {0, 1, 0};
+  b.output_parts = out;
+  const RagdollId id = w->BindRagdoll(b).value();
+  RaycastHit hit;
+  ASSERT_TRUE(w->RaycastRagdolls({0.1f, 5, 0.2f}, {0, -1, 0}, 10, &hit));
+  EXPECT_EQ(hit.ragdoll, id);
+  EXPECT_EQ(hit.part, 0);
+  EXPECT_NEAR(hit.distance, 5 - 1.25f, 1e-4f);
+  EXPECT_NEAR(hit.normal.y, 1.0f, 1e-3f);
+  EXPECT_NEAR(hit.point.y, 1.25f, 1e-4f);
+  // Across the tapered capsule at its middle (y = 1, 0.5 m above the bottom sphere): the
+  // hull's side there is the tangent line radial c - axial s = r_bottom, with
+  // s = (r_top - r_bottom) / length and c = sqrt(1 - s^2).
+  const float sn = (0.1f - 0.2f) / 1.0f, cs = std::sqrt(1 - sn * sn);
+  const float radius_mid = (0.2f + 0.5f * sn) / cs;
+  ASSERT_TRUE(w->RaycastRagdolls({3, 1, 5}, {0, 0, -2}, 10, &hit));
+  EXPECT_EQ(hit.part, 1);
+  EXPECT_NEAR(hit.distance, 5 - radius_mid, 1e-3f);
+  EXPECT_NEAR(hit.normal.z, cs, 2e-3f);
+  // Too short, pointing away, or not finite: no hit.
+  EXPECT_FALSE(w->RaycastRagdolls({0, 5, 0}, {0, -1, 0}, 3.0f, &hit));
+  EXPECT_FALSE(w->RaycastRagdolls({0, 5, 0}, {0, 1, 0}, 10, &hit));
+  EXPECT_FALSE(w->RaycastRagdolls({0, 5, 0}, {0, std::nanf(""), 0}, 10, &hit));
+}
+
+TEST(Raycast, RaysFindTheStaticWorld) {
+  auto w = MakeWorld();
+  StaticWorldSettings world;
+  world.planes.push_back({{0, 1, 0}, 0});
+  world.spheres.push_back({{0, 1, 0}, 0.5f});
+  world.capsules.push_back({{5, 1, -1}, {5, 1, 1}, 0.25f});
+  world.boxes.push_back({Transform{{10, 1, 0}, AxisAngle(Vec3{0, 1, 0}, 0.7853982f), {1, 1, 1}}, {1, 1, 1}});
+  ASSERT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kNone);
+  RaycastHit hit;
+  ASSERT_TRUE(w->RaycastStatic({0, 5, 0}, {0, -1, 0}, 10, &hit));
+  EXPECT_EQ(hit.static_shape, 1);  // the sphere, above the plane
+  EXPECT_NEAR(hit.distance, 3.5f, 1e-4f);
+  ASSERT_TRUE(w->RaycastStatic({3, 5, 0}, {0, -1, 0}, 10, &hit));
+  EXPECT_EQ(hit.static_shape, 0);
+  EXPECT_NEAR(hit.distance, 5.0f, 1e-5f);
+  ASSERT_TRUE(w->RaycastStatic({5, 5, 0}, {0, -1, 0}, 10, &hit));
+  EXPECT_EQ(hit.static_shape, 2);
+  EXPECT_NEAR(hit.distance, 3.75f, 1e-4f);
+  // The box turned 45 degrees about Y: along -x the ray meets its edge at sqrt(2).
+  ASSERT_TRUE(w->RaycastStatic({20, 1, 0}, {-1, 0, 0}, 20, &hit));
+  EXPECT_EQ(hit.static_shape, 3);
+  EXPECT_NEAR(hit.distance, 10 - std::sqrt(2.0f), 1e-3f);
+  EXPECT_FALSE(w->RaycastStatic({0, 1, 0}, {1, 0, 0}, 1.0f, &hit));  // starts inside the sphere
+}
+
 // Each kernel against its scalar reference (the same arithmetic, atan2 included): a
 // hanging human, one violent second.
 void CompareRigidWithScalar(Isa isa) {

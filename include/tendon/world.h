@@ -101,6 +101,17 @@ struct WorldSettings {
   TaskHooks tasks{nullptr, nullptr, nullptr, 1};
 };
 
+// What a ray hit: a ragdoll part (ragdoll, part) or the static world (static_shape: the
+// index in StaticWorldSettings order: planes, then spheres, capsules, boxes).
+struct RaycastHit {
+  RagdollId ragdoll{};
+  int32_t part = -1;
+  int32_t static_shape = -1;
+  Vec3 point{};
+  Vec3 normal{};       // unit, facing the ray's origin side
+  float distance = 0;  // m along the (unit) direction
+};
+
 // A ragdoll instance. Part frames cross the API in world space.
 struct RagdollBinding {
   RagdollArchetypeId archetype{};
@@ -182,6 +193,12 @@ class World {
   Error WakeRagdoll(RagdollId ragdoll);
   // Applies an impulse (N s) at a world point of a part, waking the ragdoll.
   Error ApplyRagdollImpulse(RagdollId ragdoll, int32_t part, Vec3 impulse, Vec3 world_point);
+  // The first ragdoll part (RaycastRagdolls) or static shape (RaycastStatic) a ray meets
+  // within max_distance; direction need not be unit. False when nothing is hit or the ray
+  // is not finite. Reads the last Step's poses; safe to call between Steps.
+  bool RaycastRagdolls(Vec3 origin, Vec3 direction, float max_distance, RaycastHit* hit) const;
+  bool RaycastStatic(Vec3 origin, Vec3 direction, float max_distance, RaycastHit* hit) const;
+
   // Motor targets: for each part j >= 1, the rotation of its frame relative to its parent
   // part's frame (what the animation's local rotation says), and optionally the relative
   // angular velocity in the parent part's frame (rad/s). strength in [0, 1] scales every

@@ -1503,6 +1503,154 @@ Error World::SetRagdollMotorTargets(RagdollId id, std::span<const Quat> local_ro
   return {};
 }
 
+namespace {
+
+// Signed distance from p to the hull of two spheres (centres (0, 0, 0) radius r0 and
+// (0, len, 0) radius r1), in that shape's frame. In the (radial, axial) half-plane the hull's
+// side is the common tangent line with unit normal n = (c, -s), s = (r1 - r0) / len; it
+// touches sphere 0 at r0 n and runs a length len c along t = (s, c) to sphere 1.
+float RoundConeDistance(Vec3 p, float len, float r0, float r1) {
+  const float radial = std::sqrt(p.x * p.x + p.z * p.z), axial = p.y;
+  const float s = (r1 - r0) / len, c = std::sqrt(std::max(0.0f, 1.0f - s * s));
+  const float along = (radial - r0 * c) * s + (axial + r0 * s) * c;  // dot(P - T0, t)
+  if (along < 0) return std::sqrt(radial * radial + axial * axial) - r0;
+  if (along > len * c) return std::sqrt(radial * radial + (axial - len) * (axial - len)) - r1;
+  return radial * c - axial * s - r0;
+}
+
+float BoxDistance(Vec3 p, Vec3 h) {
+  const Vec3 q{std::fabs(p.x) - h.x, std::fabs(p.y) - h.y, std::fabs(p.z) - h.z};
+  const Vec3 out{std::max(q.x, 0.0f), std::max(q.y, 0.0f), std::max(q.z, 0.0f)};
+  return Length(out) + std::min(std::max(q.x, std::max(q.y, q.z)), 0.0f);
+}
+
+// Distance from a world point to a part's shape (shape_world: the shape's frame).
+float PartShapeDistance(const PartShapeSettings& sh, const Transform& shape_world, Vec3 p) {
+  const Vec3 l = Rotate(Conjugate(shape_world.rotation), p - shape_world.translation);
+  switch (sh.type) {
+    case PartShape::kSphere: return Length(l) - sh.radius;
+    case PartShape::kBox: return BoxDistance(l, sh.half_extents);
+    case PartShape::kCapsule:
+      return RoundConeDistance(l + Vec3{0, sh.half_height, 0}, 2 * sh.half_height > 1e-6f ? 2 * sh.half_height : 1e-6f,
+                               sh.radius, sh.radius);
+    case PartShape::kTaperedCapsule:
+      return RoundConeDistance(l + Vec3{0, sh.half_height, 0}, 2 * sh.half_height, sh.bottom_radius, sh.top_radius);
+  }
+  return 1e30f;
+}
+
+// Sphere tracing along a ray against a convex distance function: steps by the distance
+// (never past the surface), so it converges onto convex shapes. Returns the hit distance
+// or a negative number.
+template <class F>
+float SphereTrace(const F& distance, Vec3 origin, Vec3 dir, float max_distance) {
+  float t = 0;
+  for (int i = 0; i < 128 && t <= max_distance; ++i) {
+    const float d = distance(origin + dir * t);
+    if (d < 1e-5f) return t;
+    t += d;
+  }
+  return -1.0f;
+}
+
+template <class F>
+Vec3 DistanceNormal(const F& distance, Vec3 p) {
+  const float e = 1e-4f;
+  return NormalizeOr(Vec3{distance(p + Vec3{e, 0, 0}) - distance(p - Vec3{e, 0, 0}),
+                          distance(p + Vec3{0, e, 0}) - distance(p - Vec3{0, e, 0}),
+                          distance(p + Vec3{0, 0, e}) - distance(p - Vec3{0, 0, e})},
+                     Vec3{0, 1, 0});
+}
+
+bool RayReady(Vec3& origin, Vec3& direction, float max_distance) {
+  if (!IsFinite(origin) || !IsFinite(direction) || !(max_distance > 0) || std::isnan(max_distance)) return false;
+  const float len = Length(direction);
+  if (!(len > 1e-12f)) return false;
+  direction = direction * (1.0f / len);
+  return true;
+}
+
+}  // namespace
+
+bool World::RaycastRagdolls(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const {
+  if (!RayReady(origin, dir, max_distance)) return false;
+  const Impl& w = *impl_;
+  float best = max_distance;
+  bool found = false;
+  for (std::size_t i = 0; i < w.ragdolls.size(); ++i) {
+    const RagdollSlot& r = w.ragdolls[i];
+    if (!r.live) continue;
+    const RagdollGroup& g = w.ragdoll_groups[r.group];
+    const detail::RagdollArchetype& a = w.ragdoll_archetypes[g.archetype];
+    for (int32_t j = 0; j < r.part_count; ++j) {
+      const detail::RigidPartArchetype& part = a.parts[j];
+      const Transform& part_world = r.output[j];
+      // The shape's frame: body frame times the shape's frame in the body.
+      const Transform shape_world = Compose(Compose(part_world, part.body_in_part), part.shape_in_body);
+      // Cheap reject: the ray's distance to the part's centre against its extent.
+      const Vec3 to = shape_world.translation - origin;
+      const float along = Dot(to, dir);
+      const float extent = g.constants[j].extent + Length(part.shape_in_body.translation) + 0.01f;
+      if (along < -extent || along - extent > best || LengthSquared(to - dir * along) > extent * extent) continue;
+      const PartShapeSettings& sh = part.shape;
+      auto sdf = [&](Vec3 p) { return PartShapeDistance(sh, shape_world, p); };
+      const float t = SphereTrace(sdf, origin, dir, best);
+      if (t < 0 || t > best) continue;
+      best = t;
+      found = true;
+      hit->ragdoll = RagdollId{static_cast<uint32_t>(i), r.generation};
+      hit->part = j;
+      hit->static_shape = -1;
+      hit->distance = t;
+      hit->point = origin + dir * t;
+      hit->normal = DistanceNormal(sdf, hit->point);
+    }
+  }
+  return found;
+}
+
+bool World::RaycastStatic(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const {
+  if (!RayReady(origin, dir, max_distance)) return false;
+  const Impl& w = *impl_;
+  float best = max_distance;
+  bool found = false;
+  auto take = [&](float t, Vec3 normal, int32_t index) {
+    if (t < 0 || t > best) return;
+    best = t;
+    found = true;
+    hit->ragdoll = RagdollId{};
+    hit->part = -1;
+    hit->static_shape = index;
+    hit->distance = t;
+    hit->point = origin + dir * t;
+    hit->normal = normal;
+  };
+  for (int32_t i = 0; i < w.plane_count; ++i) {
+    const Vec3 n{w.planes[i][0], w.planes[i][1], w.planes[i][2]};
+    const float denom = Dot(n, dir), height = Dot(n, origin) - w.planes[i][3];
+    if (height >= 0 && denom < 0) take(-height / denom, n, i);
+  }
+  for (std::size_t k = 0; k < w.static_shapes.size(); ++k) {
+    const detail::StaticShape& sh = w.static_shapes[k];
+    auto sdf = [&](Vec3 p) {
+      const Vec3 a{sh.a[0], sh.a[1], sh.a[2]};
+      if (sh.kind == detail::kStaticSphere) return Length(p - a) - sh.radius;
+      if (sh.kind == detail::kStaticBox) {
+        const Quat q{sh.q[0], sh.q[1], sh.q[2], sh.q[3]};
+        return BoxDistance(Rotate(Conjugate(q), p - a), Vec3{sh.half[0], sh.half[1], sh.half[2]});
+      }
+      const Vec3 b{sh.b[0], sh.b[1], sh.b[2]};
+      const Vec3 ab = b - a;
+      const float t = std::clamp(Dot(p - a, ab) / std::max(Dot(ab, ab), 1e-12f), 0.0f, 1.0f);
+      return Length(p - (a + ab * t)) - sh.radius;
+    };
+    if (sdf(origin) < 0) continue;  // starting inside: no hit
+    const float t = SphereTrace(sdf, origin, dir, best);
+    if (t >= 0) take(t, DistanceNormal(sdf, origin + dir * t), w.plane_count + static_cast<int32_t>(k));
+  }
+  return found;
+}
+
 bool World::IsRagdollAsleep(RagdollId id) const { return IsValid(id) && impl_->ragdolls[id.index].asleep; }
 bool World::IsRagdollFrozen(RagdollId id) const { return IsValid(id) && impl_->ragdolls[id.index].frozen; }
 
