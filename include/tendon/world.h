@@ -132,6 +132,9 @@ struct RagdollBinding {
   // (infinity disables the cap).
   bool freeze_when_asleep = false;
   float freeze_after_seconds = INFINITY;
+  // Planar mode (2D games): when non-zero (unit), every part only moves in the plane with
+  // this normal through its bind position and only turns about the normal.
+  Vec3 planar_normal{};
 };
 
 // An instance of a chain archetype over host buffers (all read or written every Step the

@@ -35,6 +35,9 @@ enum RigidField : int32_t {
   // parent body's frame.
   kMotorQx, kMotorQy, kMotorQz, kMotorQw,
   kMotorWx, kMotorWy, kMotorWz,
+  // Planar mode: the body's orientation at bind (it may only turn about the plane's normal
+  // from there) and its offset along the normal (it may only move in its plane).
+  kPlanarQx, kPlanarQy, kPlanarQz, kPlanarQw, kPlanarD,
   kRigidFieldCount
 };
 
@@ -64,6 +67,7 @@ enum RigidLaneField : int32_t {
   kActive,  // 1: an instance lives in this lane, 0: padding
   kAsleep,  // 1: asleep (or frozen): the lane is not stepped and its state is not written
   kMotorStrength,  // [0, 1]: scales every motor's torque cap (0: motors off)
+  kPlanarNx, kPlanarNy, kPlanarNz,  // planar mode's unit normal; zero: 3D
   kRigidLaneFieldCount
 };
 

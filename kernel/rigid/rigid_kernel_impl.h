@@ -562,6 +562,26 @@ inline void JointFriction(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, 
   b.w = Sub(b.w, InvInertia(b.q, cb, p));
 }
 
+// Planar mode: back into the plane (along its normal) and back to a pure turn about the
+// normal from the bind orientation (the twist part of q q0^-1 about n). Only lanes whose
+// normal is set change.
+template <class V, class M>
+inline void ProjectPlanar(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& b, const V3<V>& n,
+                          const M& planar) {
+  using O = Ops<V>;
+  auto ld = [&](int32_t f) { return O::Load(blk.Part(f, part) + lane); };
+  const V offset = Dot3(b.x, n) - ld(kPlanarD);
+  const V3<V> x = Sub(b.x, Scale(n, offset));
+  const Q4<V> q0{ld(kPlanarQx), ld(kPlanarQy), ld(kPlanarQz), ld(kPlanarQw)};
+  const Q4<V> d = QMul(b.q, QConj(q0));
+  const V along = d.x * n.x + d.y * n.y + d.z * n.z;
+  const Q4<V> twist = QNormalize(Q4<V>{n.x * along, n.y * along, n.z * along, d.w});
+  const Q4<V> q = QMul(twist, q0);
+  b.x = Select3(planar, x, b.x);
+  b.q = Q4<V>{O::Select(planar, q.x, b.q.x), O::Select(planar, q.y, b.q.y), O::Select(planar, q.z, b.q.z),
+              O::Select(planar, q.w, b.q.w)};
+}
+
 // Runs params.substeps substeps over `count` blocks of one archetype.
 template <class V>
 void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& sp) {
@@ -581,6 +601,10 @@ void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& 
       for (int32_t j = 0; j < sp.part_count; ++j) bodies[j] = LoadBody<V>(blk, j, lane);
       const V strength = O::Load(blk.Lane(kMotorStrength) + lane);
       const bool motors = O::AnyOf(strength > O::Splat(0.0f));
+      const V3<V> planar_n{O::Load(blk.Lane(kPlanarNx) + lane), O::Load(blk.Lane(kPlanarNy) + lane),
+                           O::Load(blk.Lane(kPlanarNz) + lane)};
+      const auto planar = Dot3(planar_n, planar_n) > O::Splat(0.5f);
+      const bool any_planar = O::AnyOf(planar);
       for (int32_t s = 0; s < sp.substeps; ++s) {
         for (int32_t j = 0; j < sp.part_count; ++j) Integrate(bodies[j], sp.parts[j], sp);
         // Each iteration solves the joints root to leaf, then leaf to root, so that
@@ -605,6 +629,11 @@ void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& 
         }
         for (int32_t j = 0; j < sp.part_count; ++j) {
           if (sp.parts[j].inv_mass > 0.0f) SolveContacts(blk, j, lane, bodies[j], sp.parts[j], sp);
+        }
+        if (any_planar) {
+          for (int32_t j = 0; j < sp.part_count; ++j) {
+            if (sp.parts[j].inv_mass > 0.0f) ProjectPlanar(blk, j, lane, bodies[j], planar_n, planar);
+          }
         }
         for (int32_t j = 0; j < sp.part_count; ++j) UpdateVelocities(bodies[j], sp.parts[j], sp);
         for (int32_t j = 1; j < sp.part_count; ++j) {

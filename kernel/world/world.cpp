@@ -213,6 +213,9 @@ struct RagdollGroup {
       const Quat m = neutral_motor[j];
       const float motor[7] = {m.x, m.y, m.z, m.w, 0, 0, 0};
       for (int32_t f = 0; f < 7; ++f) view.Part(detail::kMotorQx + f, j)[l] = motor[f];
+      const Quat r = bodies[j].rotation;
+      const float planar[5] = {r.x, r.y, r.z, r.w, 0};
+      for (int32_t f = 0; f < 5; ++f) view.Part(detail::kPlanarQx + f, j)[l] = planar[f];
       for (int32_t k = 0; k < detail::kMaxContactPoints; ++k) {
         for (int32_t f = 0; f < detail::kContactFieldCount; ++f) view.Contact(f, j, k)[l] = 0.0f;
       }
@@ -220,6 +223,19 @@ struct RagdollGroup {
     view.Lane(detail::kActive)[l] = active ? 1.0f : 0.0f;
     view.Lane(detail::kAsleep)[l] = 0.0f;
     view.Lane(detail::kMotorStrength)[l] = 0.0f;
+    for (int32_t f : {detail::kPlanarNx, detail::kPlanarNy, detail::kPlanarNz}) view.Lane(f)[l] = 0.0f;
+  }
+  // Planar mode for a lane: the normal, and each body's offset along it.
+  void SetPlanar(int32_t lane, Vec3 n) {
+    const detail::RigidBlockView view = View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    view.Lane(detail::kPlanarNx)[l] = n.x;
+    view.Lane(detail::kPlanarNy)[l] = n.y;
+    view.Lane(detail::kPlanarNz)[l] = n.z;
+    for (int32_t j = 0; j < part_count; ++j) {
+      const Vec3 x{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]};
+      view.Part(detail::kPlanarD, j)[l] = Dot(x, n);
+    }
   }
 };
 
@@ -266,6 +282,8 @@ struct PoseScratch {
   alignas(Transform) unsigned char bytes[sizeof(Transform) * detail::kMaxChainNodes];
   Transform* world() { return reinterpret_cast<Transform*>(bytes); }
 };
+
+Vec3 Normalize3(Vec3 v) { return NormalizeOr(v, Vec3{0, 0, 1}); }
 
 double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -949,8 +967,11 @@ struct World::Impl {
             Transform bodies[detail::kMaxRagdollParts];
             for (int32_t j = 0; j < g.part_count; ++j) bodies[j] = Compose(slot.output[j], g.body_in_part[j]);
             const float strength = view.Lane(detail::kMotorStrength)[l];
+            const Vec3 planar{view.Lane(detail::kPlanarNx)[l], view.Lane(detail::kPlanarNy)[l],
+                              view.Lane(detail::kPlanarNz)[l]};
             g.SetLane(slot.lane, bodies, Vec3{}, Vec3{}, true);
             view.Lane(detail::kMotorStrength)[l] = strength;  // the host's motors stay on
+            if (!(planar == Vec3{})) g.SetPlanar(slot.lane, planar);  // and so does planar mode
             continue;
           }
           if (!slot.asleep) UpdateSleep(slot, view, l, g, frame_seconds);
@@ -1324,6 +1345,8 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
     if (!IsFinite(b.start_parts[j]))
       return Fail(ErrorCode::kNotFinite, j, "start_parts", "start_parts[" + std::to_string(j) + "] is not finite");
   }
+  if (!IsFinite(b.planar_normal) || (!(b.planar_normal == Vec3{}) && std::fabs(Length(b.planar_normal) - 1.0f) > 1e-3f))
+    return Fail(ErrorCode::kOutOfRange, -1, "planar_normal", "planar_normal must be zero (3D) or a unit vector");
   if (std::isnan(b.freeze_after_seconds) || b.freeze_after_seconds < 0)
     return Fail(ErrorCode::kOutOfRange, -1, "freeze_after_seconds", "freeze_after_seconds must be >= 0 (infinity: never)");
   if (b.kinematic_root != nullptr && !IsFinite(*b.kinematic_root))
@@ -1394,6 +1417,7 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   slot.freeze_after_seconds = b.freeze_after_seconds;
   g.lane_owner[slot.lane] = index;
   g.SetLane(slot.lane, bodies, b.linear_velocity, b.angular_velocity, true);
+  if (!(b.planar_normal == Vec3{})) g.SetPlanar(slot.lane, Normalize3(b.planar_normal));
   for (int32_t j = 0; j < n; ++j) slot.output[j] = Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}));
   w.ragdoll_by_output.emplace(b.output_parts.data(), index);
   ++w.live_ragdolls;
