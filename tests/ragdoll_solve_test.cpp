@@ -1,6 +1,7 @@
 // The XPBD rigid solver: free bodies, joints and limits on the Jolt "Human" ragdoll, and
 // contacts with static planes.
 #include <algorithm>
+#include <string>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -482,6 +483,138 @@ TEST(Raycast, RaysFindTheStaticWorld) {
   EXPECT_EQ(hit.static_shape, 3);
   EXPECT_NEAR(hit.distance, 10 - std::sqrt(2.0f), 1e-3f);
   EXPECT_FALSE(w->RaycastStatic({0, 1, 0}, {1, 0, 0}, 1.0f, &hit));  // starts inside the sphere
+}
+
+StaticHeightfield Hills() {
+  StaticHeightfield f;
+  f.origin = {-8, 0, -8};
+  f.samples_x = f.samples_z = 33;
+  f.spacing = 0.5f;
+  for (int k = 0; k < 33; ++k)
+    for (int i = 0; i < 33; ++i) f.heights.push_back(0.3f * std::sin(0.4f * i) * std::cos(0.3f * k));
+  return f;
+}
+
+// The heightfield's surface height at (x, z): the triangle of its cell, interpolated.
+float HillHeight(const StaticHeightfield& f, float x, float z) {
+  const float gx = (x - f.origin.x) / f.spacing, gz = (z - f.origin.z) / f.spacing;
+  const int i = std::clamp(static_cast<int>(std::floor(gx)), 0, f.samples_x - 2);
+  const int k = std::clamp(static_cast<int>(std::floor(gz)), 0, f.samples_z - 2);
+  const float fx = gx - i, fz = gz - k;
+  auto h = [&](int a, int b) { return f.heights[b * f.samples_x + a]; };
+  if (fx + fz <= 1) return f.origin.y + h(i, k) + (h(i + 1, k) - h(i, k)) * fx + (h(i, k + 1) - h(i, k)) * fz;
+  return f.origin.y + h(i + 1, k + 1) + (h(i, k + 1) - h(i + 1, k + 1)) * (1 - fx) + (h(i + 1, k) - h(i + 1, k + 1)) * (1 - fz);
+}
+
+TEST(RigidSolve, TheHumanDroppedOnAHeightfieldRestsAboveItAndSleeps) {
+  Rig r;
+  if (!LoadHuman(&r)) GTEST_SKIP() << HumanPath() << " is not available";
+  StaticWorldSettings world;
+  world.heightfields.push_back(Hills());
+  ASSERT_EQ(r.world->BuildStaticWorld(world).code, ErrorCode::kNone);
+  RagdollBinding b;
+  b.archetype = r.archetype;
+  b.placement = Transform{{0.5f, 2.3f, 0.2f}, AxisAngle(Vec3{1, 0, 0}, 1.2f), {1, 1, 1}};
+  b.output_parts = r.parts;
+  r.id = r.world->BindRagdoll(b).value();
+  float deepest = 0;
+  for (int f = 0; f < 480 && !r.world->IsRagdollAsleep(r.id); ++f) {
+    r.world->Step(kStep);
+    for (int j = 0; j < 23; ++j) {
+      const PartShapeSettings& sh = r.settings.parts[j].shape;
+      const Transform shape = Compose(r.parts[j], sh.offset);
+      auto check = [&](Vec3 local, float radius) {
+        const Vec3 p = TransformPoint(shape, local);
+        deepest = std::min(deepest, p.y - radius - HillHeight(world.heightfields[0], p.x, p.z));
+      };
+      if (sh.type == PartShape::kBox) {
+        for (int k = 0; k < 8; ++k)
+          check({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
+                 (k & 4) ? sh.half_extents.z : -sh.half_extents.z}, 0);
+      } else {
+        check({0, sh.half_height, 0}, sh.type == PartShape::kTaperedCapsule ? sh.top_radius : sh.radius);
+        check({0, -sh.half_height, 0}, sh.type == PartShape::kTaperedCapsule ? sh.bottom_radius : sh.radius);
+      }
+    }
+  }
+  // Measured vertically (a slight overestimate of depth on slopes).
+  EXPECT_GT(deepest, -0.01f);
+  EXPECT_TRUE(r.world->IsRagdollAsleep(r.id));
+}
+
+TEST(RigidSolve, TriangleMeshesHoldPartsAndStopFastOnes) {
+  WorldSettings ws;
+  auto w = MakeWorld(ws);
+  StaticWorldSettings world;
+  StaticTriangleMesh ramp;  // a 20 degree ramp, 4 m square, normal up the slope
+  const float s20 = std::sin(0.349f), c20 = std::cos(0.349f);
+  ramp.vertices = {{-2, -2 * s20, -2 * c20}, {2, -2 * s20, -2 * c20}, {2, 2 * s20, 2 * c20}, {-2, 2 * s20, 2 * c20}};
+  // Counter-clockwise seen from above.
+  ramp.indices = {0, 2, 1, 0, 3, 2};
+  // A thin wall 5 m away: a single quad facing -z.
+  StaticTriangleMesh wall;
+  wall.vertices = {{8, -1, 5}, {12, -1, 5}, {12, 3, 5}, {8, 3, 5}};
+  wall.indices = {0, 3, 2, 0, 2, 1};
+  world.meshes = {ramp, wall};
+  ASSERT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kNone);
+  RagdollSettings s;
+  PartSettings crate;  // a crate: friction 1 holds it on 20 degrees (a ball would roll)
+  crate.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
+  crate.friction = 1.0f;
+  crate.max_linear_speed = 100;
+  s.parts.push_back(crate);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> on_ramp(1), fast(1);
+  RagdollBinding b;
+  b.archetype = a;
+  b.placement = Transform{{0, 0.3f, 0}, AxisAngle(Vec3{1, 0, 0}, -0.349f), {1, 1, 1}};  // lying on the slope
+  b.output_parts = on_ramp;
+  ASSERT_TRUE(w->BindRagdoll(b).ok());
+  b.placement = Transform{{10, 1, 0}, {}, {1, 1, 1}};
+  b.output_parts = fast;
+  b.linear_velocity = {0, 0, 50};
+  ASSERT_TRUE(w->BindRagdoll(b).ok());
+  const Vec3 ramp_normal{0, c20, -s20};
+  for (int f = 0; f < 180; ++f) {
+    w->Step(kStep);
+    ASSERT_LT(fast[0].translation.z, 5.0f) << "frame " << f;  // never through the wall
+  }
+  // Resting on the ramp, half its size above the plane, and held there by friction.
+  EXPECT_NEAR(Dot(on_ramp[0].translation, ramp_normal), 0.1f, 0.01f);
+  EXPECT_NEAR(on_ramp[0].translation.z, 0.0f, 0.1f);
+  RaycastHit hit;
+  ASSERT_TRUE(w->RaycastStatic({10, 1, 0}, {0, 0, 1}, 10, &hit));
+  EXPECT_EQ(hit.static_shape, 1);  // meshes are numbered in order: the wall is the second
+  EXPECT_NEAR(hit.distance, 5.0f, 1e-4f);
+  EXPECT_NEAR(hit.normal.z, -1.0f, 1e-4f);
+}
+
+TEST(RigidSolve, BadHeightfieldsAndMeshesAreNamed) {
+  auto w = MakeWorld();
+  StaticWorldSettings world;
+  world.heightfields.push_back(Hills());
+  world.heightfields[0].heights.pop_back();
+  Error e = w->BuildStaticWorld(world);
+  EXPECT_EQ(e.code, ErrorCode::kBadReference);
+  EXPECT_EQ(e.field, "heightfields");
+  EXPECT_NE(e.message.find("1088 heights for 33 x 33"), std::string::npos) << e.message;
+  world.heightfields[0] = Hills();
+  world.heightfields[0].heights[5] = std::nanf("");
+  EXPECT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kNotFinite);
+  world.heightfields.clear();
+  StaticTriangleMesh mesh;
+  mesh.vertices = {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}};
+  mesh.indices = {0, 1, 3};
+  world.meshes = {mesh};
+  e = w->BuildStaticWorld(world);
+  EXPECT_EQ(e.code, ErrorCode::kBadReference);
+  EXPECT_EQ(e.field, "meshes");
+  world.meshes[0].indices = {0, 1, 1, 2, 2, 2};  // only degenerate triangles
+  EXPECT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kOutOfRange);
+  world.meshes[0].indices = {0, 1};
+  EXPECT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kOutOfRange);
+  world.meshes[0].indices = {0, 2, 1};
+  EXPECT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kNone);
 }
 
 // Each kernel against its scalar reference (the same arithmetic, atan2 included): a

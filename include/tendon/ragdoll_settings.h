@@ -119,9 +119,9 @@ struct RagdollPartInfo {
   float volume = 0;           // m^3 of the shape
 };
 
-// The static world parts collide with: planes, spheres, capsules and boxes (heightfields
-// and triangle meshes are still to come). Parts meet it through their contact spheres
-// (capsule and tapered-capsule end spheres, a sphere, a box's corners).
+// The static world parts collide with: planes, spheres, capsules, boxes, heightfields and
+// triangle meshes. Parts meet it through their contact spheres (capsule and tapered-
+// capsule end spheres, a sphere, a box's corners).
 struct StaticPlane {
   Vec3 normal{0, 1, 0};  // unit; parts stay on the side it points to
   float offset = 0.0f;   // m: the plane is { x : dot(normal, x) = offset }
@@ -138,11 +138,28 @@ struct StaticBox {
   Transform pose{};                  // centre and rotation (scale ignored)
   Vec3 half_extents{0.5f, 0.5f, 0.5f};  // m, each > 0
 };
+// A grid of heights: sample (i, k) sits at origin + (i * spacing, heights[k * samples_x + i],
+// k * spacing). Each cell is two triangles; parts are kept above the surface.
+struct StaticHeightfield {
+  Vec3 origin{};
+  int32_t samples_x = 0;  // >= 2
+  int32_t samples_z = 0;  // >= 2
+  float spacing = 1.0f;   // m, > 0
+  std::vector<float> heights;  // samples_x * samples_z, m relative to origin.y
+};
+// Triangles (three indices each, counter-clockwise seen from the side parts stay on);
+// degenerate triangles are dropped, but a mesh must keep at least one.
+struct StaticTriangleMesh {
+  std::vector<Vec3> vertices;
+  std::vector<uint32_t> indices;
+};
 struct StaticWorldSettings {
   std::vector<StaticPlane> planes;      // at most 8
   std::vector<StaticSphere> spheres;    // spheres + capsules + boxes: at most 64
   std::vector<StaticCapsule> capsules;
   std::vector<StaticBox> boxes;
+  std::vector<StaticHeightfield> heightfields;  // with the meshes: behind one BVH
+  std::vector<StaticTriangleMesh> meshes;
 };
 
 struct RagdollSettings {

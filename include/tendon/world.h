@@ -102,7 +102,8 @@ struct WorldSettings {
 };
 
 // What a ray hit: a ragdoll part (ragdoll, part) or the static world (static_shape: the
-// index in StaticWorldSettings order: planes, then spheres, capsules, boxes).
+// index in StaticWorldSettings order: planes, then spheres, capsules, boxes, heightfields,
+// meshes).
 struct RaycastHit {
   RagdollId ragdoll{};
   int32_t part = -1;

@@ -107,6 +107,11 @@ struct RigidSolveParams {
   int32_t shape_count = 0;
   const StaticShape* shapes = nullptr;
   float contact_angular_damping = 0;  // 1/s, parts touching the static world
+  // Triangle meshes and heightfields: a scalar sphere query each lane calls for itself
+  // (compiled for the baseline; see kernel/collide/static_mesh.h). Null when there are none.
+  bool (*mesh_contact)(const void* mesh, const float c[3], const float c_prev[3], float r, float* depth,
+                       float normal[3]) = nullptr;
+  const void* mesh = nullptr;
 };
 
 inline constexpr std::size_t RigidFloatsPerBlock(int32_t parts) {

@@ -364,6 +364,25 @@ inline void StaticContact(const RigidSolveParams& sp, const V3<V>& c, const V3<V
     best = O::Select(deeper, d, best);
     best_n = Select3(deeper, n, best_n);
   }
+  if (sp.mesh_contact != nullptr) {
+    // Meshes and heightfields: each lane queries the BVH for itself.
+    alignas(64) float cx[O::kSize], cy[O::kSize], cz[O::kSize], px[O::kSize], py[O::kSize], pz[O::kSize];
+    alignas(64) float rr[O::kSize], bd[O::kSize], nx[O::kSize], ny[O::kSize], nz[O::kSize];
+    O::Store(cx, c.x), O::Store(cy, c.y), O::Store(cz, c.z);
+    O::Store(px, c_prev.x), O::Store(py, c_prev.y), O::Store(pz, c_prev.z);
+    O::Store(rr, r), O::Store(bd, best);
+    O::Store(nx, best_n.x), O::Store(ny, best_n.y), O::Store(nz, best_n.z);
+    for (int32_t i = 0; i < O::kSize; ++i) {
+      const float centre[3] = {cx[i], cy[i], cz[i]}, prev[3] = {px[i], py[i], pz[i]};
+      float d = 0, n[3] = {0, 0, 0};
+      if (sp.mesh_contact(sp.mesh, centre, prev, rr[i], &d, n) && d < bd[i]) {
+        bd[i] = d;
+        nx[i] = n[0], ny[i] = n[1], nz[i] = n[2];
+      }
+    }
+    best = O::Load(bd);
+    best_n = {O::Load(nx), O::Load(ny), O::Load(nz)};
+  }
   *depth = best;
   *normal = best_n;
 }

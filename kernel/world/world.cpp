@@ -29,6 +29,7 @@
 #include "kernel/chains/chain_archetype.h"
 #include "kernel/chains/chain_block.h"
 #include "kernel/chains/chain_kernels.h"
+#include "kernel/collide/static_mesh.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/rigid_kernels.h"
 #include "kernel/world/fixed_clock.h"
@@ -323,6 +324,7 @@ struct World::Impl {
   int32_t plane_count = 0;
   float planes[detail::kMaxStaticPlanes][4] = {};
   std::vector<detail::StaticShape> static_shapes;
+  detail::StaticMesh static_mesh;
   std::map<detail::ChainTopologyKey, int32_t> group_by_topology;
   std::vector<ChainGroup> groups;
 
@@ -916,6 +918,10 @@ struct World::Impl {
     params.shape_count = static_cast<int32_t>(static_shapes.size());
     params.shapes = static_shapes.data();
     params.contact_angular_damping = settings.ragdoll_contact_angular_damping;
+    if (!static_mesh.empty()) {
+      params.mesh_contact = &detail::MeshSphereContact;
+      params.mesh = &static_mesh;
+    }
     for (int32_t p = 0; p < plane_count; ++p)
       for (int32_t k = 0; k < 4; ++k) params.planes[p][k] = planes[p][k];
     const detail::RigidKernels* kernel_set = rigid_kernels;
@@ -1241,6 +1247,68 @@ Error World::BuildStaticWorld(const StaticWorldSettings& settings) {
     copy3(out.half, b.half_extents);
     shapes.push_back(out);
   }
+  // Heightfields and meshes: triangles for one BVH; `source` numbers them after the boxes.
+  std::vector<detail::MeshTriangle> triangles;
+  const auto first_source = static_cast<int32_t>(settings.planes.size() + shapes.size());
+  auto add_triangle = [&](Vec3 a, Vec3 b, Vec3 c, int32_t source) {
+    const Vec3 n = Cross(b - a, c - a);
+    const float len = Length(n);
+    if (!(len > 1e-12f)) return false;
+    triangles.push_back(detail::MeshTriangle{a, b, c, n * (1.0f / len), source});
+    return true;
+  };
+  for (std::size_t h = 0; h < settings.heightfields.size(); ++h) {
+    const StaticHeightfield& f = settings.heightfields[h];
+    const auto item = static_cast<int32_t>(h);
+    if (f.samples_x < 2 || f.samples_z < 2)
+      return Fail(ErrorCode::kOutOfRange, item, "heightfields", "a heightfield needs at least 2 x 2 samples");
+    if (static_cast<int64_t>(f.heights.size()) != static_cast<int64_t>(f.samples_x) * f.samples_z)
+      return Fail(ErrorCode::kBadReference, item, "heightfields",
+                  "heightfield " + std::to_string(h) + " has " + std::to_string(f.heights.size()) + " heights for " +
+                      std::to_string(f.samples_x) + " x " + std::to_string(f.samples_z) + " samples");
+    if (!IsFinite(f.origin) || !(f.spacing > 0) || !std::isfinite(f.spacing))
+      return Fail(ErrorCode::kOutOfRange, item, "heightfields", "a heightfield's origin must be finite and spacing positive");
+    for (float v : f.heights) {
+      if (!std::isfinite(v)) return Fail(ErrorCode::kNotFinite, item, "heightfields", "a height is not finite");
+    }
+    auto at = [&](int32_t i, int32_t k) {
+      return f.origin + Vec3{static_cast<float>(i) * f.spacing, f.heights[static_cast<std::size_t>(k) * f.samples_x + i], static_cast<float>(k) * f.spacing};
+    };
+    for (int32_t k = 0; k + 1 < f.samples_z; ++k) {
+      for (int32_t i = 0; i + 1 < f.samples_x; ++i) {
+        // Counter-clockwise seen from above (+y): normals point up.
+        add_triangle(at(i, k), at(i, k + 1), at(i + 1, k), first_source + item);
+        add_triangle(at(i + 1, k), at(i, k + 1), at(i + 1, k + 1), first_source + item);
+      }
+    }
+  }
+  for (std::size_t m = 0; m < settings.meshes.size(); ++m) {
+    const StaticTriangleMesh& mesh = settings.meshes[m];
+    const auto item = static_cast<int32_t>(m);
+    if (mesh.indices.size() % 3 != 0 || mesh.indices.empty())
+      return Fail(ErrorCode::kOutOfRange, item, "meshes", "a mesh needs three indices per triangle");
+    for (const Vec3& v : mesh.vertices) {
+      if (!IsFinite(v)) return Fail(ErrorCode::kNotFinite, item, "meshes", "a mesh vertex is not finite");
+    }
+    int32_t kept = 0;
+    for (std::size_t t = 0; t < mesh.indices.size(); t += 3) {
+      for (int k = 0; k < 3; ++k) {
+        if (mesh.indices[t + k] >= mesh.vertices.size())
+          return Fail(ErrorCode::kBadReference, item, "meshes",
+                      "mesh " + std::to_string(m) + " index " + std::to_string(t + k) + " = " +
+                          std::to_string(mesh.indices[t + k]) + " is outside its " +
+                          std::to_string(mesh.vertices.size()) + " vertices");
+      }
+      kept += add_triangle(mesh.vertices[mesh.indices[t]], mesh.vertices[mesh.indices[t + 1]],
+                           mesh.vertices[mesh.indices[t + 2]],
+                           first_source + static_cast<int32_t>(settings.heightfields.size()) + item)
+                  ? 1
+                  : 0;
+    }
+    if (kept == 0)
+      return Fail(ErrorCode::kOutOfRange, item, "meshes", "mesh " + std::to_string(m) + " has only degenerate triangles");
+  }
+  impl_->static_mesh.Build(std::move(triangles));
   impl_->static_shapes = std::move(shapes);
   impl_->plane_count = static_cast<int32_t>(settings.planes.size());
   for (int32_t i = 0; i < impl_->plane_count; ++i) {
@@ -1672,6 +1740,10 @@ bool World::RaycastStatic(Vec3 origin, Vec3 dir, float max_distance, RaycastHit*
     const float t = SphereTrace(sdf, origin, dir, best);
     if (t >= 0) take(t, DistanceNormal(sdf, origin + dir * t), w.plane_count + static_cast<int32_t>(k));
   }
+  float t = 0;
+  Vec3 n;
+  int32_t source = -1;
+  if (w.static_mesh.Raycast(origin, dir, best, &t, &n, &source)) take(t, n, source);
   return found;
 }
 
