@@ -125,6 +125,53 @@ TEST(Stickman, FallsOnStairsAndComesToRestInItsPlane) {
   FallOnto(stairs, "stairs");
 }
 
+// Crates thrown at the (planar) stickman, held up at its hips, bounce off its torso and
+// swing it; nothing passes through.
+TEST(Stickman, CratesBounceOffIt) {
+  WorldSettings ws;
+  ws.gravity = {0, -9.81f, 0};
+  auto w = MakeWorld(ws);
+  const RagdollArchetypeId man = w->BuildRagdollArchetype(Stickman()).value();
+  std::vector<Transform> parts(10);
+  const Transform hips{{0, 1.0f, 0}, {}, {1, 1, 1}};
+  Transform root = Compose(hips, Stickman().parts[0].pose);
+  RagdollBinding b;
+  b.archetype = man;
+  b.placement = hips;
+  b.output_parts = parts;
+  b.planar_normal = {0, 0, 1};
+  b.kinematic_root = &root;  // the torso is driven: the crate's push shows in the limbs and head
+  const RagdollId man_id = w->BindRagdoll(b).value();
+  RagdollSettings crate;
+  PartSettings box;
+  box.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
+  box.mass = 3.0f;
+  box.restitution = 0.6f;
+  box.gravity_factor = 0.0f;  // a straight throw
+  crate.parts.push_back(box);
+  const RagdollArchetypeId crate_id = w->BuildRagdollArchetype(crate).value();
+  // At the shoulders' height, where the arms and torso are.
+  std::vector<Transform> crate_parts(1);
+  RagdollBinding cb;
+  cb.archetype = crate_id;
+  cb.placement.translation = {-1.5f, 1.0f + 248 * kPx, 0};
+  cb.linear_velocity = {8, 0, 0};
+  cb.output_parts = crate_parts;
+  const RagdollId crate_ref = w->BindRagdoll(cb).value();
+  std::vector<Vec3> v(10), wv(10), cv(1), cw(1);
+  float limb_push = 0;
+  for (int f = 0; f < 60; ++f) {
+    w->Step(kStep);
+    w->GetRagdollVelocities(man_id, v, wv);
+    for (int j = 2; j < 6; ++j) limb_push = std::max(limb_push, Length(v[j]));
+    ASSERT_LT(crate_parts[0].translation.x, 0.1f) << "frame " << f << ": the crate passed through";
+  }
+  w->GetRagdollVelocities(crate_ref, cv, cw);
+  EXPECT_LT(cv[0].x, 0.0f) << "the crate bounced back";
+  EXPECT_GT(limb_push, 0.5f) << "the arms were struck";
+  for (const Transform& p : parts) EXPECT_LT(std::fabs(p.translation.z), 1e-4f);  // still planar
+}
+
 TEST(Stickman, PlanarNormalMustBeUnit) {
   auto w = MakeWorld();
   const RagdollArchetypeId a = w->BuildRagdollArchetype(Stickman()).value();

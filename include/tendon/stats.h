@@ -46,6 +46,8 @@ struct FrameStats {
   int32_t sleeping_ragdolls = 0;     // asleep (frozen ones included)
   int32_t frozen_ragdolls = 0;       // frozen: settled where they lie
   int32_t ragdoll_substeps = 0;      // XPBD substeps each ragdoll ran this frame
+  int32_t ragdoll_pairs = 0;         // part pairs of different ragdolls in contact range
+  int32_t dropped_ragdoll_pairs = 0; // pairs past the capacity (16 per bound part): not solved
 
   int32_t snapped_teleport = 0;      // roots that jumped or turned past the guard
   int32_t snapped_wake = 0;          // chains that woke (or were bound) and started at the pose

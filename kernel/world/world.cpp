@@ -18,6 +18,7 @@
 // items is summed serially in item order: the result is the same for any worker count.
 // Memory: everything a frame touches is sized at build or bind time; Step allocates nothing.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -29,6 +30,7 @@
 #include "kernel/chains/chain_archetype.h"
 #include "kernel/chains/chain_block.h"
 #include "kernel/chains/chain_kernels.h"
+#include "kernel/collide/part_distance.h"
 #include "kernel/collide/static_mesh.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/rigid_kernels.h"
@@ -45,10 +47,15 @@ using detail::AlignedFloats;
 using detail::ChainArchetype;
 using detail::ChainBlockView;
 using detail::kBlockLanes;
+using detail::BoxDistance;
+using detail::DistanceNormal;
+using detail::PartShapeDistance;
 
 namespace {
 
 constexpr int32_t kGatherChunk = 512;
+constexpr int32_t kPairsPerPart = 16;  // capacity of ragdoll-ragdoll part pairs per bound part
+constexpr int32_t kPairColours = 64;
 constexpr int32_t kPendulumChunk = 256;
 constexpr float kPi = 3.14159265358979f;
 
@@ -181,6 +188,13 @@ struct RagdollGroup {
   std::vector<detail::RigidPartConstants> constants;
   std::vector<Transform> body_in_part;  // per part, to turn bodies into part frames
   std::vector<Quat> neutral_motor;      // per part: q_parent_body^-1 q_child_body, build pose
+  // Contacts between ragdolls: each part's sample spheres (body frame: x, y, z, radius),
+  // its shape and the shape's frame in the body, and the self-collision exceptions.
+  std::vector<std::vector<std::array<float, 4>>> pair_points;
+  std::vector<PartShapeSettings> shapes;
+  std::vector<Transform> shape_in_body;
+  std::vector<std::pair<int32_t, int32_t>> self_pairs;
+  uint32_t collision_group = 1, collision_mask = 0xffffffffu;
   std::vector<AlignedFloats> blocks;    // grown at bind time only
   std::vector<int32_t> lane_owner;
   int32_t lanes_used = 0;
@@ -286,6 +300,12 @@ struct PoseScratch {
 
 Vec3 Normalize3(Vec3 v) { return NormalizeOr(v, Vec3{0, 0, 1}); }
 
+// q turned by the small rotation vector u: q + 1/2 [u, 0] q, normalised.
+Quat TurnBy(Quat q, Vec3 u) {
+  const Quat d = Quat{u.x * 0.5f, u.y * 0.5f, u.z * 0.5f, 0} * q;
+  return Normalize(Quat{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w});
+}
+
 double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -321,6 +341,25 @@ struct World::Impl {
   int32_t live_ragdolls = 0;
   std::vector<WorkItem> ragdoll_work;  // sized at bind time
   std::vector<int32_t> ragdoll_resets;  // per work item
+  // Contacts between ragdolls (broad phase once per frame, solved after every substep in
+  // coloured batches); sized at bind time, pairs past the capacity are dropped and counted.
+  struct PairBody {
+    int32_t group, lane, part, slot;
+  };
+  struct BroadEntry {
+    Vec3 lo, hi;
+    int32_t body;
+  };
+  struct PartPair {
+    int32_t a, b, colour;
+  };
+  std::vector<PairBody> pair_bodies;
+  std::vector<BroadEntry> broad;
+  std::vector<PartPair> part_pairs, coloured_pairs;
+  std::vector<uint64_t> body_colours;
+  std::vector<int32_t> colour_start;
+  int32_t pair_count = 0;
+  int32_t total_parts = 0;
   int32_t plane_count = 0;
   float planes[detail::kMaxStaticPlanes][4] = {};
   std::vector<detail::StaticShape> static_shapes;
@@ -356,6 +395,7 @@ struct World::Impl {
   float teleport_cos_half_angle = 0;
 
   Impl(const WorldSettings& s) : settings(s), clock(s.fixed_hz, s.max_substeps) {
+    colour_start.assign(kPairColours + 1, 0);
     teleport_distance2 = s.teleport_distance * s.teleport_distance;
     teleport_cos_half_angle =
         std::isinf(s.teleport_angle_degrees)
@@ -895,6 +935,252 @@ struct World::Impl {
     stats.sleeping_pendulums = live - awake;
   }
 
+  // ---- contacts between ragdolls ----
+
+  struct BodyState {
+    Vec3 x, v, w;
+    Quat q;
+    Vec3 xp;  // at the substep's start (read only)
+    Quat qp;
+  };
+  static BodyState ReadBody(const detail::RigidBlockView& view, int32_t l, int32_t j) {
+    return BodyState{{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]},
+                     {view.Part(detail::kRbVx, j)[l], view.Part(detail::kRbVy, j)[l], view.Part(detail::kRbVz, j)[l]},
+                     {view.Part(detail::kRbWx, j)[l], view.Part(detail::kRbWy, j)[l], view.Part(detail::kRbWz, j)[l]},
+                     {view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
+                      view.Part(detail::kRbQw, j)[l]},
+                     {view.Part(detail::kRbXPx, j)[l], view.Part(detail::kRbXPy, j)[l], view.Part(detail::kRbXPz, j)[l]},
+                     {view.Part(detail::kRbQPx, j)[l], view.Part(detail::kRbQPy, j)[l], view.Part(detail::kRbQPz, j)[l],
+                      view.Part(detail::kRbQPw, j)[l]}};
+  }
+  static void WriteBody(const detail::RigidBlockView& view, int32_t l, int32_t j, const BodyState& b) {
+    const float values[13] = {b.x.x, b.x.y, b.x.z, b.q.x, b.q.y, b.q.z, b.q.w, b.v.x, b.v.y, b.v.z, b.w.x, b.w.y, b.w.z};
+    for (int32_t f = 0; f < 13; ++f) view.Part(detail::kRbXx + f, j)[l] = values[f];
+  }
+
+  // Once per frame: every awake or sleeping part's bounds (grown by its speed over the
+  // frame), sorted along x and swept for overlapping pairs of different ragdolls (or of
+  // listed self-collision pairs), filtered by collision groups; a sleeping ragdoll that may
+  // be touched is woken; then the pairs are coloured so that no colour touches a body twice.
+  void RagdollBroadPhase(float frame_seconds) {
+    int32_t n = 0;
+    for (std::size_t i = 0; i < ragdolls.size(); ++i) {
+      const RagdollSlot& r = ragdolls[i];
+      if (!r.live) continue;
+      RagdollGroup& g = ragdoll_groups[r.group];
+      const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+      const int32_t l = r.lane % kBlockLanes;
+      for (int32_t j = 0; j < r.part_count; ++j) {
+        const BodyState body = ReadBody(view, l, j);
+        const float margin = Length(body.v) * frame_seconds + 0.01f;
+        Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+        for (const auto& p : g.pair_points[j]) {
+          const Vec3 c = body.x + Rotate(body.q, Vec3{p[0], p[1], p[2]});
+          const float e = p[3] + margin;
+          lo = Vec3{std::min(lo.x, c.x - e), std::min(lo.y, c.y - e), std::min(lo.z, c.z - e)};
+          hi = Vec3{std::max(hi.x, c.x + e), std::max(hi.y, c.y + e), std::max(hi.z, c.z + e)};
+        }
+        pair_bodies[n] = PairBody{r.group, r.lane, j, static_cast<int32_t>(i)};
+        broad[n] = BroadEntry{lo, hi, n};
+        ++n;
+      }
+    }
+    std::sort(broad.begin(), broad.begin() + n, [](const BroadEntry& a, const BroadEntry& b) {
+      return a.lo.x < b.lo.x || (a.lo.x == b.lo.x && a.body < b.body);
+    });
+    pair_count = 0;
+    int32_t dropped = 0;
+    for (int32_t a = 0; a < n; ++a) {
+      for (int32_t b = a + 1; b < n && broad[b].lo.x <= broad[a].hi.x; ++b) {
+        const BroadEntry& ea = broad[a];
+        const BroadEntry& eb = broad[b];
+        if (ea.lo.y > eb.hi.y || eb.lo.y > ea.hi.y || ea.lo.z > eb.hi.z || eb.lo.z > ea.hi.z) continue;
+        const PairBody& pa = pair_bodies[ea.body];
+        const PairBody& pb = pair_bodies[eb.body];
+        RagdollSlot& sa = ragdolls[pa.slot];
+        RagdollSlot& sb = ragdolls[pb.slot];
+        const RagdollGroup& ga = ragdoll_groups[pa.group];
+        const RagdollGroup& gb = ragdoll_groups[pb.group];
+        if (pa.slot == pb.slot) {
+          bool listed = false;
+          for (const auto& [x, y] : ga.self_pairs)
+            listed = listed || (x == pa.part && y == pb.part) || (x == pb.part && y == pa.part);
+          if (!listed) continue;
+        } else if ((ga.collision_group & gb.collision_mask) == 0 || (gb.collision_group & ga.collision_mask) == 0) {
+          continue;
+        }
+        if (sa.asleep && sb.asleep) continue;
+        // A ragdoll about to be touched wakes (a frozen one stays: it acts as static).
+        for (RagdollSlot* s : {&sa, &sb}) {
+          if (s->asleep && !s->frozen) {
+            s->asleep = false;
+            s->still_seconds = 0;
+            ragdoll_groups[s->group].View(s->lane / kBlockLanes).Lane(detail::kAsleep)[s->lane % kBlockLanes] = 0.0f;
+          }
+        }
+        if (pair_count >= static_cast<int32_t>(part_pairs.size())) {
+          ++dropped;
+          continue;
+        }
+        // Lower body index first: the order does not depend on the sort's tie breaking.
+        part_pairs[pair_count++] = PartPair{std::min(ea.body, eb.body), std::max(ea.body, eb.body), 0};
+      }
+    }
+    stats.dropped_ragdoll_pairs = dropped;
+    stats.ragdoll_pairs = pair_count;
+    // Greedy colouring: the lowest colour neither body has used. Colour kPairColours - 1
+    // takes the overflow and is solved serially.
+    for (int32_t i = 0; i < n; ++i) body_colours[i] = 0;
+    int32_t counts[kPairColours] = {};
+    for (int32_t i = 0; i < pair_count; ++i) {
+      PartPair& p = part_pairs[i];
+      const uint64_t used = body_colours[p.a] | body_colours[p.b];
+      int32_t colour = kPairColours - 1;
+      for (int32_t c = 0; c < kPairColours - 1; ++c) {
+        if ((used & (uint64_t{1} << c)) == 0) {
+          colour = c;
+          break;
+        }
+      }
+      p.colour = colour;
+      if (colour < kPairColours - 1) {
+        body_colours[p.a] |= uint64_t{1} << colour;
+        body_colours[p.b] |= uint64_t{1} << colour;
+      }
+      ++counts[colour];
+    }
+    colour_start[0] = 0;  // sized kPairColours + 1 at construction
+    for (int32_t c = 0; c < kPairColours; ++c) colour_start[c + 1] = colour_start[c] + counts[c];
+    int32_t fill[kPairColours];
+    for (int32_t c = 0; c < kPairColours; ++c) fill[c] = colour_start[c];
+    for (int32_t i = 0; i < pair_count; ++i) coloured_pairs[fill[part_pairs[i].colour]++] = part_pairs[i];
+  }
+
+  // One pair after a substep: every sample sphere of each part against the other part's
+  // exact shape; a penetration is pushed apart (XPBD positional correction with both
+  // generalised inverse masses), the velocities follow the move, then restitution and
+  // dynamic friction act on the relative velocity (as against the static world).
+  void SolvePartPair(const PartPair& pair, float h) {
+    const PairBody& pa = pair_bodies[pair.a];
+    const PairBody& pb = pair_bodies[pair.b];
+    RagdollGroup& ga = ragdoll_groups[pa.group];
+    RagdollGroup& gb = ragdoll_groups[pb.group];
+    const detail::RigidBlockView va = ga.View(pa.lane / kBlockLanes), vb = gb.View(pb.lane / kBlockLanes);
+    const int32_t la = pa.lane % kBlockLanes, lb = pb.lane % kBlockLanes;
+    BodyState a = ReadBody(va, la, pa.part), b = ReadBody(vb, lb, pb.part);
+    const detail::RigidPartConstants& ca = ga.constants[pa.part];
+    const detail::RigidPartConstants& cb = gb.constants[pb.part];
+    // A frozen ragdoll is static where it lies.
+    const bool a_static = ragdolls[pa.slot].frozen, b_static = ragdolls[pb.slot].frozen;
+    const float ima = a_static ? 0.0f : ca.inv_mass, imb = b_static ? 0.0f : cb.inv_mass;
+    auto inv_inertia = [](const detail::RigidPartConstants& c, bool fixed, Quat q, Vec3 u) {
+      if (fixed) return Vec3{};
+      const Vec3 l = Rotate(Conjugate(q), u);
+      return Rotate(q, Vec3{l.x * c.inv_inertia[0], l.y * c.inv_inertia[1], l.z * c.inv_inertia[2]});
+    };
+    const float restitution = 0.5f * (ca.restitution + cb.restitution);
+    const float friction = std::sqrt(ca.friction * cb.friction);
+    const float g = Length(settings.gravity);
+    auto resolve = [&](BodyState& p, const detail::RigidPartConstants& cp, bool p_fixed, float imp,
+                       const RagdollGroup& gp, int32_t part_p, BodyState& q, const detail::RigidPartConstants& cq,
+                       bool q_fixed, float imq, const RagdollGroup& gq, int32_t part_q) {
+      for (const auto& s : gp.pair_points[part_p]) {
+        const Transform q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
+        const PartShapeSettings& q_sh = gq.shapes[part_q];
+        auto sdf = [&](Vec3 x) { return PartShapeDistance(q_sh, q_shape, x); };
+        const Vec3 c = p.x + Rotate(p.q, Vec3{s[0], s[1], s[2]});
+        const float dist = sdf(c);
+        const float depth = dist - s[3];
+        if (!(depth < 0)) continue;
+        const Vec3 n = DistanceNormal(sdf, c);  // out of q, toward p
+        const Vec3 rp = c - n * s[3] - p.x, rq = c - n * dist - q.x;
+        const Vec3 ip = inv_inertia(cp, p_fixed, p.q, Cross(rp, n)), iq = inv_inertia(cq, q_fixed, q.q, Cross(rq, n));
+        const float w = imp + imq + Dot(Cross(rp, n), ip) + Dot(Cross(rq, n), iq);
+        if (!(w > 1e-12f)) continue;
+        auto rel_normal_speed = [&]() { return Dot((p.v + Cross(p.w, rp)) - (q.v + Cross(q.w, rq)), n); };
+        const float pre = rel_normal_speed();
+        const float lambda = -depth / w;
+        // Positions and, since the substep's velocities were already derived, velocities.
+        const Vec3 dp = n * (lambda * imp), dq = n * (-lambda * imq);
+        const Vec3 tp = ip * lambda, tq = iq * -lambda;
+        p.x = p.x + dp;
+        q.x = q.x + dq;
+        p.q = TurnBy(p.q, tp);
+        q.q = TurnBy(q.q, tq);
+        p.v = p.v + dp * (1.0f / h);
+        q.v = q.v + dq * (1.0f / h);
+        p.w = p.w + tp * (1.0f / h);
+        q.w = q.w + tq * (1.0f / h);
+        // Static friction: undo the contact points' relative slide over the substep while
+        // the tangential impulse that takes stays within friction x the normal one.
+        {
+          const Vec3 arm_p = rp, arm_q = rq;
+          const Vec3 now_p = p.x + arm_p, now_q = q.x + arm_q;
+          const Vec3 was_p = p.xp + Rotate(p.qp, Rotate(Conjugate(p.q), arm_p));
+          const Vec3 was_q = q.xp + Rotate(q.qp, Rotate(Conjugate(q.q), arm_q));
+          Vec3 slide = (now_p - was_p) - (now_q - was_q);
+          slide = slide - n * Dot(slide, n);
+          const float slide_len = Length(slide);
+          if (slide_len > 1e-9f) {
+            const Vec3 t = slide * (1.0f / slide_len);
+            const Vec3 it_p = inv_inertia(cp, p_fixed, p.q, Cross(arm_p, t)), it_q = inv_inertia(cq, q_fixed, q.q, Cross(arm_q, t));
+            const float wt = imp + imq + Dot(Cross(arm_p, t), it_p) + Dot(Cross(arm_q, t), it_q);
+            const float lambda_t = wt > 1e-12f ? slide_len / wt : 0.0f;
+            if (lambda_t < friction * lambda) {
+              const Vec3 sp = t * (-lambda_t * imp), sq = t * (lambda_t * imq);
+              const Vec3 rp_turn = it_p * -lambda_t, rq_turn = it_q * lambda_t;
+              p.x = p.x + sp;
+              q.x = q.x + sq;
+              p.q = TurnBy(p.q, rp_turn);
+              q.q = TurnBy(q.q, rq_turn);
+              p.v = p.v + sp * (1.0f / h);
+              q.v = q.v + sq * (1.0f / h);
+              p.w = p.w + rp_turn * (1.0f / h);
+              q.w = q.w + rq_turn * (1.0f / h);
+            }
+          }
+        }
+        // Velocity pass: restitution (none for slow approaches) and dynamic friction.
+        const float e = pre < -2.0f * g * h ? restitution : 0.0f;
+        const float target = std::max(-e * pre, 0.0f);
+        const Vec3 vr = (p.v + Cross(p.w, rp)) - (q.v + Cross(q.w, rq));
+        const float vn = Dot(vr, n);
+        const Vec3 vt = vr - n * vn;
+        const float vt_len = Length(vt);
+        const float cut = std::min(h * friction * lambda / (h * h), vt_len);
+        const Vec3 dv = n * (target - vn) - (vt_len > 1e-9f ? vt * (cut / vt_len) : Vec3{});
+        const Vec3 dir = NormalizeOr(dv, n);
+        const Vec3 jp = inv_inertia(cp, p_fixed, p.q, Cross(rp, dir)), jq = inv_inertia(cq, q_fixed, q.q, Cross(rq, dir));
+        const float wv = imp + imq + Dot(Cross(rp, dir), jp) + Dot(Cross(rq, dir), jq);
+        if (!(wv > 1e-12f)) continue;
+        const Vec3 impulse = dv * (1.0f / wv);
+        p.v = p.v + impulse * imp;
+        q.v = q.v - impulse * imq;
+        p.w = p.w + inv_inertia(cp, p_fixed, p.q, Cross(rp, impulse));
+        q.w = q.w - inv_inertia(cq, q_fixed, q.q, Cross(rq, impulse));
+      }
+    };
+    resolve(a, ca, a_static || ca.inv_mass == 0.0f, ima, ga, pa.part, b, cb, b_static || cb.inv_mass == 0.0f, imb, gb, pb.part);
+    resolve(b, cb, b_static || cb.inv_mass == 0.0f, imb, gb, pb.part, a, ca, a_static || ca.inv_mass == 0.0f, ima, ga, pa.part);
+    if (!a_static) WriteBody(va, la, pa.part, a);
+    if (!b_static) WriteBody(vb, lb, pb.part, b);
+  }
+
+  void SolvePartPairs(float h) {
+    for (int32_t c = 0; c < kPairColours; ++c) {
+      const int32_t begin = colour_start[c], end = colour_start[c + 1];
+      if (begin == end) continue;
+      if (c == kPairColours - 1) {  // the overflow colour: its pairs may share bodies
+        for (int32_t i = begin; i < end; ++i) SolvePartPair(coloured_pairs[i], h);
+        continue;
+      }
+      auto task = [&](int32_t b, int32_t e, uint32_t) {
+        for (int32_t i = begin + b; i < begin + e; ++i) SolvePartPair(coloured_pairs[i], h);
+      };
+      ParallelFor(end - begin, 16, task);
+    }
+  }
+
   // Body frame of every part of a ragdoll lane from part frames.
   void RagdollPhase(int32_t substeps) {
     int32_t count = 0;
@@ -926,13 +1212,11 @@ struct World::Impl {
       for (int32_t k = 0; k < 4; ++k) params.planes[p][k] = planes[p][k];
     const detail::RigidKernels* kernel_set = rigid_kernels;
     const float frame_seconds = static_cast<float>(clock.step()) * static_cast<float>(substeps);
-    auto task = [&](int32_t begin, int32_t end, uint32_t) {
+    // 1. Kinematic roots follow their host frames.
+    auto pre = [&](int32_t begin, int32_t end, uint32_t) {
       for (int32_t i = begin; i < end; ++i) {
         RagdollGroup& g = ragdoll_groups[ragdoll_work[i].group];
         const detail::RigidBlockView view = g.View(ragdoll_work[i].block);
-        detail::RigidSolveParams local = params;
-        local.parts = g.constants.data();
-        local.part_count = g.part_count;
         // Kinematic roots follow their host frame.
         for (int32_t l = 0; l < kBlockLanes; ++l) {
           const int32_t owner = g.lane_owner[ragdoll_work[i].block * kBlockLanes + l];
@@ -955,7 +1239,35 @@ struct World::Impl {
             view.Lane(detail::kAsleep)[l] = 0.0f;
           }
         }
-        if (substeps > 0) kernel_set->solve(&view, 1, local);
+      }
+    };
+    ParallelFor(count, 1, pre);
+    // 2. The substeps: all at once per block when no two ragdolls can touch this frame;
+    //    otherwise one at a time, each followed by the coloured pair contacts.
+    stats.ragdoll_pairs = stats.dropped_ragdoll_pairs = 0;
+    pair_count = 0;
+    if (substeps > 0 && live_ragdolls > 1) RagdollBroadPhase(frame_seconds);
+    const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
+    params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
+    for (int32_t call = 0; call < calls; ++call) {
+      auto solve = [&](int32_t begin, int32_t end, uint32_t) {
+        for (int32_t i = begin; i < end; ++i) {
+          RagdollGroup& g = ragdoll_groups[ragdoll_work[i].group];
+          const detail::RigidBlockView view = g.View(ragdoll_work[i].block);
+          detail::RigidSolveParams local = params;
+          local.parts = g.constants.data();
+          local.part_count = g.part_count;
+          kernel_set->solve(&view, 1, local);
+        }
+      };
+      ParallelFor(count, 1, solve);
+      if (pair_count > 0) SolvePartPairs(params.dt);
+    }
+    // 3. Non-finite lanes are reset; sleep; part frames go to the host.
+    auto task = [&](int32_t begin, int32_t end, uint32_t) {
+      for (int32_t i = begin; i < end; ++i) {
+        RagdollGroup& g = ragdoll_groups[ragdoll_work[i].group];
+        const detail::RigidBlockView view = g.View(ragdoll_work[i].block);
         int32_t resets = 0;
         for (int32_t l = 0; l < kBlockLanes; ++l) {
           const int32_t owner = g.lane_owner[ragdoll_work[i].block * kBlockLanes + l];
@@ -1432,7 +1744,45 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
     g.kinematic_root = kinematic;
     g.part_count = n;
     g.constants = RigidConstants(a, kinematic);
+    g.self_pairs = a.self_collision_pairs;
+    g.collision_group = a.collision_group;
+    g.collision_mask = a.collision_mask;
     for (const detail::RigidPartArchetype& p : a.parts) {
+      g.shapes.push_back(p.shape);
+      g.shape_in_body.push_back(p.shape_in_body);
+      std::vector<std::array<float, 4>> points;
+      auto add = [&](Vec3 local, float radius) {
+        const Vec3 body_point = TransformPoint(p.shape_in_body, local);
+        points.push_back({body_point.x, body_point.y, body_point.z, radius});
+      };
+      const PartShapeSettings& sh = p.shape;
+      if (sh.type == PartShape::kSphere) {
+        add({}, sh.radius);
+      } else if (sh.type == PartShape::kBox) {
+        // Corners and face centres: two equal boxes meeting face to face touch only along
+        // their edges at the corners.
+        for (int k = 0; k < 8; ++k)
+          add({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
+               (k & 4) ? sh.half_extents.z : -sh.half_extents.z},
+              0.0f);
+        for (int axis = 0; axis < 3; ++axis) {
+          for (float sign : {-1.0f, 1.0f}) {
+            Vec3 face{};
+            (axis == 0 ? face.x : (axis == 1 ? face.y : face.z)) =
+                sign * (axis == 0 ? sh.half_extents.x : (axis == 1 ? sh.half_extents.y : sh.half_extents.z));
+            add(face, 0.0f);
+          }
+        }
+      } else {
+        // Five spheres along the axis (the radius interpolated for tapered capsules).
+        const float r0 = sh.type == PartShape::kCapsule ? sh.radius : sh.bottom_radius;
+        const float r1 = sh.type == PartShape::kCapsule ? sh.radius : sh.top_radius;
+        for (int k = 0; k < 5; ++k) {
+          const float f = static_cast<float>(k) / 4.0f;
+          add({0, -sh.half_height + 2.0f * sh.half_height * f, 0}, r0 + (r1 - r0) * f);
+        }
+      }
+      g.pair_points.push_back(std::move(points));
       g.body_in_part.push_back(p.body_in_part);
       const Quat parent = p.parent >= 0 ? a.parts[p.parent].body_pose.rotation : Quat{};
       g.neutral_motor.push_back(Normalize(Conjugate(parent) * p.body_pose.rotation));
@@ -1489,6 +1839,12 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   for (int32_t j = 0; j < n; ++j) slot.output[j] = Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}));
   w.ragdoll_by_output.emplace(b.output_parts.data(), index);
   ++w.live_ragdolls;
+  w.total_parts += n;
+  w.pair_bodies.resize(w.total_parts);
+  w.broad.resize(w.total_parts);
+  w.body_colours.resize(w.total_parts);
+  w.part_pairs.resize(static_cast<std::size_t>(w.total_parts) * kPairsPerPart);
+  w.coloured_pairs.resize(w.part_pairs.size());
   return RagdollId{static_cast<uint32_t>(index), slot.generation};
 }
 
@@ -1517,6 +1873,7 @@ Error World::UnbindRagdoll(RagdollId id) {
   slot.generation = slot.generation == UINT32_MAX ? 1 : slot.generation + 1;
   w.free_ragdolls.push_back(static_cast<int32_t>(id.index));
   --w.live_ragdolls;
+  w.total_parts -= slot.part_count;
   return {};
 }
 
@@ -1597,40 +1954,6 @@ Error World::SetRagdollMotorTargets(RagdollId id, std::span<const Quat> local_ro
 
 namespace {
 
-// Signed distance from p to the hull of two spheres (centres (0, 0, 0) radius r0 and
-// (0, len, 0) radius r1), in that shape's frame. In the (radial, axial) half-plane the hull's
-// side is the common tangent line with unit normal n = (c, -s), s = (r1 - r0) / len; it
-// touches sphere 0 at r0 n and runs a length len c along t = (s, c) to sphere 1.
-float RoundConeDistance(Vec3 p, float len, float r0, float r1) {
-  const float radial = std::sqrt(p.x * p.x + p.z * p.z), axial = p.y;
-  const float s = (r1 - r0) / len, c = std::sqrt(std::max(0.0f, 1.0f - s * s));
-  const float along = (radial - r0 * c) * s + (axial + r0 * s) * c;  // dot(P - T0, t)
-  if (along < 0) return std::sqrt(radial * radial + axial * axial) - r0;
-  if (along > len * c) return std::sqrt(radial * radial + (axial - len) * (axial - len)) - r1;
-  return radial * c - axial * s - r0;
-}
-
-float BoxDistance(Vec3 p, Vec3 h) {
-  const Vec3 q{std::fabs(p.x) - h.x, std::fabs(p.y) - h.y, std::fabs(p.z) - h.z};
-  const Vec3 out{std::max(q.x, 0.0f), std::max(q.y, 0.0f), std::max(q.z, 0.0f)};
-  return Length(out) + std::min(std::max(q.x, std::max(q.y, q.z)), 0.0f);
-}
-
-// Distance from a world point to a part's shape (shape_world: the shape's frame).
-float PartShapeDistance(const PartShapeSettings& sh, const Transform& shape_world, Vec3 p) {
-  const Vec3 l = Rotate(Conjugate(shape_world.rotation), p - shape_world.translation);
-  switch (sh.type) {
-    case PartShape::kSphere: return Length(l) - sh.radius;
-    case PartShape::kBox: return BoxDistance(l, sh.half_extents);
-    case PartShape::kCapsule:
-      return RoundConeDistance(l + Vec3{0, sh.half_height, 0}, 2 * sh.half_height > 1e-6f ? 2 * sh.half_height : 1e-6f,
-                               sh.radius, sh.radius);
-    case PartShape::kTaperedCapsule:
-      return RoundConeDistance(l + Vec3{0, sh.half_height, 0}, 2 * sh.half_height, sh.bottom_radius, sh.top_radius);
-  }
-  return 1e30f;
-}
-
 // Sphere tracing along a ray against a convex distance function: steps by the distance
 // (never past the surface), so it converges onto convex shapes. Returns the hit distance
 // or a negative number.
@@ -1643,15 +1966,6 @@ float SphereTrace(const F& distance, Vec3 origin, Vec3 dir, float max_distance) 
     t += d;
   }
   return -1.0f;
-}
-
-template <class F>
-Vec3 DistanceNormal(const F& distance, Vec3 p) {
-  const float e = 1e-4f;
-  return NormalizeOr(Vec3{distance(p + Vec3{e, 0, 0}) - distance(p - Vec3{e, 0, 0}),
-                          distance(p + Vec3{0, e, 0}) - distance(p - Vec3{0, e, 0}),
-                          distance(p + Vec3{0, 0, e}) - distance(p - Vec3{0, 0, e})},
-                     Vec3{0, 1, 0});
 }
 
 bool RayReady(Vec3& origin, Vec3& direction, float max_distance) {

@@ -1,0 +1,148 @@
+// Contacts between ragdolls (and props): momentum, energy, filtering, the pile.
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "ports/jolt_human/jolt_human.h"
+#include "ports/json/json.h"
+#include "test_util.h"
+
+namespace tendon::test {
+namespace {
+
+constexpr float kStep = 1.0f / 60.0f;
+
+RagdollSettings Crate(float half = 0.25f, float mass = 10.0f, float restitution = 0.0f) {
+  RagdollSettings s;
+  PartSettings p;
+  p.shape = {.type = PartShape::kBox, .half_extents = {half, half, half}};
+  p.mass = mass;
+  p.restitution = restitution;
+  p.linear_damping = 0;
+  p.angular_damping = 0;
+  s.parts.push_back(p);
+  return s;
+}
+
+TEST(RagdollContacts, TwoCratesCollidingConserveMomentumAndDoNotInterpenetrate) {
+  WorldSettings ws;
+  ws.gravity = {0, 0, 0};
+  auto w = MakeWorld(ws);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate(0.25f, 10.0f, 0.5f)).value();
+  const RagdollArchetypeId b = w->BuildRagdollArchetype(Crate(0.25f, 30.0f, 0.5f)).value();
+  std::vector<Transform> pa(1), pb(1);
+  RagdollBinding ba;
+  ba.archetype = a;
+  ba.placement.translation = {-1, 0, 0};
+  ba.linear_velocity = {4, 0, 0};
+  ba.output_parts = pa;
+  const RagdollId ia = w->BindRagdoll(ba).value();
+  RagdollBinding bb;
+  bb.archetype = b;
+  bb.placement.translation = {1, 0, 0};
+  bb.output_parts = pb;
+  const RagdollId ib = w->BindRagdoll(bb).value();
+  float closest = 10;
+  for (int f = 0; f < 90; ++f) {
+    w->Step(kStep);
+    closest = std::min(closest, pb[0].translation.x - pa[0].translation.x);
+  }
+  std::vector<Vec3> va(1), wa(1), vb(1), wb(1);
+  w->GetRagdollVelocities(ia, va, wa);
+  w->GetRagdollVelocities(ib, vb, wb);
+  // Momentum 10 x 4 = 40 kg m/s before; after: shared, and they separated.
+  EXPECT_NEAR(10 * va[0].x + 30 * vb[0].x, 40.0f, 0.4f);
+  EXPECT_GT(vb[0].x, va[0].x) << "they separate after the hit";
+  EXPECT_GT(vb[0].x, 0.5f);
+  EXPECT_GT(closest, 0.5f - 0.02f) << "faces met without passing into each other";
+  EXPECT_GT(w->LastStats().ragdoll_pairs + 1, 0);
+}
+
+TEST(RagdollContacts, CollisionGroupsFilterPairs) {
+  WorldSettings ws;
+  ws.gravity = {0, 0, 0};
+  auto w = MakeWorld(ws);
+  RagdollSettings ghosts = Crate();
+  ghosts.collision_group = 2;
+  ghosts.collision_mask = ~2u;  // never hit each other, hit everything else
+  const RagdollArchetypeId g = w->BuildRagdollArchetype(ghosts).value();
+  const RagdollArchetypeId c = w->BuildRagdollArchetype(Crate()).value();
+  std::vector<std::vector<Transform>> out(3, std::vector<Transform>(1));
+  auto bind = [&](RagdollArchetypeId a, Vec3 at, Vec3 v, int i) {
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement.translation = at;
+    b.linear_velocity = v;
+    b.output_parts = out[i];
+    return w->BindRagdoll(b).value();
+  };
+  bind(g, {-1, 0, 0}, {3, 0, 0}, 0);
+  bind(g, {1, 0, 0}, {-3, 0, 0}, 1);
+  bind(c, {0, 0, 3}, {0, 0, 0}, 2);
+  for (int f = 0; f < 40; ++f) w->Step(kStep);
+  // The two ghosts passed through each other; the plain crate was never touched.
+  EXPECT_GT(out[0][0].translation.x, 0.9f);
+  EXPECT_LT(out[1][0].translation.x, -0.9f);
+  EXPECT_NEAR(out[2][0].translation.z, 3.0f, 1e-6f);
+}
+
+TEST(RagdollContacts, APileOfTwentyRagdollsSettlesWithoutGainingEnergy) {
+  const char* env = std::getenv("TENDON_SHARED_DATA");
+  const std::string path = std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/ragdoll.json";
+  if (!json::ParseFile(path).ok) GTEST_SKIP() << path << " is not available";
+  auto w = MakeWorld();
+  const RagdollSettings human = ports::LoadJoltHumanRagdoll(path).value();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(human).value();
+  ASSERT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  std::vector<std::vector<Transform>> parts(20, std::vector<Transform>(23));
+  std::vector<RagdollId> ids;
+  for (int i = 0; i < 20; ++i) {
+    RagdollBinding b;
+    b.archetype = a;
+    // A loose column: each one lies across the one below, turned a little more.
+    b.placement = Transform{{0.1f * (i % 3), 0.4f + 0.35f * i, 0.1f * (i % 2)},
+                            AxisAngle(Vec3{0, 1, 0}, 0.7f * i) * AxisAngle(Vec3{1, 0, 0}, 1.5708f), {1, 1, 1}};
+    b.output_parts = parts[i];
+    ids.push_back(w->BindRagdoll(b).value());
+  }
+  std::vector<float> masses(23);
+  for (int j = 0; j < 23; ++j) {
+    RagdollPartInfo info;
+    w->GetRagdollPartInfo(a, j, &info);
+    masses[j] = info.mass;
+  }
+  auto energy = [&]() {
+    double e = 0;
+    std::vector<Vec3> v(23), wv(23);
+    for (int i = 0; i < 20; ++i) {
+      w->GetRagdollVelocities(ids[i], v, wv);
+      for (int j = 0; j < 23; ++j) e += 0.5 * masses[j] * LengthSquared(v[j]) + masses[j] * 9.81 * parts[i][j].translation.y;
+    }
+    return e;
+  };
+  const double released = energy();
+  double highest = released;
+  for (int f = 0; f < 300; ++f) {
+    w->Step(kStep);
+    highest = std::max(highest, energy());
+  }
+  // Kinetic plus potential energy (part frames as a proxy for the centres of mass: the
+  // offset is fixed per part, so the comparison holds) never exceeds its value at release.
+  EXPECT_LE(highest, released * 1.0005 + 1.0);
+  EXPECT_EQ(w->LastStats().dropped_ragdoll_pairs, 0);
+  // Settling: after 5 s the 460 parts have lost 95% of the energy the fall released and
+  // move slowly. (Not asleep yet: the pile keeps creeping at 0.2-0.3 m/s in a few parts;
+  // see the issue note.)
+  const double now = energy();
+  EXPECT_LT(now, released * 0.05);
+  std::vector<Vec3> v(23), wv(23);
+  float fastest = 0;
+  for (int i = 0; i < 20; ++i) {
+    w->GetRagdollVelocities(ids[i], v, wv);
+    for (int j = 0; j < 23; ++j) fastest = std::max(fastest, Length(v[j]));
+  }
+  EXPECT_LT(fastest, 0.6f);
+}
+
+}  // namespace
+}  // namespace tendon::test
