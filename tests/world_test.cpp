@@ -405,10 +405,13 @@ TEST(Memory, StepDoesNotAllocate) {
   crate.parts[1].pose.translation = {0, -0.3f, 0};
   crate.parts[1].joint.anchor = {0, -0.15f, 0};
   const RagdollArchetypeId crate_id = s.world->BuildRagdollArchetype(crate).value();
-  std::vector<Transform> crate_parts(2);
+  std::vector<Transform> crate_parts(2), other_parts(2);
   RagdollBinding rb;
   rb.archetype = crate_id;
   rb.output_parts = crate_parts;
+  ASSERT_TRUE(s.world->BindRagdoll(rb).ok());
+  rb.placement.translation = {0.05f, 0.3f, 0};  // falls onto the first: contacts between them
+  rb.output_parts = other_parts;
   ASSERT_TRUE(s.world->BindRagdoll(rb).ok());
   s.world->Step(kStep);
   const long before = g_allocations.load();
@@ -419,6 +422,7 @@ TEST(Memory, StepDoesNotAllocate) {
     s.world->Step(f % 7 == 0 ? 0.3f : kStep);
   }
   EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_GT(s.world->LastStats().ragdoll_pairs + s.world->LastStats().sleeping_ragdolls, 0);
 }
 
 TEST(FloatingPoint, StepFlushesDenormalsAndRestoresTheCallersMode) {
