@@ -86,6 +86,34 @@ TEST(RagdollContacts, CollisionGroupsFilterPairs) {
   EXPECT_NEAR(out[2][0].translation.z, 3.0f, 1e-6f);
 }
 
+TEST(RagdollContacts, StaticCollideModeMeetsOnlyItsOwnKind) {
+  WorldSettings ws;
+  ws.gravity = {0, 0, 0};
+  auto w = MakeWorld(ws);
+  const RagdollArchetypeId c = w->BuildRagdollArchetype(Crate()).value();
+  std::vector<std::vector<Transform>> out(4, std::vector<Transform>(1));
+  auto bind = [&](Vec3 at, Vec3 v, RagdollCollideMode mode, int i) {
+    RagdollBinding b;
+    b.archetype = c;
+    b.placement.translation = at;
+    b.linear_velocity = v;
+    b.collide_mode = mode;
+    b.output_parts = out[i];
+    return w->BindRagdoll(b).value();
+  };
+  // A 'static' ragdoll flies through a dynamic crate without shoving it...
+  bind({-1, 0, 0}, {3, 0, 0}, RagdollCollideMode::kStatic, 0);
+  bind({1, 0, 0}, {0, 0, 0}, RagdollCollideMode::kAll, 1);
+  // ...but hits another 'static' one.
+  bind({-1, 0, 5}, {3, 0, 0}, RagdollCollideMode::kStatic, 2);
+  bind({1, 0, 5}, {0, 0, 0}, RagdollCollideMode::kStatic, 3);
+  for (int f = 0; f < 60; ++f) w->Step(kStep);
+  EXPECT_GT(out[0][0].translation.x, 1.5f);
+  EXPECT_NEAR(out[1][0].translation.x, 1.0f, 1e-6f);
+  EXPECT_GT(out[3][0].translation.x, 1.2f);
+  EXPECT_LT(out[2][0].translation.x, out[3][0].translation.x - 0.45f);
+}
+
 TEST(RagdollContacts, APileOfTwentyRagdollsSettlesWithoutGainingEnergy) {
   const char* env = std::getenv("TENDON_SHARED_DATA");
   const std::string path = std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/ragdoll.json";

@@ -113,6 +113,12 @@ struct RaycastHit {
   float distance = 0;  // m along the (unit) direction
 };
 
+// What a ragdoll instance collides with besides the static world.
+enum class RagdollCollideMode : uint8_t {
+  kAll,     // every other ragdoll and prop its collision groups allow
+  kStatic,  // only other kStatic instances: it never shoves the dynamic gameplay objects
+};
+
 // A ragdoll instance. Part frames cross the API in world space.
 struct RagdollBinding {
   RagdollArchetypeId archetype{};
@@ -136,6 +142,7 @@ struct RagdollBinding {
   // Planar mode (2D games): when non-zero (unit), every part only moves in the plane with
   // this normal through its bind position and only turns about the normal.
   Vec3 planar_normal{};
+  RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
 };
 
 // An instance of a chain archetype over host buffers (all read or written every Step the

@@ -268,6 +268,7 @@ struct RagdollSlot {
   bool frozen = false;
   bool freeze_when_asleep = false;
   float freeze_after_seconds = INFINITY;
+  RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
 };
 
 struct WorkItem {
@@ -1006,7 +1007,9 @@ struct World::Impl {
           for (const auto& [x, y] : ga.self_pairs)
             listed = listed || (x == pa.part && y == pb.part) || (x == pb.part && y == pa.part);
           if (!listed) continue;
-        } else if ((ga.collision_group & gb.collision_mask) == 0 || (gb.collision_group & ga.collision_mask) == 0) {
+        } else if ((ga.collision_group & gb.collision_mask) == 0 || (gb.collision_group & ga.collision_mask) == 0 ||
+                   sa.collide_mode != sb.collide_mode) {
+          // Filtered by groups, or one is in 'static' collide mode and the other is not.
           continue;
         }
         if (sa.asleep && sb.asleep) continue;
@@ -1833,6 +1836,7 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   slot.asleep = slot.frozen = false;
   slot.freeze_when_asleep = b.freeze_when_asleep;
   slot.freeze_after_seconds = b.freeze_after_seconds;
+  slot.collide_mode = b.collide_mode;
   g.lane_owner[slot.lane] = index;
   g.SetLane(slot.lane, bodies, b.linear_velocity, b.angular_velocity, true);
   if (!(b.planar_normal == Vec3{})) g.SetPlanar(slot.lane, Normalize3(b.planar_normal));
