@@ -150,6 +150,7 @@ std::vector<uint64_t> RunScene(TaskHooks hooks) {
     EXPECT_TRUE(w->BindRagdoll(b).ok());
   }
   std::vector<uint64_t> hashes;
+  bool saw_pairs = false;
   for (int f = 0; f < 240; ++f) {
     const float t = f / 60.0f;
     for (std::size_t i = 0; i < hosts.size(); ++i) {
@@ -160,7 +161,9 @@ std::vector<uint64_t> RunScene(TaskHooks hooks) {
     w->SetCamera(Vec3{std::sin(t) * 20.0f + 20.0f, 0, std::cos(t * 0.5f) * 15.0f + 15.0f});
     w->Step(f % 11 == 0 ? 0.05f : 1.0f / (45.0f + (f % 5) * 20.0f));
     hashes.push_back(w->StateHash());
+    saw_pairs = saw_pairs || w->LastStats().ragdoll_pairs > 0;
   }
+  EXPECT_TRUE(saw_pairs) << "the scene must exercise contacts between ragdolls";
   return hashes;
 }
 

@@ -132,8 +132,8 @@ LimitState Limits(const Rig& r, int j) {
 
 // The issue asks for < 1 mm and < 2 degrees throughout. Hanging from rest, the torso falls
 // over the hips and slams the spine into its limits in the first second; there the solver
-// (16 substeps x 2 joint iterations) reaches about 3 mm and 3 degrees, so the transient is
-// held to 5 mm / 4 degrees and the settled hang (after 2 s) to the issue's bound.
+// (16 substeps x 2 joint iterations) reaches about 2.4 mm and 2.4 degrees, so the transient
+// is held to 3 mm / 3 degrees and the settled hang (after 2 s) to the issue's bound.
 TEST(RigidSolve, TheHumanHangingByItsRootKeepsJointsAttachedAndWithinLimits) {
   Rig r;
   if (!LoadHuman(&r)) GTEST_SKIP() << HumanPath() << " is not available";
@@ -160,9 +160,9 @@ TEST(RigidSolve, TheHumanHangingByItsRootKeepsJointsAttachedAndWithinLimits) {
       worst.twist = std::max({worst.twist, l.twist - js.twist_max_degrees * kDeg, js.twist_min_degrees * kDeg - l.twist});
     }
   }
-  EXPECT_LT(transient.gap, 5e-3f);
-  EXPECT_LT(transient.swing, 4.0f * kDeg);
-  EXPECT_LT(transient.twist, 4.0f * kDeg);
+  EXPECT_LT(transient.gap, 3e-3f);
+  EXPECT_LT(transient.swing, 3.0f * kDeg);
+  EXPECT_LT(transient.twist, 3.0f * kDeg);
   EXPECT_LT(settled.gap, 1e-3f);
   EXPECT_LT(settled.swing, 2.0f * kDeg);
   EXPECT_LT(settled.twist, 2.0f * kDeg);
@@ -280,15 +280,13 @@ void DropHumanOnto(StaticPlane ground, float sleep_within) {
   EXPECT_NE(r.parts, rest);
 }
 
-// The issue asks for sleep within 3 s of landing. After the first second the body lies
-// still, but its legs keep rocking at 0.02-0.06 m/s (knee limits, which the build pose
-// already nearly touches, against the feet's corner contacts) for several seconds more,
-// around the 0.05 m/s sleep speed: it sleeps after ~5 s. Held to 6 s until that is fixed.
-TEST(RigidSolve, TheHumanDroppedOnAPlaneRestsAboveItAndSleeps) { DropHumanOnto(StaticPlane{{0, 1, 0}, 0}, 6.0f); }
+TEST(RigidSolve, TheHumanDroppedOnAPlaneRestsAboveItAndSleeps) { DropHumanOnto(StaticPlane{{0, 1, 0}, 0}, 3.0f); }
 
-// A 15 degree ramp (Jolt's parts have friction 1, which holds a body on it); same gap.
+// A 15 degree ramp (Jolt's parts have friction 1, which holds a body on it). The issue asks
+// for sleep within 3 s of landing; here the body first tumbles ~0.5 m down the slope and
+// sleeps ~4.5 s after first touching it: held to 5 s until that is closed.
 TEST(RigidSolve, TheHumanDroppedOnARampRestsAboveItAndSleeps) {
-  DropHumanOnto(StaticPlane{Rotate(AxisAngle(Vec3{0, 0, 1}, 0.2618f), Vec3{0, 1, 0}), 0}, 6.0f);
+  DropHumanOnto(StaticPlane{Rotate(AxisAngle(Vec3{0, 0, 1}, 0.2618f), Vec3{0, 1, 0}), 0}, 5.0f);
 }
 
 TEST(RigidSolve, FreezingKeepsARagdollStaticWhereItLies) {
@@ -649,6 +647,58 @@ void CompareRigidWithScalar(Isa isa) {
 
 TEST(RigidSolve, Sse2KernelAgreesWithTheScalarReference) { CompareRigidWithScalar(Isa::kSse2); }
 TEST(RigidSolve, Avx2FmaKernelAgreesWithTheScalarReference) { CompareRigidWithScalar(Isa::kAvx2Fma); }
+
+TEST(RigidSolve, ACapsuleLyingAcrossABallRestsOnItsMiddle) {
+  auto w = MakeWorld();
+  StaticWorldSettings world;
+  world.spheres.push_back({{0, 0, 0}, 0.3f});
+  ASSERT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kNone);
+  RagdollSettings s;
+  PartSettings bar;  // a 1.2 m bar lying along x, balanced on the ball's top
+  bar.shape = {.type = PartShape::kCapsule, .radius = 0.05f, .half_height = 0.55f};
+  bar.pose.rotation = AxisAngle(Vec3{0, 0, 1}, 1.5707963f);
+  s.parts.push_back(bar);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> out(1);
+  RagdollBinding b;
+  b.archetype = a;
+  b.placement.translation = {0, 0.6f, 0};
+  b.output_parts = out;
+  ASSERT_TRUE(w->BindRagdoll(b).ok());
+  for (int f = 0; f < 30; ++f) w->Step(kStep);
+  // Held up by its middle (the ends alone would have let it fall through to the ball's
+  // sides): the centre rests at the ball's radius plus the bar's.
+  EXPECT_NEAR(out[0].translation.y, 0.35f, 0.02f);
+}
+
+TEST(RigidSolve, ANonFiniteStateResetsTheRagdollAndIsReported) {
+  WorldSettings ws;
+  ws.gravity = {0, 0, 0};
+  auto w = MakeWorld(ws);
+  RagdollSettings s;
+  s.parts.push_back(PartSettings{});
+  s.parts[0].max_linear_speed = 1e38f;
+  s.parts[0].mass = 0.01f;
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> out(1);
+  RagdollBinding b;
+  b.archetype = a;
+  b.placement.translation = {1, 2, 3};
+  b.output_parts = out;
+  const RagdollId id = w->BindRagdoll(b).value();
+  w->Step(kStep);
+  const Transform good = out[0];
+  // An absurd impulse overflows the velocity to infinity.
+  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation).code, ErrorCode::kNone);
+  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation).code, ErrorCode::kNone);
+  const FrameStats& st = w->Step(kStep);
+  EXPECT_EQ(st.reset_non_finite, 1);
+  EXPECT_TRUE(IsFinite(out[0]));
+  EXPECT_EQ(out[0], good);  // back at its last good pose
+  std::vector<Vec3> v(1), wv(1);
+  w->GetRagdollVelocities(id, v, wv);
+  EXPECT_EQ(v[0], Vec3{});
+}
 
 TEST(RigidSolve, BadBindingsAndStaticWorldsAreRefused) {
   auto w = MakeWorld();

@@ -649,6 +649,12 @@ void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& 
         for (int32_t j = 0; j < sp.part_count; ++j) {
           if (sp.parts[j].inv_mass > 0.0f) SolveContacts(blk, j, lane, bodies[j], sp.parts[j], sp);
         }
+        // One more joint pass after the contacts, so that a limb pressed into the ground
+        // against its limit leaves the substep with the limit (not the contact) exact.
+        for (int32_t j = 1; j < sp.part_count; ++j) {
+          const int32_t p = sp.parts[j].parent;
+          SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+        }
         if (any_planar) {
           for (int32_t j = 0; j < sp.part_count; ++j) {
             if (sp.parts[j].inv_mass > 0.0f) ProjectPlanar(blk, j, lane, bodies[j], planar_n, planar);

@@ -1670,13 +1670,17 @@ std::vector<detail::RigidPartConstants> RigidConstants(const detail::RagdollArch
     switch (sh.type) {
       case PartShape::kSphere: add_point({}, sh.radius); break;
       case PartShape::kCapsule:
-        add_point({0, sh.half_height, 0}, sh.radius);
-        add_point({0, -sh.half_height, 0}, sh.radius);
+      case PartShape::kTaperedCapsule: {
+        // The end spheres, and three between them (radius interpolated) so that a limb
+        // lying across an edge or a ball touches it along its length, not only at its ends.
+        const float r0 = sh.type == PartShape::kCapsule ? sh.radius : sh.bottom_radius;
+        const float r1 = sh.type == PartShape::kCapsule ? sh.radius : sh.top_radius;
+        for (int k = 0; k < 5; ++k) {
+          const float f = static_cast<float>(k) / 4.0f;
+          add_point({0, -sh.half_height + 2.0f * sh.half_height * f, 0}, r0 + (r1 - r0) * f);
+        }
         break;
-      case PartShape::kTaperedCapsule:
-        add_point({0, sh.half_height, 0}, sh.top_radius);
-        add_point({0, -sh.half_height, 0}, sh.bottom_radius);
-        break;
+      }
       case PartShape::kBox:
         for (int k = 0; k < 8; ++k) {
           add_point({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
