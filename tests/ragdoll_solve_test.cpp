@@ -218,27 +218,30 @@ TEST(RigidSolve, MotorsHoldTheHangingHumanNearTheirTargets) {
 }
 
 // Lowest point of every part's shape along `normal`, relative to the plane (n, offset).
-float DeepestBelow(const Rig& r, Vec3 normal, float offset) {
-  float deepest = 1e9f;
+// Calls fn(world centre, radius) for the spheres (box corners: radius 0) whose hull is
+// each part's shape: the points a part's lowest surface point is among.
+template <class F>
+void ForEachShapeSphere(const Rig& r, const F& fn) {
   for (std::size_t j = 0; j < r.settings.parts.size(); ++j) {
     const PartShapeSettings& sh = r.settings.parts[j].shape;
     const Transform shape = Compose(r.parts[j], sh.offset);
-    auto low = [&](Vec3 p, float radius) {
-      deepest = std::min(deepest, Dot(TransformPoint(shape, p), normal) - offset - radius);
-    };
     if (sh.type == PartShape::kBox) {
       for (int k = 0; k < 8; ++k)
-        low({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
-             (k & 4) ? sh.half_extents.z : -sh.half_extents.z},
-            0);
-    } else if (sh.type == PartShape::kTaperedCapsule) {
-      low({0, sh.half_height, 0}, sh.top_radius);
-      low({0, -sh.half_height, 0}, sh.bottom_radius);
+        fn(TransformPoint(shape, {(k & 1) ? sh.half_extents.x : -sh.half_extents.x,
+                                  (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
+                                  (k & 4) ? sh.half_extents.z : -sh.half_extents.z}),
+           0.0f);
     } else {
-      low({0, sh.half_height, 0}, sh.radius);
-      low({0, -sh.half_height, 0}, sh.radius);
+      const bool tapered = sh.type == PartShape::kTaperedCapsule;
+      fn(TransformPoint(shape, {0, sh.half_height, 0}), tapered ? sh.top_radius : sh.radius);
+      fn(TransformPoint(shape, {0, -sh.half_height, 0}), tapered ? sh.bottom_radius : sh.radius);
     }
   }
+}
+
+float DeepestBelow(const Rig& r, Vec3 normal, float offset) {
+  float deepest = 1e9f;
+  ForEachShapeSphere(r, [&](Vec3 c, float radius) { deepest = std::min(deepest, Dot(c, normal) - offset - radius); });
   return deepest;
 }
 
@@ -334,21 +337,9 @@ TEST(RigidSolve, TheHumanDroppedOnStairsRestsAboveThem) {
   float deepest = 0;
   for (int f = 0; f < 480; ++f) {
     r.world->Step(kStep);
-    for (int j = 0; j < 23; ++j) {
-      const PartShapeSettings& sh = r.settings.parts[j].shape;
-      const Transform shape = Compose(r.parts[j], sh.offset);
-      auto check = [&](Vec3 p, float radius) {
-        for (const StaticBox& box : stairs.boxes) deepest = std::min(deepest, BoxDistance(box, TransformPoint(shape, p)) - radius);
-      };
-      if (sh.type == PartShape::kBox) {
-        for (int k = 0; k < 8; ++k)
-          check({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
-                 (k & 4) ? sh.half_extents.z : -sh.half_extents.z}, 0);
-      } else {
-        check({0, sh.half_height, 0}, sh.type == PartShape::kTaperedCapsule ? sh.top_radius : sh.radius);
-        check({0, -sh.half_height, 0}, sh.type == PartShape::kTaperedCapsule ? sh.bottom_radius : sh.radius);
-      }
-    }
+    ForEachShapeSphere(r, [&](Vec3 c, float radius) {
+      for (const StaticBox& box : stairs.boxes) deepest = std::min(deepest, BoxDistance(box, c) - radius);
+    });
   }
   EXPECT_GT(deepest, -0.01f);
   EXPECT_TRUE(r.world->IsRagdollAsleep(r.id));
@@ -518,22 +509,9 @@ TEST(RigidSolve, TheHumanDroppedOnAHeightfieldRestsAboveItAndSleeps) {
   float deepest = 0;
   for (int f = 0; f < 480 && !r.world->IsRagdollAsleep(r.id); ++f) {
     r.world->Step(kStep);
-    for (int j = 0; j < 23; ++j) {
-      const PartShapeSettings& sh = r.settings.parts[j].shape;
-      const Transform shape = Compose(r.parts[j], sh.offset);
-      auto check = [&](Vec3 local, float radius) {
-        const Vec3 p = TransformPoint(shape, local);
-        deepest = std::min(deepest, p.y - radius - HillHeight(world.heightfields[0], p.x, p.z));
-      };
-      if (sh.type == PartShape::kBox) {
-        for (int k = 0; k < 8; ++k)
-          check({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
-                 (k & 4) ? sh.half_extents.z : -sh.half_extents.z}, 0);
-      } else {
-        check({0, sh.half_height, 0}, sh.type == PartShape::kTaperedCapsule ? sh.top_radius : sh.radius);
-        check({0, -sh.half_height, 0}, sh.type == PartShape::kTaperedCapsule ? sh.bottom_radius : sh.radius);
-      }
-    }
+    ForEachShapeSphere(r, [&](Vec3 c, float radius) {
+      deepest = std::min(deepest, c.y - radius - HillHeight(world.heightfields[0], c.x, c.z));
+    });
   }
   // Measured vertically (a slight overestimate of depth on slopes).
   EXPECT_GT(deepest, -0.01f);
