@@ -141,6 +141,10 @@ struct RigidBlockView {
 struct RigidKernels {
   // Runs params.substeps XPBD substeps over `count` blocks of one archetype.
   void (*solve)(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params);
+  // One substep in two halves, for frames where ragdolls touch each other: the contacts
+  // between them are solved between the halves (positions, then velocities).
+  void (*positions)(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params);
+  void (*velocities)(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params);
   const char* name;
 };
 

@@ -601,9 +601,91 @@ inline void ProjectPlanar(const RigidBlockView& blk, int32_t part, int32_t lane,
               O::Select(planar, q.w, b.q.w)};
 }
 
-// Runs params.substeps substeps over `count` blocks of one archetype.
+// What one lane slice needs besides its bodies: motors and planar mode.
 template <class V>
-void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& sp) {
+struct SliceState {
+  V strength;
+  bool motors;
+  V3<V> planar_n;
+  typename Ops<V>::Mask planar;
+  bool any_planar;
+};
+
+template <class V>
+inline SliceState<V> LoadSlice(const RigidBlockView& blk, int32_t lane) {
+  using O = Ops<V>;
+  SliceState<V> st;
+  st.strength = O::Load(blk.Lane(kMotorStrength) + lane);
+  st.motors = O::AnyOf(st.strength > O::Splat(0.0f));
+  st.planar_n = {O::Load(blk.Lane(kPlanarNx) + lane), O::Load(blk.Lane(kPlanarNy) + lane),
+                 O::Load(blk.Lane(kPlanarNz) + lane)};
+  st.planar = Dot3(st.planar_n, st.planar_n) > O::Splat(0.5f);
+  st.any_planar = O::AnyOf(st.planar);
+  return st;
+}
+
+// The position half of a substep: integrate, motors, joints (iterations, root to leaf and
+// back), static contacts, a joint pass after them, planar projection.
+template <class V>
+inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* bodies, const SliceState<V>& st,
+                             const RigidSolveParams& sp) {
+  for (int32_t j = 0; j < sp.part_count; ++j) Integrate(bodies[j], sp.parts[j], sp);
+  if (st.motors) {
+    for (int32_t j = 1; j < sp.part_count; ++j) {
+      const int32_t p = sp.parts[j].parent;
+      if (sp.parts[j].motor_omega > 0.0f && sp.parts[j].motor_max_torque > 0.0f)
+        SolveMotor(blk, j, lane, bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp, st.strength);
+    }
+  }
+  // Each iteration solves the joints root to leaf, then leaf to root, so that corrections
+  // travel both ways along the tree (a heavy torso hanging from a light spine needs it).
+  for (int32_t it = 0; it < sp.iterations; ++it) {
+    for (int32_t j = 1; j < sp.part_count; ++j) {
+      const int32_t p = sp.parts[j].parent;
+      SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+    }
+    for (int32_t j = sp.part_count - 1; j >= 1; --j) {
+      const int32_t p = sp.parts[j].parent;
+      SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+    }
+  }
+  for (int32_t j = 0; j < sp.part_count; ++j) {
+    if (sp.parts[j].inv_mass > 0.0f) SolveContacts(blk, j, lane, bodies[j], sp.parts[j], sp);
+  }
+  // One more joint pass after the contacts, so that a limb pressed into the ground against
+  // its limit leaves the substep with the limit (not the contact) exact.
+  for (int32_t j = 1; j < sp.part_count; ++j) {
+    const int32_t p = sp.parts[j].parent;
+    SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+  }
+  if (st.any_planar) {
+    for (int32_t j = 0; j < sp.part_count; ++j) {
+      if (sp.parts[j].inv_mass > 0.0f) ProjectPlanar(blk, j, lane, bodies[j], st.planar_n, st.planar);
+    }
+  }
+}
+
+// The velocity half: velocities from the positions, then joint friction, motor damping and
+// the static contacts' friction and restitution.
+template <class V>
+inline void SubstepVelocities(const RigidBlockView& blk, int32_t lane, Body<V>* bodies, const SliceState<V>& st,
+                              const RigidSolveParams& sp) {
+  for (int32_t j = 0; j < sp.part_count; ++j) UpdateVelocities(bodies[j], sp.parts[j], sp);
+  for (int32_t j = 1; j < sp.part_count; ++j) {
+    const int32_t p = sp.parts[j].parent;
+    JointFriction(bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp);
+    if (st.motors && sp.parts[j].motor_omega > 0.0f && sp.parts[j].motor_max_torque > 0.0f)
+      MotorDamping(blk, j, lane, bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp, st.strength);
+  }
+  for (int32_t j = 0; j < sp.part_count; ++j) {
+    if (sp.parts[j].inv_mass > 0.0f) ContactVelocities(blk, j, lane, bodies[j], sp.parts[j], sp);
+  }
+}
+
+// Runs `stages` over every awake lane slice of `count` blocks: 1 positions, 2 velocities,
+// 3 both, params.substeps times (the whole frame, when no ragdolls touch each other).
+template <class V>
+void RunStages(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& sp, int32_t stages) {
   using O = Ops<V>;
   constexpr int32_t kW = O::kSize;
   constexpr int32_t kMaxParts = 64;
@@ -618,62 +700,28 @@ void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& 
       if (O::AllOf(keep)) continue;
       Body<V> bodies[kMaxParts];
       for (int32_t j = 0; j < sp.part_count; ++j) bodies[j] = LoadBody<V>(blk, j, lane);
-      const V strength = O::Load(blk.Lane(kMotorStrength) + lane);
-      const bool motors = O::AnyOf(strength > O::Splat(0.0f));
-      const V3<V> planar_n{O::Load(blk.Lane(kPlanarNx) + lane), O::Load(blk.Lane(kPlanarNy) + lane),
-                           O::Load(blk.Lane(kPlanarNz) + lane)};
-      const auto planar = Dot3(planar_n, planar_n) > O::Splat(0.5f);
-      const bool any_planar = O::AnyOf(planar);
-      for (int32_t s = 0; s < sp.substeps; ++s) {
-        for (int32_t j = 0; j < sp.part_count; ++j) Integrate(bodies[j], sp.parts[j], sp);
-        // Each iteration solves the joints root to leaf, then leaf to root, so that
-        // corrections travel both ways along the tree (a heavy torso hanging from a light
-        // spine needs it).
-        if (motors) {
-          for (int32_t j = 1; j < sp.part_count; ++j) {
-            const int32_t p = sp.parts[j].parent;
-            if (sp.parts[j].motor_omega > 0.0f && sp.parts[j].motor_max_torque > 0.0f)
-              SolveMotor(blk, j, lane, bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp, strength);
-          }
-        }
-        for (int32_t it = 0; it < sp.iterations; ++it) {
-          for (int32_t j = 1; j < sp.part_count; ++j) {
-            const int32_t p = sp.parts[j].parent;
-            SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
-          }
-          for (int32_t j = sp.part_count - 1; j >= 1; --j) {
-            const int32_t p = sp.parts[j].parent;
-            SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
-          }
-        }
-        for (int32_t j = 0; j < sp.part_count; ++j) {
-          if (sp.parts[j].inv_mass > 0.0f) SolveContacts(blk, j, lane, bodies[j], sp.parts[j], sp);
-        }
-        // One more joint pass after the contacts, so that a limb pressed into the ground
-        // against its limit leaves the substep with the limit (not the contact) exact.
-        for (int32_t j = 1; j < sp.part_count; ++j) {
-          const int32_t p = sp.parts[j].parent;
-          SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
-        }
-        if (any_planar) {
-          for (int32_t j = 0; j < sp.part_count; ++j) {
-            if (sp.parts[j].inv_mass > 0.0f) ProjectPlanar(blk, j, lane, bodies[j], planar_n, planar);
-          }
-        }
-        for (int32_t j = 0; j < sp.part_count; ++j) UpdateVelocities(bodies[j], sp.parts[j], sp);
-        for (int32_t j = 1; j < sp.part_count; ++j) {
-          const int32_t p = sp.parts[j].parent;
-          JointFriction(bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp);
-          if (motors && sp.parts[j].motor_omega > 0.0f && sp.parts[j].motor_max_torque > 0.0f)
-            MotorDamping(blk, j, lane, bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp, strength);
-        }
-        for (int32_t j = 0; j < sp.part_count; ++j) {
-          if (sp.parts[j].inv_mass > 0.0f) ContactVelocities(blk, j, lane, bodies[j], sp.parts[j], sp);
-        }
+      const SliceState<V> st = LoadSlice<V>(blk, lane);
+      const int32_t repeats = stages == 3 ? sp.substeps : 1;
+      for (int32_t s = 0; s < repeats; ++s) {
+        if (stages & 1) SubstepPositions(blk, lane, bodies, st, sp);
+        if (stages & 2) SubstepVelocities(blk, lane, bodies, st, sp);
       }
       for (int32_t j = 0; j < sp.part_count; ++j) StoreBodyMasked(blk, j, lane, bodies[j], keep);
     }
   }
+}
+
+template <class V>
+void Solve(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& sp) {
+  RunStages<V>(blocks, count, sp, 3);
+}
+template <class V>
+void Positions(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& sp) {
+  RunStages<V>(blocks, count, sp, 1);
+}
+template <class V>
+void Velocities(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& sp) {
+  RunStages<V>(blocks, count, sp, 2);
 }
 
 }  // namespace tendon::detail::TENDON_RIGID_KERNEL_NS

@@ -10,10 +10,16 @@ using Value = float;
 void SolveBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
   rigid_kernel_scalar::Solve<Value>(blocks, count, params);
 }
+void PositionBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
+  rigid_kernel_scalar::Positions<Value>(blocks, count, params);
+}
+void VelocityBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
+  rigid_kernel_scalar::Velocities<Value>(blocks, count, params);
+}
 }  // namespace
 
 const RigidKernels& RigidKernelsScalar() {
-  static const RigidKernels kernels{&SolveBlocks, "scalar"};
+  static const RigidKernels kernels{&SolveBlocks, &PositionBlocks, &VelocityBlocks, "scalar"};
   return kernels;
 }
 

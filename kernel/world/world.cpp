@@ -56,6 +56,7 @@ namespace {
 constexpr int32_t kGatherChunk = 512;
 constexpr int32_t kPairsPerPart = 16;  // capacity of ragdoll-ragdoll part pairs per bound part
 constexpr int32_t kPairColours = 64;
+constexpr int32_t kContactsPerPair = 4;  // contacts of a pair kept for its velocity pass
 constexpr int32_t kPendulumChunk = 256;
 constexpr float kPi = 3.14159265358979f;
 
@@ -357,6 +358,14 @@ struct World::Impl {
   std::vector<PairBody> pair_bodies;
   std::vector<BroadEntry> broad;
   std::vector<PartPair> part_pairs, coloured_pairs;
+  struct PairContact {
+    Vec3 normal;        // from part b toward part a
+    Vec3 arm_a, arm_b;  // contact point relative to each centre, in each body's frame
+    float lambda;       // normal positional impulse
+    float pre;          // relative normal speed before the position solve
+  };
+  std::vector<PairContact> pair_contacts;   // kContactsPerPair per pair slot
+  std::vector<int32_t> pair_contact_count;  // per pair slot
   std::vector<uint64_t> body_colours;
   std::vector<int32_t> colour_start;
   int32_t pair_count = 0;
@@ -1059,11 +1068,13 @@ struct World::Impl {
     for (int32_t i = 0; i < pair_count; ++i) coloured_pairs[fill[part_pairs[i].colour]++] = part_pairs[i];
   }
 
-  // One pair after a substep: every sample sphere of each part against the other part's
-  // exact shape; a penetration is pushed apart (XPBD positional correction with both
-  // generalised inverse masses), the velocities follow the move, then restitution and
-  // dynamic friction act on the relative velocity (as against the static world).
-  void SolvePartPair(const PartPair& pair, float h) {
+  // The position half of a pair, between the halves of a substep: every sample sphere of
+  // each part against the other part's exact shape; a penetration is pushed apart (XPBD
+  // positional correction with both generalised inverse masses), then static friction
+  // undoes the contact's slide over the substep while it stays inside the friction cone.
+  // Up to kContactsPerPair contacts are kept for the velocity half.
+  void PairPositions(int32_t pair_index) {
+    const PartPair& pair = coloured_pairs[pair_index];
     const PairBody& pa = pair_bodies[pair.a];
     const PairBody& pb = pair_bodies[pair.b];
     RagdollGroup& ga = ragdoll_groups[pa.group];
@@ -1073,112 +1084,143 @@ struct World::Impl {
     BodyState a = ReadBody(va, la, pa.part), b = ReadBody(vb, lb, pb.part);
     const detail::RigidPartConstants& ca = ga.constants[pa.part];
     const detail::RigidPartConstants& cb = gb.constants[pb.part];
-    // A frozen ragdoll is static where it lies.
-    const bool a_static = ragdolls[pa.slot].frozen, b_static = ragdolls[pb.slot].frozen;
-    const float ima = a_static ? 0.0f : ca.inv_mass, imb = b_static ? 0.0f : cb.inv_mass;
-    auto inv_inertia = [](const detail::RigidPartConstants& c, bool fixed, Quat q, Vec3 u) {
-      if (fixed) return Vec3{};
-      const Vec3 l = Rotate(Conjugate(q), u);
-      return Rotate(q, Vec3{l.x * c.inv_inertia[0], l.y * c.inv_inertia[1], l.z * c.inv_inertia[2]});
-    };
-    const float restitution = 0.5f * (ca.restitution + cb.restitution);
+    // A frozen ragdoll (or a kinematic part) is static where it lies.
+    const bool a_fixed = ragdolls[pa.slot].frozen || ca.inv_mass == 0.0f;
+    const bool b_fixed = ragdolls[pb.slot].frozen || cb.inv_mass == 0.0f;
+    const float ima = a_fixed ? 0.0f : ca.inv_mass, imb = b_fixed ? 0.0f : cb.inv_mass;
     const float friction = std::sqrt(ca.friction * cb.friction);
-    const float g = Length(settings.gravity);
+    PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
+    int32_t& count = pair_contact_count[pair_index];
+    count = 0;
+    // p is the body whose sample sphere is tested, q the body whose shape it is tested
+    // against; `p_is_a` says which way round to record the contact (normal from b to a).
     auto resolve = [&](BodyState& p, const detail::RigidPartConstants& cp, bool p_fixed, float imp,
                        const RagdollGroup& gp, int32_t part_p, BodyState& q, const detail::RigidPartConstants& cq,
-                       bool q_fixed, float imq, const RagdollGroup& gq, int32_t part_q) {
-      for (const auto& s : gp.pair_points[part_p]) {
+                       bool q_fixed, float imq, const RagdollGroup& gq, int32_t part_q, bool p_is_a) {
+      for (const auto& smp : gp.pair_points[part_p]) {
         const Transform q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
         const PartShapeSettings& q_sh = gq.shapes[part_q];
         auto sdf = [&](Vec3 x) { return PartShapeDistance(q_sh, q_shape, x); };
-        const Vec3 c = p.x + Rotate(p.q, Vec3{s[0], s[1], s[2]});
+        const Vec3 c = p.x + Rotate(p.q, Vec3{smp[0], smp[1], smp[2]});
         const float dist = sdf(c);
-        const float depth = dist - s[3];
+        const float depth = dist - smp[3];
         if (!(depth < 0)) continue;
         const Vec3 n = DistanceNormal(sdf, c);  // out of q, toward p
-        const Vec3 rp = c - n * s[3] - p.x, rq = c - n * dist - q.x;
-        const Vec3 ip = inv_inertia(cp, p_fixed, p.q, Cross(rp, n)), iq = inv_inertia(cq, q_fixed, q.q, Cross(rq, n));
+        const Vec3 rp = c - n * smp[3] - p.x, rq = c - n * dist - q.x;
+        const Vec3 ip = InvInertiaWorld(cp, p_fixed, p.q, Cross(rp, n)), iq = InvInertiaWorld(cq, q_fixed, q.q, Cross(rq, n));
         const float w = imp + imq + Dot(Cross(rp, n), ip) + Dot(Cross(rq, n), iq);
         if (!(w > 1e-12f)) continue;
-        auto rel_normal_speed = [&]() { return Dot((p.v + Cross(p.w, rp)) - (q.v + Cross(q.w, rq)), n); };
-        const float pre = rel_normal_speed();
+        // The relative normal speed before the position solve (restitution's reference).
+        const float pre = Dot((p.v + Cross(p.w, rp)) - (q.v + Cross(q.w, rq)), n);
         const float lambda = -depth / w;
-        // Positions and, since the substep's velocities were already derived, velocities.
-        const Vec3 dp = n * (lambda * imp), dq = n * (-lambda * imq);
-        const Vec3 tp = ip * lambda, tq = iq * -lambda;
-        p.x = p.x + dp;
-        q.x = q.x + dq;
-        p.q = TurnBy(p.q, tp);
-        q.q = TurnBy(q.q, tq);
-        p.v = p.v + dp * (1.0f / h);
-        q.v = q.v + dq * (1.0f / h);
-        p.w = p.w + tp * (1.0f / h);
-        q.w = q.w + tq * (1.0f / h);
-        // Static friction: undo the contact points' relative slide over the substep while
-        // the tangential impulse that takes stays within friction x the normal one.
-        {
-          const Vec3 arm_p = rp, arm_q = rq;
-          const Vec3 now_p = p.x + arm_p, now_q = q.x + arm_q;
-          const Vec3 was_p = p.xp + Rotate(p.qp, Rotate(Conjugate(p.q), arm_p));
-          const Vec3 was_q = q.xp + Rotate(q.qp, Rotate(Conjugate(q.q), arm_q));
-          Vec3 slide = (now_p - was_p) - (now_q - was_q);
-          slide = slide - n * Dot(slide, n);
-          const float slide_len = Length(slide);
-          if (slide_len > 1e-9f) {
-            const Vec3 t = slide * (1.0f / slide_len);
-            const Vec3 it_p = inv_inertia(cp, p_fixed, p.q, Cross(arm_p, t)), it_q = inv_inertia(cq, q_fixed, q.q, Cross(arm_q, t));
-            const float wt = imp + imq + Dot(Cross(arm_p, t), it_p) + Dot(Cross(arm_q, t), it_q);
-            const float lambda_t = wt > 1e-12f ? slide_len / wt : 0.0f;
-            if (lambda_t < friction * lambda) {
-              const Vec3 sp = t * (-lambda_t * imp), sq = t * (lambda_t * imq);
-              const Vec3 rp_turn = it_p * -lambda_t, rq_turn = it_q * lambda_t;
-              p.x = p.x + sp;
-              q.x = q.x + sq;
-              p.q = TurnBy(p.q, rp_turn);
-              q.q = TurnBy(q.q, rq_turn);
-              p.v = p.v + sp * (1.0f / h);
-              q.v = q.v + sq * (1.0f / h);
-              p.w = p.w + rp_turn * (1.0f / h);
-              q.w = q.w + rq_turn * (1.0f / h);
-            }
+        p.x = p.x + n * (lambda * imp);
+        q.x = q.x - n * (lambda * imq);
+        p.q = TurnBy(p.q, ip * lambda);
+        q.q = TurnBy(q.q, iq * -lambda);
+        // Static friction against the slide of the contact points over this substep.
+        const Vec3 now_p = p.x + rp, now_q = q.x + rq;
+        const Vec3 was_p = p.xp + Rotate(p.qp, Rotate(Conjugate(p.q), rp));
+        const Vec3 was_q = q.xp + Rotate(q.qp, Rotate(Conjugate(q.q), rq));
+        Vec3 slide = (now_p - was_p) - (now_q - was_q);
+        slide = slide - n * Dot(slide, n);
+        const float slide_len = Length(slide);
+        if (slide_len > 1e-9f) {
+          const Vec3 t = slide * (1.0f / slide_len);
+          const Vec3 it_p = InvInertiaWorld(cp, p_fixed, p.q, Cross(rp, t));
+          const Vec3 it_q = InvInertiaWorld(cq, q_fixed, q.q, Cross(rq, t));
+          const float wt = imp + imq + Dot(Cross(rp, t), it_p) + Dot(Cross(rq, t), it_q);
+          const float lambda_t = wt > 1e-12f ? slide_len / wt : 0.0f;
+          if (lambda_t < friction * lambda) {
+            p.x = p.x - t * (lambda_t * imp);
+            q.x = q.x + t * (lambda_t * imq);
+            p.q = TurnBy(p.q, it_p * -lambda_t);
+            q.q = TurnBy(q.q, it_q * lambda_t);
           }
         }
-        // Velocity pass: restitution (none for slow approaches) and dynamic friction.
-        const float e = pre < -2.0f * g * h ? restitution : 0.0f;
-        const float target = std::max(-e * pre, 0.0f);
-        const Vec3 vr = (p.v + Cross(p.w, rp)) - (q.v + Cross(q.w, rq));
-        const float vn = Dot(vr, n);
-        const Vec3 vt = vr - n * vn;
-        const float vt_len = Length(vt);
-        const float cut = std::min(h * friction * lambda / (h * h), vt_len);
-        const Vec3 dv = n * (target - vn) - (vt_len > 1e-9f ? vt * (cut / vt_len) : Vec3{});
-        const Vec3 dir = NormalizeOr(dv, n);
-        const Vec3 jp = inv_inertia(cp, p_fixed, p.q, Cross(rp, dir)), jq = inv_inertia(cq, q_fixed, q.q, Cross(rq, dir));
-        const float wv = imp + imq + Dot(Cross(rp, dir), jp) + Dot(Cross(rq, dir), jq);
-        if (!(wv > 1e-12f)) continue;
-        const Vec3 impulse = dv * (1.0f / wv);
-        p.v = p.v + impulse * imp;
-        q.v = q.v - impulse * imq;
-        p.w = p.w + inv_inertia(cp, p_fixed, p.q, Cross(rp, impulse));
-        q.w = q.w - inv_inertia(cq, q_fixed, q.q, Cross(rq, impulse));
+        if (count < kContactsPerPair) {
+          // Recorded from b toward a, arms in each body's frame.
+          const Vec3 arm_a = p_is_a ? rp : rq, arm_b = p_is_a ? rq : rp;
+          const BodyState& body_a = p_is_a ? p : q;
+          const BodyState& body_b = p_is_a ? q : p;
+          contacts[count++] = PairContact{p_is_a ? n : -n, Rotate(Conjugate(body_a.q), arm_a),
+                                          Rotate(Conjugate(body_b.q), arm_b), lambda, pre};
+        }
       }
     };
-    resolve(a, ca, a_static || ca.inv_mass == 0.0f, ima, ga, pa.part, b, cb, b_static || cb.inv_mass == 0.0f, imb, gb, pb.part);
-    resolve(b, cb, b_static || cb.inv_mass == 0.0f, imb, gb, pb.part, a, ca, a_static || ca.inv_mass == 0.0f, ima, ga, pa.part);
-    if (!a_static) WriteBody(va, la, pa.part, a);
-    if (!b_static) WriteBody(vb, lb, pb.part, b);
+    resolve(a, ca, a_fixed, ima, ga, pa.part, b, cb, b_fixed, imb, gb, pb.part, true);
+    resolve(b, cb, b_fixed, imb, gb, pb.part, a, ca, a_fixed, ima, ga, pa.part, false);
+    if (!a_fixed) WriteBody(va, la, pa.part, a);
+    if (!b_fixed) WriteBody(vb, lb, pb.part, b);
   }
 
-  void SolvePartPairs(float h) {
+  // The velocity half of a pair, after the velocities were derived from the positions:
+  // restitution (none for slow approaches) and dynamic friction at the recorded contacts.
+  void PairVelocities(int32_t pair_index, float h) {
+    const int32_t count = pair_contact_count[pair_index];
+    if (count == 0) return;
+    const PartPair& pair = coloured_pairs[pair_index];
+    const PairBody& pa = pair_bodies[pair.a];
+    const PairBody& pb = pair_bodies[pair.b];
+    RagdollGroup& ga = ragdoll_groups[pa.group];
+    RagdollGroup& gb = ragdoll_groups[pb.group];
+    const detail::RigidBlockView va = ga.View(pa.lane / kBlockLanes), vb = gb.View(pb.lane / kBlockLanes);
+    const int32_t la = pa.lane % kBlockLanes, lb = pb.lane % kBlockLanes;
+    BodyState a = ReadBody(va, la, pa.part), b = ReadBody(vb, lb, pb.part);
+    const detail::RigidPartConstants& ca = ga.constants[pa.part];
+    const detail::RigidPartConstants& cb = gb.constants[pb.part];
+    const bool a_fixed = ragdolls[pa.slot].frozen || ca.inv_mass == 0.0f;
+    const bool b_fixed = ragdolls[pb.slot].frozen || cb.inv_mass == 0.0f;
+    const float ima = a_fixed ? 0.0f : ca.inv_mass, imb = b_fixed ? 0.0f : cb.inv_mass;
+    const float restitution = 0.5f * (ca.restitution + cb.restitution);
+    const float friction = std::sqrt(ca.friction * cb.friction);
+    const float g = Length(settings.gravity);
+    const PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
+    for (int32_t k = 0; k < count; ++k) {
+      const PairContact& ct = contacts[k];
+      const Vec3 n = ct.normal;
+      const Vec3 ra = Rotate(a.q, ct.arm_a), rb = Rotate(b.q, ct.arm_b);
+      const Vec3 vr = (a.v + Cross(a.w, ra)) - (b.v + Cross(b.w, rb));
+      const float vn = Dot(vr, n);
+      const Vec3 vt = vr - n * vn;
+      const float vt_len = Length(vt);
+      const float e = ct.pre < -2.0f * g * h ? restitution : 0.0f;
+      const float target = std::max(-e * ct.pre, 0.0f);
+      const float cut = std::min(friction * ct.lambda / h, vt_len);
+      const Vec3 dv = n * (target - vn) - (vt_len > 1e-9f ? vt * (cut / vt_len) : Vec3{});
+      const Vec3 dir = NormalizeOr(dv, n);
+      const Vec3 ja = InvInertiaWorld(ca, a_fixed, a.q, Cross(ra, dir)), jb = InvInertiaWorld(cb, b_fixed, b.q, Cross(rb, dir));
+      const float w = ima + imb + Dot(Cross(ra, dir), ja) + Dot(Cross(rb, dir), jb);
+      if (!(w > 1e-12f)) continue;
+      const Vec3 impulse = dv * (1.0f / w);
+      a.v = a.v + impulse * ima;
+      b.v = b.v - impulse * imb;
+      a.w = a.w + InvInertiaWorld(ca, a_fixed, a.q, Cross(ra, impulse));
+      b.w = b.w - InvInertiaWorld(cb, b_fixed, b.q, Cross(rb, impulse));
+    }
+    if (!a_fixed) WriteBody(va, la, pa.part, a);
+    if (!b_fixed) WriteBody(vb, lb, pb.part, b);
+  }
+
+  static Vec3 InvInertiaWorld(const detail::RigidPartConstants& c, bool fixed, Quat q, Vec3 u) {
+    if (fixed) return Vec3{};
+    const Vec3 l = Rotate(Conjugate(q), u);
+    return Rotate(q, Vec3{l.x * c.inv_inertia[0], l.y * c.inv_inertia[1], l.z * c.inv_inertia[2]});
+  }
+
+  // Runs `stage` (positions or velocities) over the coloured pairs: colours one after
+  // another, the pairs of a colour in parallel (they share no body); the overflow colour
+  // serially.
+  template <class F>
+  void ForEachColouredPair(const F& stage) {
     for (int32_t c = 0; c < kPairColours; ++c) {
       const int32_t begin = colour_start[c], end = colour_start[c + 1];
       if (begin == end) continue;
-      if (c == kPairColours - 1) {  // the overflow colour: its pairs may share bodies
-        for (int32_t i = begin; i < end; ++i) SolvePartPair(coloured_pairs[i], h);
+      if (c == kPairColours - 1) {
+        for (int32_t i = begin; i < end; ++i) stage(i);
         continue;
       }
       auto task = [&](int32_t b, int32_t e, uint32_t) {
-        for (int32_t i = begin + b; i < begin + e; ++i) SolvePartPair(coloured_pairs[i], h);
+        for (int32_t i = begin + b; i < begin + e; ++i) stage(i);
       };
       ParallelFor(end - begin, 16, task);
     }
@@ -1252,19 +1294,32 @@ struct World::Impl {
     if (substeps > 0 && live_ragdolls > 1) RagdollBroadPhase(frame_seconds);
     const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
     params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
-    for (int32_t call = 0; call < calls; ++call) {
-      auto solve = [&](int32_t begin, int32_t end, uint32_t) {
+    // A kernel over every block: 0 the whole substeps, 1 positions, 2 velocities.
+    auto run = [&](int32_t which) {
+      auto task_fn = [&](int32_t begin, int32_t end, uint32_t) {
         for (int32_t i = begin; i < end; ++i) {
           RagdollGroup& g = ragdoll_groups[ragdoll_work[i].group];
           const detail::RigidBlockView view = g.View(ragdoll_work[i].block);
           detail::RigidSolveParams local = params;
           local.parts = g.constants.data();
           local.part_count = g.part_count;
-          kernel_set->solve(&view, 1, local);
+          (which == 0 ? kernel_set->solve : (which == 1 ? kernel_set->positions : kernel_set->velocities))(&view, 1, local);
         }
       };
-      ParallelFor(count, 1, solve);
-      if (pair_count > 0) SolvePartPairs(params.dt);
+      ParallelFor(count, 1, task_fn);
+    };
+    const float h = params.dt;
+    for (int32_t call = 0; call < calls; ++call) {
+      if (pair_count == 0) {
+        run(0);
+        continue;
+      }
+      // XPBD order with the pairs inside the substep: positions (the kernel's, then the
+      // pairs'), velocities from positions (the kernel's pass), the pairs' velocity pass.
+      run(1);
+      ForEachColouredPair([&](int32_t i) { PairPositions(i); });
+      run(2);
+      ForEachColouredPair([&](int32_t i) { PairVelocities(i, h); });
     }
     // 3. Non-finite lanes are reset; sleep; part frames go to the host.
     auto task = [&](int32_t begin, int32_t end, uint32_t) {
@@ -1853,6 +1908,8 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   w.body_colours.resize(w.total_parts);
   w.part_pairs.resize(static_cast<std::size_t>(w.total_parts) * kPairsPerPart);
   w.coloured_pairs.resize(w.part_pairs.size());
+  w.pair_contacts.resize(w.part_pairs.size() * kContactsPerPair);
+  w.pair_contact_count.resize(w.part_pairs.size());
   return RagdollId{static_cast<uint32_t>(index), slot.generation};
 }
 
