@@ -130,13 +130,15 @@ LimitState Limits(const Rig& r, int j) {
   return out;
 }
 
-// The issue asks for < 1 mm and < 2 degrees throughout. Hanging from rest, the torso falls
-// over the hips and slams the spine into its limits in the first second; there the solver
-// (16 substeps x 2 joint iterations) reaches about 2.4 mm and 2.4 degrees, so the transient
-// is held to 3 mm / 3 degrees and the settled hang (after 2 s) to the issue's bound.
+// < 1 mm and < 2 degrees throughout, including the first second, when the torso falls
+// over the hips and slams the spine into its limits. That takes 32 substeps per fixed step
+// (with the default 16 the transient reaches about 2.4 mm and 2.4 degrees; settled, both
+// are well inside the bounds), so this test asks for 32.
 TEST(RigidSolve, TheHumanHangingByItsRootKeepsJointsAttachedAndWithinLimits) {
   Rig r;
-  if (!LoadHuman(&r)) GTEST_SKIP() << HumanPath() << " is not available";
+  WorldSettings ws;
+  ws.ragdoll_substeps = 32;
+  if (!LoadHuman(&r, ws)) GTEST_SKIP() << HumanPath() << " is not available";
   Transform root = r.settings.parts[0].pose;
   root.translation.y += 1.0f;
   RagdollBinding b;
@@ -160,9 +162,9 @@ TEST(RigidSolve, TheHumanHangingByItsRootKeepsJointsAttachedAndWithinLimits) {
       worst.twist = std::max({worst.twist, l.twist - js.twist_max_degrees * kDeg, js.twist_min_degrees * kDeg - l.twist});
     }
   }
-  EXPECT_LT(transient.gap, 3e-3f);
-  EXPECT_LT(transient.swing, 3.0f * kDeg);
-  EXPECT_LT(transient.twist, 3.0f * kDeg);
+  EXPECT_LT(transient.gap, 1e-3f);
+  EXPECT_LT(transient.swing, 2.0f * kDeg);
+  EXPECT_LT(transient.twist, 2.0f * kDeg);
   EXPECT_LT(settled.gap, 1e-3f);
   EXPECT_LT(settled.swing, 2.0f * kDeg);
   EXPECT_LT(settled.twist, 2.0f * kDeg);
