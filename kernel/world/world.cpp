@@ -1068,26 +1068,64 @@ struct World::Impl {
     for (int32_t i = 0; i < pair_count; ++i) coloured_pairs[fill[part_pairs[i].colour]++] = part_pairs[i];
   }
 
+  // Both sides of a pair, read from their blocks. A frozen ragdoll (or a kinematic part)
+  // is static where it lies: fixed, with no inverse mass.
+  struct PairSides {
+    const PairBody* pa;
+    const PairBody* pb;
+    const RagdollGroup* ga;
+    const RagdollGroup* gb;
+    detail::RigidBlockView va, vb;
+    int32_t la, lb;
+    BodyState a, b;
+    const detail::RigidPartConstants* ca;
+    const detail::RigidPartConstants* cb;
+    bool a_fixed, b_fixed;
+    float ima, imb;
+  };
+  PairSides LoadPair(int32_t pair_index) {
+    const PartPair& pair = coloured_pairs[pair_index];
+    PairSides s;
+    s.pa = &pair_bodies[pair.a];
+    s.pb = &pair_bodies[pair.b];
+    RagdollGroup& ga = ragdoll_groups[s.pa->group];
+    RagdollGroup& gb = ragdoll_groups[s.pb->group];
+    s.ga = &ga;
+    s.gb = &gb;
+    s.va = ga.View(s.pa->lane / kBlockLanes);
+    s.vb = gb.View(s.pb->lane / kBlockLanes);
+    s.la = s.pa->lane % kBlockLanes;
+    s.lb = s.pb->lane % kBlockLanes;
+    s.a = ReadBody(s.va, s.la, s.pa->part);
+    s.b = ReadBody(s.vb, s.lb, s.pb->part);
+    s.ca = &ga.constants[s.pa->part];
+    s.cb = &gb.constants[s.pb->part];
+    s.a_fixed = ragdolls[s.pa->slot].frozen || s.ca->inv_mass == 0.0f;
+    s.b_fixed = ragdolls[s.pb->slot].frozen || s.cb->inv_mass == 0.0f;
+    s.ima = s.a_fixed ? 0.0f : s.ca->inv_mass;
+    s.imb = s.b_fixed ? 0.0f : s.cb->inv_mass;
+    return s;
+  }
+  static void StorePair(const PairSides& s) {
+    if (!s.a_fixed) WriteBody(s.va, s.la, s.pa->part, s.a);
+    if (!s.b_fixed) WriteBody(s.vb, s.lb, s.pb->part, s.b);
+  }
+
   // The position half of a pair, between the halves of a substep: every sample sphere of
   // each part against the other part's exact shape; a penetration is pushed apart (XPBD
   // positional correction with both generalised inverse masses), then static friction
   // undoes the contact's slide over the substep while it stays inside the friction cone.
   // Up to kContactsPerPair contacts are kept for the velocity half.
   void PairPositions(int32_t pair_index) {
-    const PartPair& pair = coloured_pairs[pair_index];
-    const PairBody& pa = pair_bodies[pair.a];
-    const PairBody& pb = pair_bodies[pair.b];
-    RagdollGroup& ga = ragdoll_groups[pa.group];
-    RagdollGroup& gb = ragdoll_groups[pb.group];
-    const detail::RigidBlockView va = ga.View(pa.lane / kBlockLanes), vb = gb.View(pb.lane / kBlockLanes);
-    const int32_t la = pa.lane % kBlockLanes, lb = pb.lane % kBlockLanes;
-    BodyState a = ReadBody(va, la, pa.part), b = ReadBody(vb, lb, pb.part);
-    const detail::RigidPartConstants& ca = ga.constants[pa.part];
-    const detail::RigidPartConstants& cb = gb.constants[pb.part];
-    // A frozen ragdoll (or a kinematic part) is static where it lies.
-    const bool a_fixed = ragdolls[pa.slot].frozen || ca.inv_mass == 0.0f;
-    const bool b_fixed = ragdolls[pb.slot].frozen || cb.inv_mass == 0.0f;
-    const float ima = a_fixed ? 0.0f : ca.inv_mass, imb = b_fixed ? 0.0f : cb.inv_mass;
+    PairSides sides = LoadPair(pair_index);
+    BodyState& a = sides.a;
+    BodyState& b = sides.b;
+    const detail::RigidPartConstants& ca = *sides.ca;
+    const detail::RigidPartConstants& cb = *sides.cb;
+    const RagdollGroup& ga = *sides.ga;
+    const RagdollGroup& gb = *sides.gb;
+    const bool a_fixed = sides.a_fixed, b_fixed = sides.b_fixed;
+    const float ima = sides.ima, imb = sides.imb;
     const float friction = std::sqrt(ca.friction * cb.friction);
     PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
     int32_t& count = pair_contact_count[pair_index];
@@ -1147,10 +1185,9 @@ struct World::Impl {
         }
       }
     };
-    resolve(a, ca, a_fixed, ima, ga, pa.part, b, cb, b_fixed, imb, gb, pb.part, true);
-    resolve(b, cb, b_fixed, imb, gb, pb.part, a, ca, a_fixed, ima, ga, pa.part, false);
-    if (!a_fixed) WriteBody(va, la, pa.part, a);
-    if (!b_fixed) WriteBody(vb, lb, pb.part, b);
+    resolve(a, ca, a_fixed, ima, ga, sides.pa->part, b, cb, b_fixed, imb, gb, sides.pb->part, true);
+    resolve(b, cb, b_fixed, imb, gb, sides.pb->part, a, ca, a_fixed, ima, ga, sides.pa->part, false);
+    StorePair(sides);
   }
 
   // The velocity half of a pair, after the velocities were derived from the positions:
@@ -1158,19 +1195,13 @@ struct World::Impl {
   void PairVelocities(int32_t pair_index, float h) {
     const int32_t count = pair_contact_count[pair_index];
     if (count == 0) return;
-    const PartPair& pair = coloured_pairs[pair_index];
-    const PairBody& pa = pair_bodies[pair.a];
-    const PairBody& pb = pair_bodies[pair.b];
-    RagdollGroup& ga = ragdoll_groups[pa.group];
-    RagdollGroup& gb = ragdoll_groups[pb.group];
-    const detail::RigidBlockView va = ga.View(pa.lane / kBlockLanes), vb = gb.View(pb.lane / kBlockLanes);
-    const int32_t la = pa.lane % kBlockLanes, lb = pb.lane % kBlockLanes;
-    BodyState a = ReadBody(va, la, pa.part), b = ReadBody(vb, lb, pb.part);
-    const detail::RigidPartConstants& ca = ga.constants[pa.part];
-    const detail::RigidPartConstants& cb = gb.constants[pb.part];
-    const bool a_fixed = ragdolls[pa.slot].frozen || ca.inv_mass == 0.0f;
-    const bool b_fixed = ragdolls[pb.slot].frozen || cb.inv_mass == 0.0f;
-    const float ima = a_fixed ? 0.0f : ca.inv_mass, imb = b_fixed ? 0.0f : cb.inv_mass;
+    PairSides sides = LoadPair(pair_index);
+    BodyState& a = sides.a;
+    BodyState& b = sides.b;
+    const detail::RigidPartConstants& ca = *sides.ca;
+    const detail::RigidPartConstants& cb = *sides.cb;
+    const bool a_fixed = sides.a_fixed, b_fixed = sides.b_fixed;
+    const float ima = sides.ima, imb = sides.imb;
     const float restitution = 0.5f * (ca.restitution + cb.restitution);
     const float friction = std::sqrt(ca.friction * cb.friction);
     const float g = Length(settings.gravity);
@@ -1197,8 +1228,7 @@ struct World::Impl {
       a.w = a.w + InvInertiaWorld(ca, a_fixed, a.q, Cross(ra, impulse));
       b.w = b.w - InvInertiaWorld(cb, b_fixed, b.q, Cross(rb, impulse));
     }
-    if (!a_fixed) WriteBody(va, la, pa.part, a);
-    if (!b_fixed) WriteBody(vb, lb, pb.part, b);
+    StorePair(sides);
   }
 
   static Vec3 InvInertiaWorld(const detail::RigidPartConstants& c, bool fixed, Quat q, Vec3 u) {
