@@ -13,11 +13,13 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kernel/world/world_access.h"
+#include "ports/jolt_human/jolt_human.h"
 #include "tendon/tbb_task_system.h"
 #include "tendon/tendon.h"
 
@@ -127,6 +129,39 @@ void ChainBudget(benchmark::State& state, int bound, int simulated) {
   state.SetItemsProcessed(state.iterations() * st.simulated_chains);
 }
 
+// A whole World::Step (one fixed step, ragdoll_substeps XPBD substeps) with n Jolt humans
+// standing on a plane, spaced so that they do not touch (no pairs), or lying in a heap
+// (`heap`: contacts between them every substep).
+void RagdollStep(benchmark::State& state, int n, bool heap) {
+  const char* env = std::getenv("TENDON_SHARED_DATA");
+  const std::string path = std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/ragdoll.json";
+  auto loaded = ports::LoadJoltHumanRagdoll(path);
+  if (!loaded.ok()) {
+    state.SkipWithError("../shared/data/jolt-human/ragdoll.json is not available (set TENDON_SHARED_DATA)");
+    return;
+  }
+  WorldSettings ws;
+  ws.ragdoll_sleep_speed = 0;  // measure stepping, not sleeping
+  auto world = std::move(World::Create(ws).value());
+  world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}});
+  const RagdollArchetypeId a = world->BuildRagdollArchetype(loaded.value()).value();
+  std::vector<std::vector<Transform>> parts(n, std::vector<Transform>(23));
+  for (int i = 0; i < n; ++i) {
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement = heap ? Transform{{0.1f * (i % 3), 0.4f + 0.35f * i, 0}, AxisAngle(Vec3{1, 0, 0}, 1.5708f), {1, 1, 1}}
+                       : Transform{{2.0f * i, 0.02f, 0}, {}, {1, 1, 1}};
+    b.output_parts = parts[i];
+    world->BindRagdoll(b);
+  }
+  for (int f = 0; f < 120; ++f) world->Step(1.0f / 60.0f);  // let it land
+  for (auto _ : state) world->Step(1.0f / 60.0f);
+  state.counters["pairs"] = world->LastStats().ragdoll_pairs;
+  state.counters["part_substeps_per_s"] = benchmark::Counter(
+      static_cast<double>(n) * 23 * ws.ragdoll_substeps, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
 void RegisterAll() {
   for (const char* impl : {"scalar", "simd"}) {
     const Isa isa = std::string(impl) == "scalar" ? Isa::kScalar : Isa::kAuto;
@@ -147,6 +182,13 @@ void RegisterAll() {
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { ChainWriteback(s, 8, c); })
         ->Unit(benchmark::kMicrosecond);
   }
+  for (int n : {8, 64}) {
+    const std::string name = "BM_RagdollStep/humans:" + std::to_string(n) + "/apart";
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { RagdollStep(s, n, false); })
+        ->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RegisterBenchmark("BM_RagdollStep/humans:20/heap", [](benchmark::State& s) { RagdollStep(s, 20, true); })
+      ->Unit(benchmark::kMicrosecond);
   for (int bound : {1000, 100000}) {
     const std::string name = "BM_ChainBudget/bound:" + std::to_string(bound) + "/simulated:1000";
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { ChainBudget(s, bound, 1000); })
