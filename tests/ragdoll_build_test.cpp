@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "kernel/collide/part_distance.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/json/json.h"
@@ -84,6 +85,38 @@ TEST(ShapeMass, TaperedCapsuleVolumeMatchesFrustumPlusCaps) {
   PartShapeSettings tapered{.type = PartShape::kTaperedCapsule, .top_radius = static_cast<float>(r1),
                             .bottom_radius = static_cast<float>(r2), .half_height = static_cast<float>(h)};
   EXPECT_NEAR(detail::ComputeShapeMass(tapered).volume / expected, 1.0, 1e-5);
+}
+
+// The closed-form normals the pair contacts use agree with the distance function's
+// numerical gradient, and the distances with PartShapeDistance, around every shape.
+TEST(PartDistance, ClosedFormNormalsMatchTheNumericalGradient) {
+  const PartShapeSettings shapes[] = {
+      {.type = PartShape::kSphere, .radius = 0.2f},
+      {.type = PartShape::kBox, .half_extents = {0.1f, 0.2f, 0.3f}},
+      {.type = PartShape::kCapsule, .radius = 0.1f, .half_height = 0.3f},
+      {.type = PartShape::kTaperedCapsule, .top_radius = 0.05f, .bottom_radius = 0.15f, .half_height = 0.3f},
+  };
+  const Transform frame{{0.3f, -0.2f, 0.5f}, Normalize(Quat{0.2f, 0.4f, -0.1f, 0.9f}), {1, 1, 1}};
+  uint32_t seed = 12345;
+  auto rnd = [&]() {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / 16777216.0f * 2.0f - 1.0f;
+  };
+  for (const PartShapeSettings& sh : shapes) {
+    int checked = 0;
+    for (int i = 0; i < 400; ++i) {
+      const Vec3 p = frame.translation + Vec3{rnd(), rnd(), rnd()} * 0.6f;
+      Vec3 n;
+      const float d = detail::PartShapeDistanceNormal(sh, frame, p, &n);
+      EXPECT_NEAR(d, detail::PartShapeDistance(sh, frame, p), 1e-5f);
+      auto sdf = [&](Vec3 x) { return detail::PartShapeDistance(sh, frame, x); };
+      // Away from the medial creases (where the gradient is not defined) they agree.
+      const Vec3 numeric = detail::DistanceNormal(sdf, p);
+      if (std::fabs(Length(n) - 1.0f) > 1e-4f) ADD_FAILURE() << "not unit";
+      if (Dot(numeric, n) > 0.99f) ++checked;
+    }
+    EXPECT_GT(checked, 380) << static_cast<int>(sh.type);
+  }
 }
 
 TEST(ShapeMass, DiagonalisingRecoversPrincipalAxes) {

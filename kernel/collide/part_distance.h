@@ -44,6 +44,61 @@ inline float PartShapeDistance(const PartShapeSettings& sh, const Transform& sha
   return 1e30f;
 }
 
+// The distance, as PartShapeDistance, and its gradient (the outward unit normal of the
+// nearest surface point), in closed form: the pair contacts need both for every sample.
+inline float PartShapeDistanceNormal(const PartShapeSettings& sh, const Transform& shape_world, Vec3 p, Vec3* normal) {
+  const Vec3 l = Rotate(Conjugate(shape_world.rotation), p - shape_world.translation);
+  Vec3 n_local{0, 1, 0};
+  float d = 1e30f;
+  switch (sh.type) {
+    case PartShape::kSphere:
+      d = Length(l) - sh.radius;
+      n_local = NormalizeOr(l, Vec3{0, 1, 0});
+      break;
+    case PartShape::kBox: {
+      const Vec3 h = sh.half_extents;
+      const Vec3 q{std::fabs(l.x) - h.x, std::fabs(l.y) - h.y, std::fabs(l.z) - h.z};
+      const Vec3 sign{l.x < 0 ? -1.0f : 1.0f, l.y < 0 ? -1.0f : 1.0f, l.z < 0 ? -1.0f : 1.0f};
+      const Vec3 out{std::max(q.x, 0.0f), std::max(q.y, 0.0f), std::max(q.z, 0.0f)};
+      const float out_len = Length(out);
+      if (out_len > 0) {
+        d = out_len;
+        n_local = Mul(out, sign) * (1.0f / out_len);
+      } else {
+        // Inside: out through the nearest face.
+        d = std::max(q.x, std::max(q.y, q.z));
+        n_local = q.x >= q.y && q.x >= q.z ? Vec3{sign.x, 0, 0} : (q.y >= q.z ? Vec3{0, sign.y, 0} : Vec3{0, 0, sign.z});
+      }
+      break;
+    }
+    case PartShape::kCapsule:
+    case PartShape::kTaperedCapsule: {
+      const bool tapered = sh.type == PartShape::kTaperedCapsule;
+      const float r0 = tapered ? sh.bottom_radius : sh.radius, r1 = tapered ? sh.top_radius : sh.radius;
+      const float len = std::max(2 * sh.half_height, 1e-6f);
+      const Vec3 c{l.x, l.y + sh.half_height, l.z};  // bottom sphere at the origin
+      const float radial = std::sqrt(c.x * c.x + c.z * c.z);
+      const Vec3 out_dir = radial > 1e-9f ? Vec3{c.x / radial, 0, c.z / radial} : Vec3{1, 0, 0};
+      const float s = (r1 - r0) / len, co = std::sqrt(std::max(0.0f, 1.0f - s * s));
+      const float along = (radial - r0 * co) * s + (c.y + r0 * s) * co;
+      if (along < 0) {
+        d = Length(c) - r0;
+        n_local = NormalizeOr(c, Vec3{0, -1, 0});
+      } else if (along > len * co) {
+        const Vec3 top = c - Vec3{0, len, 0};
+        d = Length(top) - r1;
+        n_local = NormalizeOr(top, Vec3{0, 1, 0});
+      } else {
+        d = radial * co - c.y * s - r0;
+        n_local = out_dir * co + Vec3{0, -s, 0};
+      }
+      break;
+    }
+  }
+  *normal = Rotate(shape_world.rotation, n_local);
+  return d;
+}
+
 template <class F>
 inline Vec3 DistanceNormal(const F& distance, Vec3 p) {
   const float e = 1e-4f;

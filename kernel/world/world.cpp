@@ -1130,6 +1130,10 @@ struct World::Impl {
     PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
     int32_t& count = pair_contact_count[pair_index];
     count = 0;
+    // The frame's broad phase kept the pair; this substep, its bounding spheres (every
+    // shape point lies within `extent` of its centre of mass) may still be apart.
+    const float reach = ca.extent + cb.extent;
+    if (LengthSquared(a.x - b.x) > reach * reach) return;
     // p is the body whose sample sphere is tested, q the body whose shape it is tested
     // against; `p_is_a` says which way round to record the contact (normal from b to a).
     auto resolve = [&](BodyState& p, const detail::RigidPartConstants& cp, bool p_fixed, float imp,
@@ -1137,13 +1141,12 @@ struct World::Impl {
                        bool q_fixed, float imq, const RagdollGroup& gq, int32_t part_q, bool p_is_a) {
       for (const auto& smp : gp.pair_points[part_p]) {
         const Transform q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
-        const PartShapeSettings& q_sh = gq.shapes[part_q];
-        auto sdf = [&](Vec3 x) { return PartShapeDistance(q_sh, q_shape, x); };
         const Vec3 c = p.x + Rotate(p.q, Vec3{smp[0], smp[1], smp[2]});
-        const float dist = sdf(c);
+        const float dist = PartShapeDistance(gq.shapes[part_q], q_shape, c);
         const float depth = dist - smp[3];
         if (!(depth < 0)) continue;
-        const Vec3 n = DistanceNormal(sdf, c);  // out of q, toward p
+        Vec3 n;  // out of q, toward p (the normal only where there is a contact)
+        detail::PartShapeDistanceNormal(gq.shapes[part_q], q_shape, c, &n);
         const Vec3 rp = c - n * smp[3] - p.x, rq = c - n * dist - q.x;
         const Vec3 ip = InvInertiaWorld(cp, p_fixed, p.q, Cross(rp, n)), iq = InvInertiaWorld(cq, q_fixed, q.q, Cross(rq, n));
         const float w = imp + imq + Dot(Cross(rp, n), ip) + Dot(Cross(rq, n), iq);
