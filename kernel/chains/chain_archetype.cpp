@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernel/chains/chain_block.h"
+#include "kernel/core/validation.h"
 
 namespace tendon {
 
@@ -35,23 +36,8 @@ const char* ToString(ErrorCode code) {
 namespace detail {
 namespace {
 
-Error Fail(ErrorCode code, int32_t item, std::string field, std::string message) {
-  return Error{code, item, std::move(field), std::move(message)};
-}
-
 std::string Indexed(const char* list, int32_t index, const char* member) {
   return std::string(list) + "[" + std::to_string(index) + "]" + member;
-}
-
-// A finite value within [lo, hi]; names the field in the error.
-Error CheckRange(float value, float lo, float hi, int32_t item, const std::string& field) {
-  if (!std::isfinite(value)) return Fail(ErrorCode::kNotFinite, item, field, field + " is not finite");
-  if (value < lo || value > hi) {
-    return Fail(ErrorCode::kOutOfRange, item, field,
-                field + " = " + std::to_string(value) + " is outside [" + std::to_string(lo) + ", " +
-                    std::to_string(hi) + "]");
-  }
-  return {};
 }
 
 Error CheckSettings(const ChainSettings& s) {

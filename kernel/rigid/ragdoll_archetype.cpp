@@ -13,6 +13,8 @@
 //     centre and inertia are integrated over 4,096 disks (midpoint rule, ~1e-7 relative).
 #include "kernel/rigid/ragdoll_archetype.h"
 
+#include "kernel/core/validation.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -23,29 +25,9 @@ namespace {
 constexpr double kPiD = 3.14159265358979323846;
 constexpr float kDegToRad = 3.14159265358979f / 180.0f;
 
-Error Fail(ErrorCode code, int32_t item, std::string field, std::string message) {
-  return Error{code, item, std::move(field), std::move(message)};
-}
-
 std::string PartField(int32_t i, const char* member) { return "parts[" + std::to_string(i) + "]" + member; }
 
-bool Ok(const Error& e) { return e.code == ErrorCode::kNone; }
-
 float Component(Vec3 v, int i) { return i == 0 ? v.x : (i == 1 ? v.y : v.z); }
-
-Error CheckRange(float v, float lo, float hi, int32_t item, const std::string& field) {
-  if (!std::isfinite(v)) return Fail(ErrorCode::kNotFinite, item, field, field + " is not finite");
-  if (v < lo || v > hi)
-    return Fail(ErrorCode::kOutOfRange, item, field,
-                field + " = " + std::to_string(v) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return {};
-}
-
-Error CheckPositive(float v, int32_t item, const std::string& field) {
-  if (!std::isfinite(v)) return Fail(ErrorCode::kNotFinite, item, field, field + " is not finite");
-  if (!(v > 0)) return Fail(ErrorCode::kOutOfRange, item, field, field + " must be positive, got " + std::to_string(v));
-  return {};
-}
 
 Error CheckUnitTransform(const Transform& t, int32_t item, const std::string& field) {
   if (!IsFinite(t)) return Fail(ErrorCode::kNotFinite, item, field, field + " is not finite");

@@ -32,6 +32,7 @@
 #include "kernel/chains/chain_kernels.h"
 #include "kernel/collide/part_distance.h"
 #include "kernel/collide/static_mesh.h"
+#include "kernel/core/validation.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/rigid_kernels.h"
 #include "kernel/world/fixed_clock.h"
@@ -47,6 +48,9 @@ using detail::AlignedFloats;
 using detail::ChainArchetype;
 using detail::ChainBlockView;
 using detail::kBlockLanes;
+using detail::CheckPositive;
+using detail::CheckRange;
+using detail::Fail;
 using detail::BoxDistance;
 using detail::DistanceNormal;
 using detail::PartShapeDistance;
@@ -59,17 +63,6 @@ constexpr int32_t kPairColours = 64;
 constexpr int32_t kContactsPerPair = 4;  // contacts of a pair kept for its velocity pass
 constexpr int32_t kPendulumChunk = 256;
 constexpr float kPi = 3.14159265358979f;
-
-Error Fail(ErrorCode code, int32_t item, const char* field, std::string message) {
-  return Error{code, item, field, std::move(message)};
-}
-
-Error CheckFinitePositive(float v, const char* field, bool allow_infinity) {
-  if (std::isnan(v) || (!allow_infinity && std::isinf(v)))
-    return Fail(ErrorCode::kNotFinite, -1, field, std::string(field) + " is not finite");
-  if (!(v > 0)) return Fail(ErrorCode::kOutOfRange, -1, field, std::string(field) + " must be positive");
-  return {};
-}
 
 struct ChainGroup {
   int32_t node_count = 0;
@@ -1521,12 +1514,12 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
     return Fail(ErrorCode::kOutOfRange, -1, "fixed_hz", "fixed_hz must be within [10, 1000]");
   if (s.max_substeps < 1 || s.max_substeps > 64)
     return Fail(ErrorCode::kOutOfRange, -1, "max_substeps", "max_substeps must be within [1, 64]");
-  if (Error e = CheckFinitePositive(s.max_distance, "max_distance", true); e.code != ErrorCode::kNone) return e;
-  if (Error e = CheckFinitePositive(s.pendulum_max_distance, "pendulum_max_distance", true); e.code != ErrorCode::kNone)
+  if (Error e = CheckPositive(s.max_distance, -1, "max_distance", true); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckPositive(s.pendulum_max_distance, -1, "pendulum_max_distance", true); e.code != ErrorCode::kNone)
     return e;
-  if (Error e = CheckFinitePositive(s.teleport_distance, "teleport_distance", true); e.code != ErrorCode::kNone)
+  if (Error e = CheckPositive(s.teleport_distance, -1, "teleport_distance", true); e.code != ErrorCode::kNone)
     return e;
-  if (Error e = CheckFinitePositive(s.teleport_angle_degrees, "teleport_angle_degrees", true);
+  if (Error e = CheckPositive(s.teleport_angle_degrees, -1, "teleport_angle_degrees", true);
       e.code != ErrorCode::kNone)
     return e;
   if (s.max_chains < 0) return Fail(ErrorCode::kOutOfRange, -1, "max_chains", "max_chains must be >= 0");
@@ -2315,20 +2308,16 @@ Result<PendulumId> World::BindPendulum(const PendulumBinding& b) {
     return PendulumId{static_cast<uint32_t>(it->second), w.pendulums[it->second].generation};
   }
   const PendulumSettings& s = b.settings;
-  struct Check {
+  const struct {
     float v, lo, hi;
     const char* field;
-  };
-  const Check checks[] = {{s.damping, 0, 1, "settings.damping"},
-                          {s.stiffness, 0, 1, "settings.stiffness"},
-                          {s.gravity_scale, -100, 100, "settings.gravity_scale"},
-                          {s.wind_scale, -100, 100, "settings.wind_scale"},
-                          {s.max_swing_degrees, 0, 180, "settings.max_swing_degrees"}};
-  for (const Check& c : checks) {
-    if (!std::isfinite(c.v)) return Fail(ErrorCode::kNotFinite, -1, c.field, std::string(c.field) + " is not finite");
-    if (c.v < c.lo || c.v > c.hi)
-      return Fail(ErrorCode::kOutOfRange, -1, c.field,
-                  std::string(c.field) + " is outside [" + std::to_string(c.lo) + ", " + std::to_string(c.hi) + "]");
+  } checks[] = {{s.damping, 0, 1, "settings.damping"},
+                {s.stiffness, 0, 1, "settings.stiffness"},
+                {s.gravity_scale, -100, 100, "settings.gravity_scale"},
+                {s.wind_scale, -100, 100, "settings.wind_scale"},
+                {s.max_swing_degrees, 0, 180, "settings.max_swing_degrees"}};
+  for (const auto& c : checks) {
+    if (Error e = CheckRange(c.v, c.lo, c.hi, -1, c.field); e.code != ErrorCode::kNone) return e;
   }
   if (!IsFinite(s.centre)) return Fail(ErrorCode::kNotFinite, -1, "settings.centre", "centre is not finite");
   if (!IsFinite(s.up_axis) || std::fabs(Length(s.up_axis) - 1.0f) > 1e-3f)
