@@ -680,6 +680,46 @@ TEST(RigidSolve, ANonFiniteStateResetsTheRagdollAndIsReported) {
   EXPECT_EQ(v[0], Vec3{});
 }
 
+// The reset puts the bodies back and leaves the host's controls alone: motor targets set
+// before the overflow keep driving the joint afterwards without being set again.
+TEST(RigidSolve, ANonFiniteResetKeepsTheHostsMotorTargets) {
+  WorldSettings ws;
+  ws.gravity = {0, 0, 0};
+  auto w = MakeWorld(ws);
+  RagdollSettings s;
+  PartSettings root;
+  root.mass = 0.01f;
+  root.max_linear_speed = 1e38f;
+  s.parts.push_back(root);
+  PartSettings arm;
+  arm.parent = 0;
+  arm.pose.translation = {0, -0.3f, 0};
+  arm.joint.anchor = {0, -0.15f, 0};
+  arm.joint.type = JointType::kHinge;
+  arm.joint.twist_axis = {0, 0, 1};
+  arm.joint.plane_axis = {1, 0, 0};
+  arm.joint.motor = {.frequency_hz = 4.0f, .damping_ratio = 1.0f, .max_torque_per_kg = 1000.0f};
+  s.parts.push_back(arm);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> out(2);
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = out;
+  const RagdollId id = w->BindRagdoll(b).value();
+  w->Step(kStep);
+  auto bend = [&] { return RotationAngle(Normalize(Conjugate(out[0].rotation) * out[1].rotation)); };
+  ASSERT_LT(bend(), 0.01f);
+  const std::vector<Quat> targets = {Quat{}, AxisAngle({0, 0, 1}, 1.0f)};
+  ASSERT_EQ(w->SetRagdollMotorTargets(id, targets, 1.0f).code, ErrorCode::kNone);
+  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation).code, ErrorCode::kNone);
+  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation).code, ErrorCode::kNone);
+  ASSERT_EQ(w->Step(kStep).reset_non_finite, 1);
+  EXPECT_LT(bend(), 0.01f);  // back at the last good pose, still straight
+  for (int f = 0; f < 120; ++f) w->Step(kStep);
+  EXPECT_TRUE(IsFinite(out[0]) && IsFinite(out[1]));
+  EXPECT_NEAR(bend(), 1.0f, 0.05f);  // radians: the motor drove the arm to its target
+}
+
 TEST(RigidSolve, BadBindingsAndStaticWorldsAreRefused) {
   auto w = MakeWorld();
   RagdollSettings s;

@@ -204,13 +204,15 @@ struct RagdollGroup {
     const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
     for (int32_t r = 0; r < Rows(); ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
   }
-  // Puts the parts of `lane` at body poses `bodies` with velocities v, w.
-  void SetLane(int32_t lane, const Transform* bodies, Vec3 v, Vec3 w, bool active) {
+  // Puts the parts of `lane` at body poses `bodies` with velocities v, w (kinematic parts
+  // stay still) and forgets their contacts. The host's controls (motor targets and
+  // strength, planar mode) and the lane's flags are left as they are.
+  void PlaceBodies(int32_t lane, const Transform* bodies, Vec3 v, Vec3 w) {
     const detail::RigidBlockView view = View(lane / kBlockLanes);
     const int32_t l = lane % kBlockLanes;
     for (int32_t j = 0; j < part_count; ++j) {
       const bool moving = constants[j].inv_mass > 0.0f;
-      const float values[detail::kRigidFieldCount] = {
+      const float values[detail::kRbQPw + 1] = {
           bodies[j].translation.x, bodies[j].translation.y, bodies[j].translation.z,
           bodies[j].rotation.x,    bodies[j].rotation.y,    bodies[j].rotation.z,
           bodies[j].rotation.w,    moving ? v.x : 0.0f,     moving ? v.y : 0.0f,
@@ -219,15 +221,23 @@ struct RagdollGroup {
           bodies[j].translation.z, bodies[j].rotation.x,    bodies[j].rotation.y,
           bodies[j].rotation.z,    bodies[j].rotation.w};
       for (int32_t f = 0; f <= detail::kRbQPw; ++f) view.Part(f, j)[l] = values[f];
+      for (int32_t k = 0; k < detail::kMaxContactPoints; ++k) {
+        for (int32_t f = 0; f < detail::kContactFieldCount; ++f) view.Contact(f, j, k)[l] = 0.0f;
+      }
+    }
+  }
+  // A fresh lane: the bodies placed, motors at their neutral targets and off, 3D, awake.
+  void SetLane(int32_t lane, const Transform* bodies, Vec3 v, Vec3 w, bool active) {
+    PlaceBodies(lane, bodies, v, w);
+    const detail::RigidBlockView view = View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    for (int32_t j = 0; j < part_count; ++j) {
       const Quat m = neutral_motor[j];
       const float motor[7] = {m.x, m.y, m.z, m.w, 0, 0, 0};
       for (int32_t f = 0; f < 7; ++f) view.Part(detail::kMotorQx + f, j)[l] = motor[f];
       const Quat r = bodies[j].rotation;
       const float planar[5] = {r.x, r.y, r.z, r.w, 0};
       for (int32_t f = 0; f < 5; ++f) view.Part(detail::kPlanarQx + f, j)[l] = planar[f];
-      for (int32_t k = 0; k < detail::kMaxContactPoints; ++k) {
-        for (int32_t f = 0; f < detail::kContactFieldCount; ++f) view.Contact(f, j, k)[l] = 0.0f;
-      }
     }
     view.Lane(detail::kActive)[l] = active ? 1.0f : 0.0f;
     view.Lane(detail::kAsleep)[l] = 0.0f;
@@ -1288,7 +1298,6 @@ struct World::Impl {
       for (int32_t i = begin; i < end; ++i) {
         RagdollGroup& g = ragdoll_groups[ragdoll_work[i].group];
         const detail::RigidBlockView view = g.View(ragdoll_work[i].block);
-        // Kinematic roots follow their host frame.
         for (int32_t l = 0; l < kBlockLanes; ++l) {
           const int32_t owner = g.lane_owner[ragdoll_work[i].block * kBlockLanes + l];
           if (owner < 0 || ragdolls[owner].kinematic_root == nullptr) continue;
@@ -1364,16 +1373,12 @@ struct World::Impl {
             finite = sum == 0.0f;
           }
           if (!finite) {
-            // Back to the last pose written (the output holds it), at rest.
+            // Back to the last pose written (the output holds it), at rest; the host's
+            // motors and planar mode stay as they were.
             ++resets;
             Transform bodies[detail::kMaxRagdollParts];
             for (int32_t j = 0; j < g.part_count; ++j) bodies[j] = Compose(slot.output[j], g.body_in_part[j]);
-            const float strength = view.Lane(detail::kMotorStrength)[l];
-            const Vec3 planar{view.Lane(detail::kPlanarNx)[l], view.Lane(detail::kPlanarNy)[l],
-                              view.Lane(detail::kPlanarNz)[l]};
-            g.SetLane(slot.lane, bodies, Vec3{}, Vec3{}, true);
-            view.Lane(detail::kMotorStrength)[l] = strength;  // the host's motors stay on
-            if (!(planar == Vec3{})) g.SetPlanar(slot.lane, planar);  // and so does planar mode
+            g.PlaceBodies(slot.lane, bodies, Vec3{}, Vec3{});
             continue;
           }
           if (!slot.asleep) UpdateSleep(slot, view, l, g, frame_seconds);
