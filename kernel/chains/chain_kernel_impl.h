@@ -309,4 +309,11 @@ void Pose(const ChainBlockView& b, const ChainPoseInput& in) {
   }
 }
 
+// This translation unit's kernel set for lane type V (its instruction set), built once.
+template <class V>
+const ChainKernels& KernelTable(const char* name) {
+  static const ChainKernels kernels{&Solve<V>, &Writeback<V>, &Pose<V>, name};
+  return kernels;
+}
+
 }  // namespace tendon::detail::TENDON_CHAIN_KERNEL_NS

@@ -5,20 +5,9 @@
 #include "kernel/chains/chain_kernels.h"
 
 namespace tendon::detail {
-namespace {
-using Value = float;
-void SolveBlocks(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params) {
-  chain_kernel_scalar::Solve<Value>(blocks, count, params);
-}
-void PoseBlock(const ChainBlockView& block, const ChainPoseInput& input) {
-  chain_kernel_scalar::Pose<Value>(block, input);
-}
-void WritebackBlock(const ChainBlockView& block) { chain_kernel_scalar::Writeback<Value>(block); }
-}  // namespace
 
 const ChainKernels& ChainKernelsScalar() {
-  static const ChainKernels kernels{&SolveBlocks, &WritebackBlock, &PoseBlock, "scalar"};
-  return kernels;
+  return chain_kernel_scalar::KernelTable<float>("scalar");
 }
 
 }  // namespace tendon::detail

@@ -5,20 +5,9 @@
 #include "kernel/chains/chain_kernels.h"
 
 namespace tendon::detail {
-namespace {
-using Value = xsimd::batch<float, xsimd::sse2>;
-void SolveBlocks(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params) {
-  chain_kernel_sse2::Solve<Value>(blocks, count, params);
-}
-void PoseBlock(const ChainBlockView& block, const ChainPoseInput& input) {
-  chain_kernel_sse2::Pose<Value>(block, input);
-}
-void WritebackBlock(const ChainBlockView& block) { chain_kernel_sse2::Writeback<Value>(block); }
-}  // namespace
 
 const ChainKernels& ChainKernelsSse2() {
-  static const ChainKernels kernels{&SolveBlocks, &WritebackBlock, &PoseBlock, "sse2"};
-  return kernels;
+  return chain_kernel_sse2::KernelTable<xsimd::batch<float, xsimd::sse2>>("sse2");
 }
 
 }  // namespace tendon::detail

@@ -5,20 +5,9 @@
 #include "kernel/chains/chain_kernels.h"
 
 namespace tendon::detail {
-namespace {
-using Value = xsimd::batch<float, xsimd::sse4_2>;
-void SolveBlocks(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params) {
-  chain_kernel_sse42::Solve<Value>(blocks, count, params);
-}
-void PoseBlock(const ChainBlockView& block, const ChainPoseInput& input) {
-  chain_kernel_sse42::Pose<Value>(block, input);
-}
-void WritebackBlock(const ChainBlockView& block) { chain_kernel_sse42::Writeback<Value>(block); }
-}  // namespace
 
 const ChainKernels& ChainKernelsSse42() {
-  static const ChainKernels kernels{&SolveBlocks, &WritebackBlock, &PoseBlock, "sse4.2"};
-  return kernels;
+  return chain_kernel_sse42::KernelTable<xsimd::batch<float, xsimd::sse4_2>>("sse4.2");
 }
 
 }  // namespace tendon::detail

@@ -724,4 +724,11 @@ void Velocities(const RigidBlockView* blocks, int32_t count, const RigidSolvePar
   RunStages<V>(blocks, count, sp, 2);
 }
 
+// This translation unit's kernel set for lane type V (its instruction set), built once.
+template <class V>
+const RigidKernels& KernelTable(const char* name) {
+  static const RigidKernels kernels{&Solve<V>, &Positions<V>, &Velocities<V>, name};
+  return kernels;
+}
+
 }  // namespace tendon::detail::TENDON_RIGID_KERNEL_NS

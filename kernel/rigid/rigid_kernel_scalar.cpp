@@ -5,22 +5,9 @@
 #include "kernel/rigid/rigid_kernels.h"
 
 namespace tendon::detail {
-namespace {
-using Value = float;
-void SolveBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
-  rigid_kernel_scalar::Solve<Value>(blocks, count, params);
-}
-void PositionBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
-  rigid_kernel_scalar::Positions<Value>(blocks, count, params);
-}
-void VelocityBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
-  rigid_kernel_scalar::Velocities<Value>(blocks, count, params);
-}
-}  // namespace
 
 const RigidKernels& RigidKernelsScalar() {
-  static const RigidKernels kernels{&SolveBlocks, &PositionBlocks, &VelocityBlocks, "scalar"};
-  return kernels;
+  return rigid_kernel_scalar::KernelTable<float>("scalar");
 }
 
 }  // namespace tendon::detail

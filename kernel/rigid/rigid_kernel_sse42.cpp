@@ -5,22 +5,9 @@
 #include "kernel/rigid/rigid_kernels.h"
 
 namespace tendon::detail {
-namespace {
-using Value = xsimd::batch<float, xsimd::sse4_2>;
-void SolveBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
-  rigid_kernel_sse42::Solve<Value>(blocks, count, params);
-}
-void PositionBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
-  rigid_kernel_sse42::Positions<Value>(blocks, count, params);
-}
-void VelocityBlocks(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params) {
-  rigid_kernel_sse42::Velocities<Value>(blocks, count, params);
-}
-}  // namespace
 
 const RigidKernels& RigidKernelsSse42() {
-  static const RigidKernels kernels{&SolveBlocks, &PositionBlocks, &VelocityBlocks, "sse4.2"};
-  return kernels;
+  return rigid_kernel_sse42::KernelTable<xsimd::batch<float, xsimd::sse4_2>>("sse4.2");
 }
 
 }  // namespace tendon::detail
