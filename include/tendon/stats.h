@@ -42,7 +42,8 @@ struct FrameStats {
   int32_t culled_by_budget = 0;      // of those: eligible but past max_chains
   int32_t sleeping_pendulums = 0;
   int32_t bound_ragdolls = 0;
-  int32_t simulated_ragdolls = 0;    // awake, stepped
+  int32_t disabled_ragdolls = 0;     // bound but switched off (inactive characters): not stepped
+  int32_t simulated_ragdolls = 0;    // enabled, awake, stepped
   int32_t sleeping_ragdolls = 0;     // asleep (frozen ones included)
   int32_t frozen_ragdolls = 0;       // frozen: settled where they lie
   int32_t ragdoll_substeps = 0;      // XPBD substeps each ragdoll ran this frame

@@ -143,6 +143,8 @@ struct RagdollBinding {
   // this normal through its bind position and only turns about the normal.
   Vec3 planar_normal{};
   RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
+  // False binds it switched off (see World::SetRagdollEnabled).
+  bool enabled = true;
 };
 
 // An instance of a chain archetype over host buffers (all read or written every Step the
@@ -200,6 +202,25 @@ class World {
   // Frees the instance; its output keeps the last written pose.
   Error UnbindRagdoll(RagdollId ragdoll);
   bool IsValid(RagdollId ragdoll) const;
+  // Switches a bound ragdoll on or off without unbinding it. A disabled ragdoll is not
+  // stepped, collides with nothing and costs the solver nothing (its lane moves out of the
+  // stepped range); Step leaves its output alone, so the host (or a character) may write
+  // any pose there, and RaycastRagdolls still hits the parts where the output says they
+  // are. Enabling wakes it from the state it held (SetRagdollPartStates to move it first).
+  // Never allocates.
+  Error SetRagdollEnabled(RagdollId ragdoll, bool enabled);
+  bool IsRagdollEnabled(RagdollId ragdoll) const;
+  // Makes the root part kinematic, following `root` (read every Step; must stay valid), or
+  // dynamic again (null). Allocates a lane the first time an instance of the archetype
+  // switches, unless ReserveRagdollKinematicToggle reserved one.
+  Error SetRagdollKinematicRoot(RagdollId ragdoll, const Transform* root);
+  // Reserves lanes so that `instances` more instances of `archetype` can switch their
+  // kinematic root on and off without allocating.
+  Error ReserveRagdollKinematicToggle(RagdollArchetypeId archetype, int32_t instances);
+  // Puts every part at a world frame with a linear velocity (m/s, at the part's origin) and
+  // an angular velocity (rad/s); empty spans mean at rest. Forgets contacts and wakes it.
+  Error SetRagdollPartStates(RagdollId ragdoll, std::span<const Transform> parts, std::span<const Vec3> linear = {},
+                             std::span<const Vec3> angular = {});
   // Wakes (and unfreezes) a ragdoll; its sleep timer starts again.
   Error WakeRagdoll(RagdollId ragdoll);
   // Applies an impulse (N s) at a world point of a part, waking the ragdoll.

@@ -191,7 +191,14 @@ struct RagdollGroup {
   uint32_t collision_group = 1, collision_mask = 0xffffffffu;
   std::vector<AlignedFloats> blocks;    // grown at bind time only
   std::vector<int32_t> lane_owner;
+  // Lanes [0, lanes_enabled) hold enabled instances (stepped); [lanes_enabled, lanes_used)
+  // disabled ones (kActive 0: the kernel leaves them alone, no work item reaches them
+  // unless they share a block with enabled lanes); the rest is padding.
+  int32_t lanes_enabled = 0;
   int32_t lanes_used = 0;
+  // Lanes promised to instances that may move here later (characters toggling their
+  // anchor): blocks always cover max(lanes_used, reserved) so a move never allocates.
+  int32_t reserved = 0;
   std::size_t floats_per_block = 0;
 
   detail::RigidBlockView View(int32_t block) {
@@ -203,6 +210,24 @@ struct RagdollGroup {
     float* dst = blocks[to / kBlockLanes].data();
     const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
     for (int32_t r = 0; r < Rows(); ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
+  }
+  // Copies a lane of another group of the same archetype (the same rows) into `to`.
+  void CopyLaneFrom(const RagdollGroup& other, int32_t from, int32_t to) {
+    const float* src = other.blocks[from / kBlockLanes].data();
+    float* dst = blocks[to / kBlockLanes].data();
+    const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
+    for (int32_t r = 0; r < Rows(); ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
+  }
+  void SwapLanes(int32_t a, int32_t b) {
+    if (a == b) return;
+    float* pa = blocks[a / kBlockLanes].data();
+    float* pb = blocks[b / kBlockLanes].data();
+    const int32_t la = a % kBlockLanes, lb = b % kBlockLanes;
+    for (int32_t r = 0; r < Rows(); ++r) std::swap(pa[r * kBlockLanes + la], pb[r * kBlockLanes + lb]);
+    std::swap(lane_owner[a], lane_owner[b]);
+  }
+  void SetActiveFlag(int32_t lane, bool active) {
+    View(lane / kBlockLanes).Lane(detail::kActive)[lane % kBlockLanes] = active ? 1.0f : 0.0f;
   }
   // Puts the parts of `lane` at body poses `bodies` with velocities v, w (kinematic parts
   // stay still) and forgets their contacts. The host's controls (motor targets and
@@ -270,6 +295,7 @@ struct RagdollSlot {
   float age_seconds = 0;    // simulated time since bind
   bool asleep = false;
   bool frozen = false;
+  bool enabled = true;  // false: not stepped, no contacts, no sleep; the output is the host's
   bool freeze_when_asleep = false;
   float freeze_after_seconds = INFINITY;
   RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
@@ -321,6 +347,10 @@ void TaskTrampoline(int32_t begin, int32_t end, uint32_t worker, void* context) 
   (*static_cast<F*>(context))(begin, end, worker);
 }
 
+}  // namespace
+
+namespace {
+std::vector<detail::RigidPartConstants> RigidConstants(const detail::RagdollArchetype& a, bool kinematic_root);
 }  // namespace
 
 struct World::Impl {
@@ -979,7 +1009,7 @@ struct World::Impl {
     int32_t n = 0;
     for (std::size_t i = 0; i < ragdolls.size(); ++i) {
       const RagdollSlot& r = ragdolls[i];
-      if (!r.live) continue;
+      if (!r.live || !r.enabled) continue;
       RagdollGroup& g = ragdoll_groups[r.group];
       const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
       const int32_t l = r.lane % kBlockLanes;
@@ -1264,13 +1294,16 @@ struct World::Impl {
 
   // Body frame of every part of a ragdoll lane from part frames.
   void RagdollPhase(int32_t substeps) {
-    int32_t count = 0;
+    int32_t count = 0, enabled = 0;
     for (int32_t gi = 0; gi < static_cast<int32_t>(ragdoll_groups.size()); ++gi) {
-      const int32_t blocks = (ragdoll_groups[gi].lanes_used + kBlockLanes - 1) / kBlockLanes;
+      // Only blocks with enabled lanes are work: disabled instances cost the solver nothing.
+      const int32_t blocks = (ragdoll_groups[gi].lanes_enabled + kBlockLanes - 1) / kBlockLanes;
       for (int32_t b = 0; b < blocks; ++b) ragdoll_work[count++] = {gi, b};
+      enabled += ragdoll_groups[gi].lanes_enabled;
     }
     stats.bound_ragdolls = live_ragdolls;
-    stats.simulated_ragdolls = live_ragdolls;
+    stats.disabled_ragdolls = live_ragdolls - enabled;
+    stats.simulated_ragdolls = 0;
     if (count == 0) return;
     const int32_t ragdoll_steps = substeps * settings.ragdoll_substeps;
     stats.ragdoll_substeps = ragdoll_steps;
@@ -1299,7 +1332,8 @@ struct World::Impl {
         RagdollGroup& g = ragdoll_groups[ragdoll_work[i].group];
         const detail::RigidBlockView view = g.View(ragdoll_work[i].block);
         for (int32_t l = 0; l < kBlockLanes; ++l) {
-          const int32_t owner = g.lane_owner[ragdoll_work[i].block * kBlockLanes + l];
+          const int32_t lane = ragdoll_work[i].block * kBlockLanes + l;
+          const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
           if (owner < 0 || ragdolls[owner].kinematic_root == nullptr) continue;
           const Transform target = *ragdolls[owner].kinematic_root;
           if (!IsFinite(target)) continue;
@@ -1326,7 +1360,7 @@ struct World::Impl {
     //    otherwise one at a time, each followed by the coloured pair contacts.
     stats.ragdoll_pairs = stats.dropped_ragdoll_pairs = 0;
     pair_count = 0;
-    if (substeps > 0 && live_ragdolls > 1) RagdollBroadPhase(frame_seconds);
+    if (substeps > 0 && enabled > 1) RagdollBroadPhase(frame_seconds);
     const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
     params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
     // A kernel over every block: 0 the whole substeps, 1 positions, 2 velocities.
@@ -1363,7 +1397,8 @@ struct World::Impl {
         const detail::RigidBlockView view = g.View(ragdoll_work[i].block);
         int32_t resets = 0;
         for (int32_t l = 0; l < kBlockLanes; ++l) {
-          const int32_t owner = g.lane_owner[ragdoll_work[i].block * kBlockLanes + l];
+          const int32_t lane = ragdoll_work[i].block * kBlockLanes + l;
+          const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
           if (owner < 0) continue;
           RagdollSlot& slot = ragdolls[owner];
           bool finite = true;
@@ -1397,13 +1432,146 @@ struct World::Impl {
     for (int32_t i = 0; i < count; ++i) stats.reset_non_finite += ragdoll_resets[i];
     int32_t asleep = 0, frozen = 0;
     for (const RagdollSlot& r : ragdolls) {
-      if (!r.live) continue;
+      if (!r.live || !r.enabled) continue;
       asleep += r.asleep ? 1 : 0;
       frozen += r.frozen ? 1 : 0;
     }
     stats.sleeping_ragdolls = asleep;
     stats.frozen_ragdolls = frozen;
-    stats.simulated_ragdolls = live_ragdolls - asleep;
+    stats.simulated_ragdolls = enabled - asleep;
+  }
+
+  // The group of an archetype's instances with (kinematic) or without a kinematic root,
+  // created on first use (bind time).
+  int32_t FindOrAddRagdollGroup(int32_t archetype, bool kinematic) {
+    for (int32_t i = 0; i < static_cast<int32_t>(ragdoll_groups.size()); ++i) {
+      if (ragdoll_groups[i].archetype == archetype && ragdoll_groups[i].kinematic_root == kinematic) return i;
+    }
+    const detail::RagdollArchetype& a = ragdoll_archetypes[archetype];
+    const auto n = static_cast<int32_t>(a.parts.size());
+    RagdollGroup g;
+    g.archetype = archetype;
+    g.kinematic_root = kinematic;
+    g.part_count = n;
+    g.constants = RigidConstants(a, kinematic);
+    g.self_pairs = a.self_collision_pairs;
+    g.collision_group = a.collision_group;
+    g.collision_mask = a.collision_mask;
+    for (const detail::RigidPartArchetype& p : a.parts) {
+      g.shapes.push_back(p.shape);
+      g.shape_in_body.push_back(p.shape_in_body);
+      std::vector<std::array<float, 4>> points;
+      auto add = [&](Vec3 local, float radius) {
+        const Vec3 body_point = TransformPoint(p.shape_in_body, local);
+        points.push_back({body_point.x, body_point.y, body_point.z, radius});
+      };
+      const PartShapeSettings& sh = p.shape;
+      if (sh.type == PartShape::kSphere) {
+        add({}, sh.radius);
+      } else if (sh.type == PartShape::kBox) {
+        // Corners and face centres: two equal boxes meeting face to face touch only along
+        // their edges at the corners.
+        for (int k = 0; k < 8; ++k)
+          add({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
+               (k & 4) ? sh.half_extents.z : -sh.half_extents.z},
+              0.0f);
+        for (int axis = 0; axis < 3; ++axis) {
+          for (float sign : {-1.0f, 1.0f}) {
+            Vec3 face{};
+            (axis == 0 ? face.x : (axis == 1 ? face.y : face.z)) =
+                sign * (axis == 0 ? sh.half_extents.x : (axis == 1 ? sh.half_extents.y : sh.half_extents.z));
+            add(face, 0.0f);
+          }
+        }
+      } else {
+        // Five spheres along the axis (the radius interpolated for tapered capsules).
+        const float r0 = sh.type == PartShape::kCapsule ? sh.radius : sh.bottom_radius;
+        const float r1 = sh.type == PartShape::kCapsule ? sh.radius : sh.top_radius;
+        for (int k = 0; k < 5; ++k) {
+          const float f = static_cast<float>(k) / 4.0f;
+          add({0, -sh.half_height + 2.0f * sh.half_height * f, 0}, r0 + (r1 - r0) * f);
+        }
+      }
+      g.pair_points.push_back(std::move(points));
+      g.body_in_part.push_back(p.body_in_part);
+      const Quat parent = p.parent >= 0 ? a.parts[p.parent].body_pose.rotation : Quat{};
+      g.neutral_motor.push_back(Normalize(Conjugate(parent) * p.body_pose.rotation));
+    }
+    g.floats_per_block = detail::RigidFloatsPerBlock(n);
+    ragdoll_groups.push_back(std::move(g));
+    return static_cast<int32_t>(ragdoll_groups.size()) - 1;
+  }
+
+  // Grows group `gi`'s blocks to hold `lanes` lanes plus its reserve (never in Step), and
+  // the per-block work arrays with them. New padding lanes hold the archetype's build pose.
+  // The reserve keeps room for every instance that may move in later without allocating.
+  void EnsureRagdollLanes(int32_t gi, int32_t lanes, bool with_reserve = true) {
+    RagdollGroup& g = ragdoll_groups[gi];
+    if (with_reserve) lanes += g.reserved;
+    if (lanes <= static_cast<int32_t>(g.blocks.size()) * kBlockLanes) return;
+    const detail::RagdollArchetype& a = ragdoll_archetypes[g.archetype];
+    Transform bodies[detail::kMaxRagdollParts];
+    for (int32_t j = 0; j < g.part_count; ++j) bodies[j] = a.parts[j].body_pose;
+    while (static_cast<int32_t>(g.blocks.size()) * kBlockLanes < lanes) {
+      g.blocks.emplace_back(g.floats_per_block);
+      g.lane_owner.resize(g.blocks.size() * kBlockLanes, -1);
+      const int32_t first = static_cast<int32_t>(g.blocks.size() - 1) * kBlockLanes;
+      for (int32_t l = 0; l < kBlockLanes; ++l) g.SetLane(first + l, bodies, Vec3{}, Vec3{}, false);
+    }
+    int32_t total = 0;
+    for (const RagdollGroup& other : ragdoll_groups) total += static_cast<int32_t>(other.blocks.size());
+    ragdoll_work.resize(total);
+    ragdoll_resets.resize(total);
+  }
+
+  // Lane bookkeeping. Swapping keeps every slot's lane index true.
+  void SwapRagdollLanes(RagdollGroup& g, int32_t a, int32_t b) {
+    g.SwapLanes(a, b);
+    for (int32_t lane : {a, b}) {
+      if (g.lane_owner[lane] >= 0) ragdolls[g.lane_owner[lane]].lane = lane;
+    }
+  }
+  void EnableLane(RagdollSlot& slot) {
+    RagdollGroup& g = ragdoll_groups[slot.group];
+    if (slot.lane >= g.lanes_enabled) SwapRagdollLanes(g, slot.lane, g.lanes_enabled++);
+    g.SetActiveFlag(slot.lane, true);
+  }
+  void DisableLane(RagdollSlot& slot) {
+    RagdollGroup& g = ragdoll_groups[slot.group];
+    if (slot.lane < g.lanes_enabled) SwapRagdollLanes(g, slot.lane, --g.lanes_enabled);
+    g.SetActiveFlag(slot.lane, false);
+  }
+  // Takes the slot's lane out of its group (the last lane fills the hole).
+  void RemoveLane(RagdollSlot& slot) {
+    DisableLane(slot);
+    RagdollGroup& g = ragdoll_groups[slot.group];
+    const int32_t last = --g.lanes_used;
+    SwapRagdollLanes(g, slot.lane, last);
+    g.lane_owner[last] = -1;
+    g.SetActiveFlag(last, false);
+  }
+  // Moves a ragdoll to another group of its archetype (a kinematic root on or off), state
+  // and all. Allocates only when the target group has no lane reserved for it.
+  void MoveRagdollToGroup(int32_t index, int32_t target) {
+    RagdollSlot& slot = ragdolls[index];
+    if (slot.group == target) return;
+    EnsureRagdollLanes(target, ragdoll_groups[target].lanes_used + 1, false);
+    RagdollGroup& to = ragdoll_groups[target];
+    const int32_t lane = to.lanes_used++;
+    to.CopyLaneFrom(ragdoll_groups[slot.group], slot.lane, lane);
+    to.SetActiveFlag(lane, false);
+    RemoveLane(slot);
+    to.lane_owner[lane] = index;
+    slot.group = target;
+    slot.lane = lane;
+    if (to.kinematic_root) {
+      // A kinematic root does not move by itself: its stale velocities must not feed the
+      // joints' velocity terms.
+      const detail::RigidBlockView view = to.View(lane / kBlockLanes);
+      for (int32_t f : {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz})
+        view.Part(f, 0)[lane % kBlockLanes] = 0.0f;
+    }
+    if (slot.enabled) EnableLane(slot);
   }
 
   // After a step: sleep when every part stayed slow long enough; freeze when asked.
@@ -1456,7 +1624,12 @@ struct World::Impl {
                        : settings.ambient_wind * detail::GustFactor(settings.wind_seed, clock.time());
       if (!IsFinite(frame_wind)) frame_wind = Vec3{};
     }
+    // Ragdolls (and the characters on them) first: chains bound on a ragdolled bone then
+    // swing from this frame's pose, not the last one's.
     auto t = std::chrono::steady_clock::now();
+    RagdollPhase(tick.substeps);
+    stats.times.ragdoll_ms = MsSince(t);
+    t = std::chrono::steady_clock::now();
     Gather();
     stats.times.gather_ms = MsSince(t);
     t = std::chrono::steady_clock::now();
@@ -1479,9 +1652,6 @@ struct World::Impl {
     t = std::chrono::steady_clock::now();
     Pendulums(tick.substeps);
     stats.times.pendulum_ms = MsSince(t);
-    t = std::chrono::steady_clock::now();
-    RagdollPhase(tick.substeps);
-    stats.times.ragdoll_ms = MsSince(t);
     stats.simulated_instance_substeps =
         static_cast<int64_t>(stats.simulated_chains + stats.simulated_pendulums) * tick.substeps;
     stats.times.total_ms = MsSince(t0);
@@ -1825,65 +1995,7 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   if (b.kinematic_root != nullptr && !IsFinite(*b.kinematic_root))
     return Fail(ErrorCode::kNotFinite, -1, "kinematic_root", "the kinematic root frame is not finite at bind");
   const bool kinematic = b.kinematic_root != nullptr;
-  int32_t gi = -1;
-  for (int32_t i = 0; i < static_cast<int32_t>(w.ragdoll_groups.size()); ++i) {
-    if (w.ragdoll_groups[i].archetype == static_cast<int32_t>(b.archetype.index) &&
-        w.ragdoll_groups[i].kinematic_root == kinematic)
-      gi = i;
-  }
-  if (gi < 0) {
-    RagdollGroup g;
-    g.archetype = static_cast<int32_t>(b.archetype.index);
-    g.kinematic_root = kinematic;
-    g.part_count = n;
-    g.constants = RigidConstants(a, kinematic);
-    g.self_pairs = a.self_collision_pairs;
-    g.collision_group = a.collision_group;
-    g.collision_mask = a.collision_mask;
-    for (const detail::RigidPartArchetype& p : a.parts) {
-      g.shapes.push_back(p.shape);
-      g.shape_in_body.push_back(p.shape_in_body);
-      std::vector<std::array<float, 4>> points;
-      auto add = [&](Vec3 local, float radius) {
-        const Vec3 body_point = TransformPoint(p.shape_in_body, local);
-        points.push_back({body_point.x, body_point.y, body_point.z, radius});
-      };
-      const PartShapeSettings& sh = p.shape;
-      if (sh.type == PartShape::kSphere) {
-        add({}, sh.radius);
-      } else if (sh.type == PartShape::kBox) {
-        // Corners and face centres: two equal boxes meeting face to face touch only along
-        // their edges at the corners.
-        for (int k = 0; k < 8; ++k)
-          add({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
-               (k & 4) ? sh.half_extents.z : -sh.half_extents.z},
-              0.0f);
-        for (int axis = 0; axis < 3; ++axis) {
-          for (float sign : {-1.0f, 1.0f}) {
-            Vec3 face{};
-            (axis == 0 ? face.x : (axis == 1 ? face.y : face.z)) =
-                sign * (axis == 0 ? sh.half_extents.x : (axis == 1 ? sh.half_extents.y : sh.half_extents.z));
-            add(face, 0.0f);
-          }
-        }
-      } else {
-        // Five spheres along the axis (the radius interpolated for tapered capsules).
-        const float r0 = sh.type == PartShape::kCapsule ? sh.radius : sh.bottom_radius;
-        const float r1 = sh.type == PartShape::kCapsule ? sh.radius : sh.top_radius;
-        for (int k = 0; k < 5; ++k) {
-          const float f = static_cast<float>(k) / 4.0f;
-          add({0, -sh.half_height + 2.0f * sh.half_height * f, 0}, r0 + (r1 - r0) * f);
-        }
-      }
-      g.pair_points.push_back(std::move(points));
-      g.body_in_part.push_back(p.body_in_part);
-      const Quat parent = p.parent >= 0 ? a.parts[p.parent].body_pose.rotation : Quat{};
-      g.neutral_motor.push_back(Normalize(Conjugate(parent) * p.body_pose.rotation));
-    }
-    g.floats_per_block = detail::RigidFloatsPerBlock(n);
-    w.ragdoll_groups.push_back(std::move(g));
-    gi = static_cast<int32_t>(w.ragdoll_groups.size()) - 1;
-  }
+  const int32_t gi = w.FindOrAddRagdollGroup(static_cast<int32_t>(b.archetype.index), kinematic);
   RagdollGroup& g = w.ragdoll_groups[gi];
   // Body poses to start from.
   Transform bodies[detail::kMaxRagdollParts];
@@ -1896,16 +2008,7 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
     bodies[j] = Compose(Transform{part.translation, Normalize(part.rotation), {1, 1, 1}}, a.parts[j].body_in_part);
   }
   // Capacity: one more lane (blocks grow here, never in Step).
-  if (g.lanes_used == static_cast<int32_t>(g.blocks.size()) * kBlockLanes) {
-    g.blocks.emplace_back(g.floats_per_block);
-    g.lane_owner.resize(g.blocks.size() * kBlockLanes, -1);
-    const int32_t first = static_cast<int32_t>(g.blocks.size() - 1) * kBlockLanes;
-    for (int32_t l = 0; l < kBlockLanes; ++l) g.SetLane(first + l, bodies, Vec3{}, Vec3{}, false);
-    int32_t total = 0;
-    for (const RagdollGroup& other : w.ragdoll_groups) total += static_cast<int32_t>(other.blocks.size());
-    w.ragdoll_work.resize(total);
-    w.ragdoll_resets.resize(total);
-  }
+  w.EnsureRagdollLanes(gi, g.lanes_used + 1);
   int32_t index;
   if (!w.free_ragdolls.empty()) {
     index = w.free_ragdolls.back();
@@ -1927,9 +2030,11 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   slot.freeze_when_asleep = b.freeze_when_asleep;
   slot.freeze_after_seconds = b.freeze_after_seconds;
   slot.collide_mode = b.collide_mode;
+  slot.enabled = b.enabled;
   g.lane_owner[slot.lane] = index;
-  g.SetLane(slot.lane, bodies, b.linear_velocity, b.angular_velocity, true);
+  g.SetLane(slot.lane, bodies, b.linear_velocity, b.angular_velocity, false);
   if (!(b.planar_normal == Vec3{})) g.SetPlanar(slot.lane, Normalize3(b.planar_normal));
+  if (slot.enabled) w.EnableLane(slot);
   for (int32_t j = 0; j < n; ++j) slot.output[j] = Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}));
   w.ragdoll_by_output.emplace(b.output_parts.data(), index);
   ++w.live_ragdolls;
@@ -1950,26 +2055,97 @@ Error World::UnbindRagdoll(RagdollId id) {
       w.ragdolls[id.index].generation != id.generation)
     return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
   RagdollSlot& slot = w.ragdolls[id.index];
-  RagdollGroup& g = w.ragdoll_groups[slot.group];
-  const int32_t last = g.lanes_used - 1;
-  if (slot.lane != last) {
-    g.CopyLane(last, slot.lane);
-    const int32_t moved = g.lane_owner[last];
-    g.lane_owner[slot.lane] = moved;
-    w.ragdolls[moved].lane = slot.lane;
-  }
-  g.lane_owner[last] = -1;
-  {
-    const detail::RigidBlockView view = g.View(last / kBlockLanes);
-    view.Lane(detail::kActive)[last % kBlockLanes] = 0.0f;
-  }
-  --g.lanes_used;
+  w.RemoveLane(slot);
   w.ragdoll_by_output.erase(slot.output);
   slot.live = false;
   slot.generation = slot.generation == UINT32_MAX ? 1 : slot.generation + 1;
   w.free_ragdolls.push_back(static_cast<int32_t>(id.index));
   --w.live_ragdolls;
   w.total_parts -= slot.part_count;
+  return {};
+}
+
+Error World::SetRagdollEnabled(RagdollId id, bool enabled) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  Impl& w = *impl_;
+  RagdollSlot& slot = w.ragdolls[id.index];
+  if (slot.enabled == enabled) return {};
+  slot.enabled = enabled;
+  if (enabled) {
+    w.EnableLane(slot);
+    slot.asleep = slot.frozen = false;
+    slot.still_seconds = slot.age_seconds = 0;
+    w.ragdoll_groups[slot.group].View(slot.lane / kBlockLanes).Lane(detail::kAsleep)[slot.lane % kBlockLanes] = 0.0f;
+  } else {
+    w.DisableLane(slot);
+  }
+  return {};
+}
+
+bool World::IsRagdollEnabled(RagdollId id) const { return IsValid(id) && impl_->ragdolls[id.index].enabled; }
+
+Error World::SetRagdollKinematicRoot(RagdollId id, const Transform* root) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  if (root != nullptr && !IsFinite(*root))
+    return Fail(ErrorCode::kNotFinite, -1, "root", "the kinematic root frame is not finite");
+  Impl& w = *impl_;
+  RagdollSlot& slot = w.ragdolls[id.index];
+  const int32_t target = w.FindOrAddRagdollGroup(w.ragdoll_groups[slot.group].archetype, root != nullptr);
+  w.MoveRagdollToGroup(static_cast<int32_t>(id.index), target);
+  slot.kinematic_root = root;
+  return {};
+}
+
+Error World::ReserveRagdollKinematicToggle(RagdollArchetypeId archetype, int32_t instances) {
+  Impl& w = *impl_;
+  if (archetype.generation != 1 || archetype.index >= w.ragdoll_archetypes.size())
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
+  if (instances < 0) return Fail(ErrorCode::kOutOfRange, -1, "instances", "instances must be >= 0");
+  for (bool kinematic : {false, true}) {
+    const int32_t gi = w.FindOrAddRagdollGroup(static_cast<int32_t>(archetype.index), kinematic);
+    RagdollGroup& g = w.ragdoll_groups[gi];
+    g.reserved += instances;
+    w.EnsureRagdollLanes(gi, g.lanes_used);
+  }
+  return {};
+}
+
+Error World::SetRagdollPartStates(RagdollId id, std::span<const Transform> parts, std::span<const Vec3> linear,
+                                  std::span<const Vec3> angular) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  Impl& w = *impl_;
+  RagdollSlot& slot = w.ragdolls[id.index];
+  const int32_t n = slot.part_count;
+  if (static_cast<int32_t>(parts.size()) < n)
+    return Fail(ErrorCode::kNullBuffer, -1, "parts", "one part frame per part is needed");
+  if ((!linear.empty() && static_cast<int32_t>(linear.size()) < n) || (!angular.empty() && static_cast<int32_t>(angular.size()) < n))
+    return Fail(ErrorCode::kNullBuffer, -1, "linear", "velocities, when given, are needed for every part");
+  for (int32_t j = 0; j < n; ++j) {
+    if (!IsFinite(parts[j]) || !(Dot(parts[j].rotation, parts[j].rotation) > 0.5f))
+      return Fail(ErrorCode::kNotFinite, j, "parts", "parts[" + std::to_string(j) + "] is not a finite frame");
+    if ((!linear.empty() && !IsFinite(linear[j])) || (!angular.empty() && !IsFinite(angular[j])))
+      return Fail(ErrorCode::kNotFinite, j, "linear", "the velocities of part " + std::to_string(j) + " are not finite");
+  }
+  RagdollGroup& g = w.ragdoll_groups[slot.group];
+  Transform bodies[detail::kMaxRagdollParts];
+  for (int32_t j = 0; j < n; ++j)
+    bodies[j] = Compose(Transform{parts[j].translation, Normalize(parts[j].rotation), {1, 1, 1}}, g.body_in_part[j]);
+  g.PlaceBodies(slot.lane, bodies, Vec3{}, Vec3{});
+  const detail::RigidBlockView view = g.View(slot.lane / kBlockLanes);
+  const int32_t l = slot.lane % kBlockLanes;
+  for (int32_t j = 0; j < n; ++j) {
+    if (g.constants[j].inv_mass == 0.0f) continue;  // a kinematic root is driven by the host
+    // The velocity given at the part's origin, moved to its centre of mass.
+    const Vec3 wv = angular.empty() ? Vec3{} : angular[j];
+    const Vec3 v = (linear.empty() ? Vec3{} : linear[j]) + Cross(wv, bodies[j].translation - parts[j].translation);
+    const float values[6] = {v.x, v.y, v.z, wv.x, wv.y, wv.z};
+    const int32_t fields[6] = {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz};
+    for (int32_t f = 0; f < 6; ++f) view.Part(fields[f], j)[l] = values[f];
+  }
+  for (int32_t j = 0; j < n; ++j) slot.output[j] = Transform{parts[j].translation, Normalize(parts[j].rotation), {1, 1, 1}};
+  slot.asleep = slot.frozen = false;
+  slot.still_seconds = slot.age_seconds = 0;
+  view.Lane(detail::kAsleep)[l] = 0.0f;
   return {};
 }
 

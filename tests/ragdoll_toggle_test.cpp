@@ -1,0 +1,173 @@
+// Switching bound ragdolls on and off, their kinematic root on and off, and placing their
+// parts: the World controls characters are built on.
+#include <cmath>
+#include <vector>
+
+#include "test_util.h"
+
+namespace tendon::test {
+namespace {
+
+constexpr float kStep = 1.0f / 60.0f;
+
+// A two-part pendulum: a box root and a capsule hanging from it on a free ball joint.
+RagdollSettings Pendulum() {
+  RagdollSettings s;
+  PartSettings root;
+  root.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
+  root.mass = 2;
+  s.parts.push_back(root);
+  PartSettings arm;
+  arm.parent = 0;
+  arm.pose.translation = {0, -0.4f, 0};
+  arm.shape = {.type = PartShape::kCapsule, .radius = 0.05f, .half_height = 0.2f};
+  arm.mass = 1;
+  arm.joint.anchor = {0, -0.1f, 0};
+  arm.joint.normal_half_cone_degrees = 170;
+  arm.joint.plane_half_cone_degrees = 170;
+  s.parts.push_back(arm);
+  return s;
+}
+
+struct Bound {
+  std::vector<Transform> parts = std::vector<Transform>(2);
+  RagdollId id;
+};
+
+TEST(RagdollToggle, ADisabledRagdollIsNotSteppedAndResumesWhereItWas) {
+  auto w = MakeWorld();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(Pendulum()).value();
+  Bound falling, parked;
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = falling.parts;
+  falling.id = w->BindRagdoll(b).value();
+  b.output_parts = parked.parts;
+  b.placement.translation = {3, 0, 0};
+  b.enabled = false;
+  parked.id = w->BindRagdoll(b).value();
+  EXPECT_FALSE(w->IsRagdollEnabled(parked.id));
+  for (int f = 0; f < 30; ++f) {
+    const FrameStats& st = w->Step(kStep);
+    EXPECT_EQ(st.disabled_ragdolls, 1);
+    EXPECT_EQ(st.simulated_ragdolls, 1);
+  }
+  EXPECT_LT(falling.parts[0].translation.y, -0.5f) << "the enabled one fell";
+  EXPECT_EQ(parked.parts[0].translation.y, 0.0f) << "the disabled one did not move";
+  // The host may write a pose into a disabled ragdoll's output; Step leaves it.
+  parked.parts[0].translation.z = 7;
+  w->Step(kStep);
+  EXPECT_EQ(parked.parts[0].translation.z, 7.0f);
+  parked.parts[0].translation.z = 0;
+  // Switching the falling one off freezes its output; switching it on resumes its motion.
+  ASSERT_EQ(w->SetRagdollEnabled(falling.id, false).code, ErrorCode::kNone);
+  const float y_off = falling.parts[0].translation.y;
+  for (int f = 0; f < 10; ++f) w->Step(kStep);
+  EXPECT_EQ(falling.parts[0].translation.y, y_off);
+  ASSERT_EQ(w->SetRagdollEnabled(falling.id, true).code, ErrorCode::kNone);
+  ASSERT_EQ(w->SetRagdollEnabled(parked.id, true).code, ErrorCode::kNone);
+  std::vector<Vec3> v(2), wv(2);
+  w->GetRagdollVelocities(falling.id, v, wv);
+  EXPECT_LT(v[0].y, -4.0f) << "it kept its velocity while off";
+  w->Step(kStep);
+  EXPECT_LT(falling.parts[0].translation.y, y_off);
+  EXPECT_LT(parked.parts[0].translation.y, 0.0f) << "the parked one falls once enabled";
+  EXPECT_EQ(w->LastStats().disabled_ragdolls, 0);
+  EXPECT_EQ(w->SetRagdollEnabled(RagdollId{}, true).code, ErrorCode::kStaleHandle);
+}
+
+TEST(RagdollToggle, TogglingOneRagdollLeavesItsNeighboursInTheBlockAlone) {
+  // Many instances in one block: switching some off and on swaps lanes; every instance
+  // must keep its own state (its lane follows it).
+  auto w = MakeWorld();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(Pendulum()).value();
+  std::vector<Bound> all(10);
+  for (int i = 0; i < 10; ++i) {
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement.translation = {static_cast<float>(i) * 2.0f, 0, 0};
+    b.angular_velocity = {0, 0, 0.3f * static_cast<float>(i)};
+    b.output_parts = all[i].parts;
+    all[i].id = w->BindRagdoll(b).value();
+  }
+  auto reference = MakeWorld();
+  const RagdollArchetypeId ra = reference->BuildRagdollArchetype(Pendulum()).value();
+  std::vector<Bound> solo(10);
+  for (int i = 0; i < 10; ++i) {
+    RagdollBinding b;
+    b.archetype = ra;
+    b.placement.translation = {static_cast<float>(i) * 2.0f, 0, 0};
+    b.angular_velocity = {0, 0, 0.3f * static_cast<float>(i)};
+    b.output_parts = solo[i].parts;
+    solo[i].id = reference->BindRagdoll(b).value();
+  }
+  for (int f = 0; f < 20; ++f) {
+    // Off and on again within the frame: the same physics, different lanes.
+    for (int i : {1, 4, 8}) w->SetRagdollEnabled(all[i].id, false);
+    for (int i : {8, 1, 4}) w->SetRagdollEnabled(all[i].id, true);
+    w->Step(kStep);
+    reference->Step(kStep);
+  }
+  for (int i = 0; i < 10; ++i) {
+    for (int j = 0; j < 2; ++j)
+      EXPECT_LT(Length(all[i].parts[j].translation - solo[i].parts[j].translation), 1e-5f) << "instance " << i;
+  }
+}
+
+TEST(RagdollToggle, AKinematicRootFollowsItsFrameAndLetsGoWhenCleared) {
+  auto w = MakeWorld();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(Pendulum()).value();
+  ASSERT_EQ(w->ReserveRagdollKinematicToggle(a, 1).code, ErrorCode::kNone);
+  Bound r;
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = r.parts;
+  r.id = w->BindRagdoll(b).value();
+  Bound other;
+  b.output_parts = other.parts;
+  b.placement.translation = {5, 0, 0};
+  other.id = w->BindRagdoll(b).value();
+  Transform anchor{{0, 2, 0}, {}, {1, 1, 1}};
+  ASSERT_EQ(w->SetRagdollKinematicRoot(r.id, &anchor).code, ErrorCode::kNone);
+  for (int f = 0; f < 60; ++f) {
+    anchor.translation.x = 0.01f * static_cast<float>(f);
+    w->Step(kStep);
+    EXPECT_EQ(r.parts[0].translation.x, anchor.translation.x) << "the root follows its frame";
+    EXPECT_EQ(r.parts[0].translation.y, 2.0f);
+    // The arm hangs from it (the joint holds within a millimetre).
+    const Vec3 anchor_root = TransformPoint(r.parts[0], Vec3{0, -0.1f, 0});
+    const Vec3 anchor_arm = TransformPoint(r.parts[1], Vec3{0, 0.3f, 0});
+    EXPECT_LT(Length(anchor_root - anchor_arm), 1e-3f) << "frame " << f;
+  }
+  EXPECT_LT(other.parts[0].translation.y, -2.0f) << "the other instance fell all along";
+  ASSERT_EQ(w->SetRagdollKinematicRoot(r.id, nullptr).code, ErrorCode::kNone);
+  for (int f = 0; f < 30; ++f) w->Step(kStep);
+  EXPECT_LT(r.parts[0].translation.y, 1.0f) << "released, it falls";
+  Transform nan_frame{{0, std::nanf(""), 0}, {}, {1, 1, 1}};
+  EXPECT_EQ(w->SetRagdollKinematicRoot(r.id, &nan_frame).code, ErrorCode::kNotFinite);
+}
+
+TEST(RagdollToggle, PartStatesPlaceTheBodyWithVelocities) {
+  WorldSettings ws;
+  ws.gravity = {};
+  auto w = MakeWorld(ws);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(Pendulum()).value();
+  Bound r;
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = r.parts;
+  r.id = w->BindRagdoll(b).value();
+  std::vector<Transform> at = {Transform{{10, 0, 0}, {}, {1, 1, 1}}, Transform{{10, -0.4f, 0}, {}, {1, 1, 1}}};
+  std::vector<Vec3> lin = {{3, 0, 0}, {3, 0, 0}};
+  ASSERT_EQ(w->SetRagdollPartStates(r.id, at, lin).code, ErrorCode::kNone);
+  EXPECT_EQ(r.parts[0].translation.x, 10.0f) << "the output shows the placed pose at once";
+  for (int f = 0; f < 60; ++f) w->Step(kStep);
+  EXPECT_NEAR(r.parts[0].translation.x, 13.0f, 0.05f) << "3 m/s for a second (light damping)";
+  std::vector<Transform> short_list(1);
+  EXPECT_EQ(w->SetRagdollPartStates(r.id, short_list).code, ErrorCode::kNullBuffer);
+  at[1].translation.y = std::nanf("");
+  EXPECT_EQ(w->SetRagdollPartStates(r.id, at).item, 1);
+}
+
+}  // namespace
+}  // namespace tendon::test
