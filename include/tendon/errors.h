@@ -28,6 +28,7 @@ enum class ErrorCode : uint8_t {
   kNullBuffer,         // a host buffer that is null or too small
   kCapacity,           // more than the documented maximum
   kDisconnected,       // a part tree with more than one root
+  kInactive,           // the call needs an active instance (an activated character)
 };
 
 // The name of a code, for logs ("kParentNotBefore" -> "parent_not_before").

@@ -25,6 +25,8 @@ struct ChainTag;
 struct PendulumTag;
 struct RagdollArchetypeTag;
 struct RagdollTag;
+struct CharacterArchetypeTag;
+struct CharacterTag;
 // A built, immutable chain archetype (topology + settings).
 using ChainArchetypeId = Id<ChainArchetypeTag>;
 // A bound chain instance (one host skeleton's copy of an archetype).
@@ -35,5 +37,7 @@ using PendulumId = Id<PendulumTag>;
 using RagdollArchetypeId = Id<RagdollArchetypeTag>;
 // A bound ragdoll instance.
 using RagdollId = Id<RagdollTag>;
+using CharacterArchetypeId = Id<CharacterArchetypeTag>;
+using CharacterId = Id<CharacterTag>;
 
 }  // namespace tendon

@@ -4,8 +4,8 @@
 // material and a joint to its parent; World::BuildRagdollArchetype validates them and
 // derives mass properties and joint frames once. Every field documents its unit, range and
 // what "disabled" means. Angles that people author are in degrees.
-// What it does NOT do: simulate (World::BindRagdoll and World::Step do). Contacts between
-// instances, most static shapes, sleep, motors, planar mode and queries are not built yet.
+// What it does NOT do: simulate (World::BindRagdoll and World::Step do), or map skeletons
+// (character.h does).
 // Threading: plain values. Memory: std::vector members, owned by the caller.
 #pragma once
 
@@ -160,6 +160,12 @@ struct StaticWorldSettings {
   std::vector<StaticBox> boxes;
   std::vector<StaticHeightfield> heightfields;  // with the meshes: behind one BVH
   std::vector<StaticTriangleMesh> meshes;
+};
+
+// What a ragdoll instance collides with besides the static world.
+enum class RagdollCollideMode : uint8_t {
+  kAll,     // every other ragdoll and prop its collision groups allow
+  kStatic,  // only other kStatic instances: it never shoves the dynamic gameplay objects
 };
 
 struct RagdollSettings {

@@ -18,7 +18,7 @@ struct PhaseTimes {
   double solve_ms = 0;      // the substeps (SIMD kernel)
   double writeback_ms = 0;  // local transforms into the host's buffers
   double pendulum_ms = 0;   // accessory pendulums (solve and writeback)
-  double ragdoll_ms = 0;    // ragdoll XPBD substeps and part writeback
+  double ragdoll_ms = 0;    // characters (pose, controls, writeback) and ragdoll XPBD substeps
   double total_ms = 0;
 };
 
@@ -49,6 +49,10 @@ struct FrameStats {
   int32_t ragdoll_substeps = 0;      // XPBD substeps each ragdoll ran this frame
   int32_t ragdoll_pairs = 0;         // part pairs of different ragdolls in contact range
   int32_t dropped_ragdoll_pairs = 0; // pairs past the capacity (16 per bound part): not solved
+
+  int32_t bound_characters = 0;
+  int32_t active_characters = 0;     // ragdolled (physics owns the bones)
+  int32_t dropped_character_events = 0;  // events past the queue's capacity (drain it)
 
   int32_t snapped_teleport = 0;      // roots that jumped or turned past the guard
   int32_t snapped_wake = 0;          // chains that woke (or were bound) and started at the pose

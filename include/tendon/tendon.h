@@ -1,11 +1,13 @@
 // tendon/tendon.h: the umbrella header. Tendon simulates secondary motion (verlet chains
-// and accessory pendulums) for game engines; see world.h for the frame and README.md for
-// an overview. Includes neither oneTBB nor xsimd.
+// and accessory pendulums) and ragdolls (rigid parts, characters) for game engines; see
+// world.h for the frame and README.md for an overview. Includes neither oneTBB nor xsimd.
 #pragma once
 
 #include "tendon/chain_settings.h"
+#include "tendon/character.h"
 #include "tendon/errors.h"
 #include "tendon/ids.h"
+#include "tendon/landing.h"
 #include "tendon/math.h"
 #include "tendon/stats.h"
 #include "tendon/task_hooks.h"

@@ -26,8 +26,10 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 
 #include "tendon/chain_settings.h"
+#include "tendon/character.h"
 #include "tendon/ragdoll_settings.h"
 #include "tendon/errors.h"
 #include "tendon/ids.h"
@@ -97,6 +99,9 @@ struct WorldSettings {
   // speed per second. 1/s, [0, 1000]; 0 disables.
   float ragdoll_contact_angular_damping = 4.0f;
   float ragdoll_sleep_seconds = 0.5f;
+  // At most this many characters are active (ragdolled) at once: activating past it
+  // releases the oldest. >= 0; 0 refuses every activation.
+  int32_t max_active_characters = 16;
   Isa isa = Isa::kAuto;
   TaskHooks tasks{nullptr, nullptr, nullptr, 1};
 };
@@ -111,12 +116,6 @@ struct RaycastHit {
   Vec3 point{};
   Vec3 normal{};       // unit, facing the ray's origin side
   float distance = 0;  // m along the (unit) direction
-};
-
-// What a ragdoll instance collides with besides the static world.
-enum class RagdollCollideMode : uint8_t {
-  kAll,     // every other ragdoll and prop its collision groups allow
-  kStatic,  // only other kStatic instances: it never shoves the dynamic gameplay objects
 };
 
 // A ragdoll instance. Part frames cross the API in world space.
@@ -214,6 +213,9 @@ class World {
   // dynamic again (null). Allocates a lane the first time an instance of the archetype
   // switches, unless ReserveRagdollKinematicToggle reserved one.
   Error SetRagdollKinematicRoot(RagdollId ragdoll, const Transform* root);
+  // Freezing as in RagdollBinding, changed after binding (a character turns it off while
+  // powered).
+  Error SetRagdollFreezing(RagdollId ragdoll, bool freeze_when_asleep, float freeze_after_seconds);
   // Reserves lanes so that `instances` more instances of `archetype` can switch their
   // kinematic root on and off without allocating.
   Error ReserveRagdollKinematicToggle(RagdollArchetypeId archetype, int32_t instances);
@@ -241,6 +243,57 @@ class World {
   bool IsRagdollFrozen(RagdollId ragdoll) const;
   // Every part's centre-of-mass velocity (m/s) and angular velocity (rad/s), world space.
   Error GetRagdollVelocities(RagdollId ragdoll, std::span<Vec3> linear, std::span<Vec3> angular) const;
+
+  // Characters (character.h). Building validates the skeleton and the parts (which item,
+  // which field, why) and builds the ragdoll archetype under them.
+  Result<CharacterArchetypeId> BuildCharacterArchetype(const CharacterSettings& settings);
+  int32_t CharacterPartCount(CharacterArchetypeId archetype) const;  // 0 for a stale id
+  Error GetCharacterPartInfo(CharacterArchetypeId archetype, int32_t part, CharacterPartInfo* out) const;
+  // A part by its name ("LeftLowerArm") or its bone's name; -1 when there is none.
+  int32_t FindCharacterPart(CharacterArchetypeId archetype, std::string_view name) const;
+  // Binds an inactive character: all its storage (and its switched-off ragdoll) is made
+  // here; activating and deactivating never allocate. Binding the same output_local again
+  // returns the existing handle.
+  Result<CharacterId> BindCharacter(const CharacterBinding& binding);
+  // Releases it if active (an Ended event, reason kRemoved), frees its ragdoll and writes
+  // the animated locals to output_local.
+  Error UnbindCharacter(CharacterId character);
+  bool IsValid(CharacterId character) const;
+  // Hands the bones to physics from the pose the character shows: every part keeps the
+  // motion of its last two frames, plus the options' launch velocity and impulse. False
+  // (never an error) when it is already active, the handle is stale, an option is out of
+  // range or max_active_characters is 0. Cancels a running GoLimp.
+  bool ActivateCharacter(CharacterId character, const CharacterActivateOptions& options = {});
+  // Hands the bones back to the animation, crossfading from the ragdoll pose over
+  // blend_seconds (0: a cut). A no-op when inactive.
+  Error DeactivateCharacter(CharacterId character, float blend_seconds = 0.0f);
+  // How hard the joints pull toward the animated pose, [0, 1]; persists across activations.
+  Error SetCharacterStrength(CharacterId character, float strength);
+  // The hips follow the animation kinematically (a stagger, not a fall); persists.
+  Error SetCharacterAnchored(CharacterId character, bool anchored);
+  // A flinch: an inactive character powers up anchored at options.strength, the part takes
+  // the impulse (N s at a world point), and after duration_seconds the bones go back to the
+  // animation through blend_seconds (its own strength and anchor restored). On an active
+  // body it is only the impulse. False for a stale handle, a bad part or bad options.
+  bool HitCharacter(CharacterId character, int32_t part, Vec3 impulse, Vec3 world_point,
+                    const CharacterHitOptions& options = {});
+  // The joints give way: strength eases linearly to 0 over `seconds`, the anchor comes off
+  // now. kInactive unless active.
+  Error GoLimp(CharacterId character, float seconds = 0.4f);
+  // N s on the whole body: every part's velocity changes by impulse / total mass.
+  Error ApplyCharacterImpulse(CharacterId character, Vec3 impulse);
+  Error ApplyCharacterPartImpulse(CharacterId character, int32_t part, Vec3 impulse, Vec3 world_point);
+  Error GetCharacterState(CharacterId character, CharacterState* out) const;
+  // Where to stand it up: the root (hips) frame upright (its rest orientation turned by the
+  // body's yaw) and lifted by leg_room metres.
+  Error GetCharacterRecoveryRoot(CharacterId character, float leg_room, Transform* out) const;
+  RagdollId CharacterRagdoll(CharacterId character) const;       // null for a stale handle
+  CharacterId CharacterOfRagdoll(RagdollId ragdoll) const;       // null when none
+  // Moves up to out.size() queued events (oldest first) into `out` and returns how many.
+  // Events are queued by Step and by the calls above; FrameStats counts any dropped.
+  int32_t DrainCharacterEvents(std::span<CharacterEvent> out);
+  int32_t ActiveCharacterCount() const;
+  int32_t BoundCharacterCount() const;
 
   // Binds an instance; it starts at its animated pose on its first simulated frame.
   Result<ChainId> BindChain(const ChainBinding& binding);

@@ -29,6 +29,7 @@ const char* ToString(ErrorCode code) {
     case ErrorCode::kNullBuffer: return "null_buffer";
     case ErrorCode::kCapacity: return "capacity";
     case ErrorCode::kDisconnected: return "disconnected";
+    case ErrorCode::kInactive: return "inactive";
   }
   return "unknown";
 }

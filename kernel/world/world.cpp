@@ -39,6 +39,7 @@
 #include "kernel/world/fpu.h"
 #include "kernel/world/wind.h"
 #include "kernel/world/world_access.h"
+#include "kernel/character/character_system.h"
 #include "tendon/trace.h"
 #include "tendon/world.h"
 
@@ -370,6 +371,7 @@ struct World::Impl {
   std::vector<detail::RagdollArchetype> ragdoll_archetypes;
   const detail::RigidKernels* rigid_kernels = nullptr;
   std::vector<RagdollGroup> ragdoll_groups;
+  std::unique_ptr<detail::CharacterSystem> characters;  // drives some of the ragdolls
   std::vector<RagdollSlot> ragdolls;
   std::vector<int32_t> free_ragdolls;
   std::unordered_map<const void*, int32_t> ragdoll_by_output;
@@ -1627,7 +1629,14 @@ struct World::Impl {
     // Ragdolls (and the characters on them) first: chains bound on a ragdolled bone then
     // swing from this frame's pose, not the last one's.
     auto t = std::chrono::steady_clock::now();
+    characters->BeforePhysics(dt, static_cast<float>(clock.step()) * static_cast<float>(tick.substeps), clock.time(),
+                              settings.max_active_characters);
     RagdollPhase(tick.substeps);
+    characters->AfterPhysics();
+    stats.bound_characters = characters->BoundCount();
+    stats.active_characters = characters->ActiveCount();
+    stats.dropped_character_events = characters->DroppedEvents();
+    stats.snapped_bad_input += characters->BadInputs();
     stats.times.ragdoll_ms = MsSince(t);
     t = std::chrono::steady_clock::now();
     Gather();
@@ -1679,7 +1688,9 @@ struct World::Impl {
 
 // ---- World ----
 
-World::World(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+World::World(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
+  impl_->characters = std::make_unique<detail::CharacterSystem>(*this);
+}
 World::~World() = default;
 
 Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
@@ -1712,6 +1723,8 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
     return Fail(ErrorCode::kOutOfRange, -1, "tasks", "tasks.enqueue and tasks.finish must both be set or both null");
   if (s.tasks.enqueue != nullptr && s.tasks.worker_count < 1)
     return Fail(ErrorCode::kOutOfRange, -1, "tasks.worker_count", "tasks.worker_count must be >= 1");
+  if (s.max_active_characters < 0)
+    return Fail(ErrorCode::kOutOfRange, -1, "max_active_characters", "max_active_characters must be >= 0");
   const Isa isa = detail::ResolveIsa(s.isa);
   if (!IsIsaSupported(isa)) {
     return Fail(ErrorCode::kOutOfRange, -1, "isa",
@@ -2081,6 +2094,65 @@ Error World::SetRagdollEnabled(RagdollId id, bool enabled) {
   }
   return {};
 }
+
+Error World::SetRagdollFreezing(RagdollId id, bool freeze_when_asleep, float freeze_after_seconds) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  if (std::isnan(freeze_after_seconds) || freeze_after_seconds < 0)
+    return Fail(ErrorCode::kOutOfRange, -1, "freeze_after_seconds", "freeze_after_seconds must be >= 0 (infinity: never)");
+  RagdollSlot& slot = impl_->ragdolls[id.index];
+  slot.freeze_when_asleep = freeze_when_asleep;
+  slot.freeze_after_seconds = freeze_after_seconds;
+  return {};
+}
+
+// Characters: the system does the work (kernel/character/character_system.cpp).
+Result<CharacterArchetypeId> World::BuildCharacterArchetype(const CharacterSettings& settings) {
+  return impl_->characters->BuildArchetype(settings);
+}
+int32_t World::CharacterPartCount(CharacterArchetypeId id) const {
+  const detail::CharacterArchetype* a = impl_->characters->Archetype(id);
+  return a != nullptr ? static_cast<int32_t>(a->parts.size()) : 0;
+}
+Error World::GetCharacterPartInfo(CharacterArchetypeId id, int32_t part, CharacterPartInfo* out) const {
+  const detail::CharacterArchetype* a = impl_->characters->Archetype(id);
+  if (a == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the character archetype id is null or stale");
+  if (part < 0 || part >= static_cast<int32_t>(a->parts.size())) return Fail(ErrorCode::kBadReference, part, "part", "no such part");
+  *out = a->parts[part];
+  return {};
+}
+int32_t World::FindCharacterPart(CharacterArchetypeId id, std::string_view name) const {
+  const detail::CharacterArchetype* a = impl_->characters->Archetype(id);
+  if (a == nullptr) return -1;
+  for (int32_t j = 0; j < static_cast<int32_t>(a->parts.size()); ++j)
+    if (a->parts[j].name == name) return j;
+  return -1;
+}
+Result<CharacterId> World::BindCharacter(const CharacterBinding& binding) { return impl_->characters->Bind(binding); }
+Error World::UnbindCharacter(CharacterId id) { return impl_->characters->Unbind(id); }
+bool World::IsValid(CharacterId id) const { return impl_->characters->IsValid(id); }
+bool World::ActivateCharacter(CharacterId id, const CharacterActivateOptions& options) {
+  return impl_->characters->Activate(id, options);
+}
+Error World::DeactivateCharacter(CharacterId id, float blend_seconds) { return impl_->characters->Deactivate(id, blend_seconds); }
+Error World::SetCharacterStrength(CharacterId id, float strength) { return impl_->characters->SetStrength(id, strength); }
+Error World::SetCharacterAnchored(CharacterId id, bool anchored) { return impl_->characters->SetAnchored(id, anchored); }
+bool World::HitCharacter(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point, const CharacterHitOptions& options) {
+  return impl_->characters->Hit(id, part, impulse, world_point, options);
+}
+Error World::GoLimp(CharacterId id, float seconds) { return impl_->characters->GoLimp(id, seconds); }
+Error World::ApplyCharacterImpulse(CharacterId id, Vec3 impulse) { return impl_->characters->ApplyImpulse(id, impulse); }
+Error World::ApplyCharacterPartImpulse(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point) {
+  return impl_->characters->ApplyPartImpulse(id, part, impulse, world_point);
+}
+Error World::GetCharacterState(CharacterId id, CharacterState* out) const { return impl_->characters->GetState(id, out); }
+Error World::GetCharacterRecoveryRoot(CharacterId id, float leg_room, Transform* out) const {
+  return impl_->characters->GetRecoveryRoot(id, leg_room, out);
+}
+RagdollId World::CharacterRagdoll(CharacterId id) const { return impl_->characters->RagdollOf(id); }
+CharacterId World::CharacterOfRagdoll(RagdollId id) const { return impl_->characters->CharacterOf(id); }
+int32_t World::DrainCharacterEvents(std::span<CharacterEvent> out) { return impl_->characters->DrainEvents(out); }
+int32_t World::ActiveCharacterCount() const { return impl_->characters->ActiveCount(); }
+int32_t World::BoundCharacterCount() const { return impl_->characters->BoundCount(); }
 
 bool World::IsRagdollEnabled(RagdollId id) const { return IsValid(id) && impl_->ragdolls[id.index].enabled; }
 

@@ -125,4 +125,95 @@ Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path) {
   return out;
 }
 
+Result<JoltAnimation> LoadJoltAnimation(const std::string& path) {
+  const json::ParseResult parsed = json::ParseFile(path);
+  if (!parsed.ok) return Bad(path + ": " + parsed.error);
+  const json::Value& root = parsed.value;
+  JoltAnimation a;
+  a.name = root["name"].String();
+  a.looping = root["is_looping"].Bool(true);
+  a.duration = ReadFloat(root["duration"], 0);
+  const json::Value& joints = root["joints"];
+  if (!joints.IsArray() || joints.Size() == 0) return Bad(path + ": no joints");
+  const std::size_t n = joints.Size();
+  const std::size_t key_count = joints[0]["keys"].Size();
+  if (key_count == 0) return Bad(path + ": the first joint has no keys");
+  for (std::size_t k = 0; k < key_count; ++k) a.key_times.push_back(ReadFloat(joints[0]["keys"][k]["time"], 0));
+  // The files list joints in any order (the hd ones are not parents first): order them
+  // parents first, keeping the file's order among those that are ready.
+  std::vector<std::size_t> order;
+  std::vector<bool> placed(n, false);
+  for (std::size_t pass = 0; order.size() < n && pass < n; ++pass) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (placed[j]) continue;
+      const json::Value& parent = joints[j]["parent"];
+      bool ready = !parent.IsString();
+      for (std::size_t p = 0; p < order.size() && !ready; ++p) ready = joints[order[p]]["name"].String() == parent.String();
+      if (ready) {
+        placed[j] = true;
+        order.push_back(j);
+      }
+    }
+  }
+  if (order.size() != n) return Bad(path + ": a joint names a parent that is not in the file (or a cycle)");
+  a.keys.resize(key_count * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const json::Value& joint = joints[order[i]];
+    a.joints.push_back(joint["name"].String());
+    int32_t parent = -1;
+    for (std::size_t p = 0; p < i && joint["parent"].IsString(); ++p)
+      if (a.joints[p] == joint["parent"].String()) parent = static_cast<int32_t>(p);
+    a.parents.push_back(parent);
+    const json::Value& keys = joint["keys"];
+    if (keys.Size() != key_count) return Bad(path + ": joint '" + a.joints[i] + "' has a different key count");
+    for (std::size_t k = 0; k < key_count; ++k)
+      a.keys[k * n + i] = Transform{ReadVec3(keys[k]["translation"]), ReadQuat(keys[k]["rotation"]), {1, 1, 1}};
+  }
+  return a;
+}
+
+void SampleJoltAnimation(const JoltAnimation& a, float time, std::span<Transform> out, bool in_place) {
+  const std::size_t n = a.joints.size();
+  const std::size_t keys = a.key_times.size();
+  float t = time;
+  if (a.looping && a.duration > 0) t = std::fmod(std::fmod(t, a.duration) + a.duration, a.duration);
+  std::size_t k1 = 0;
+  while (k1 < keys && a.key_times[k1] <= t) ++k1;
+  const std::size_t k0 = k1 == 0 ? 0 : k1 - 1;
+  k1 = std::min(k1, keys - 1);
+  const float span = a.key_times[k1] - a.key_times[k0];
+  const float f = span > 0 ? std::clamp((t - a.key_times[k0]) / span, 0.0f, 1.0f) : 0.0f;
+  for (std::size_t j = 0; j < n && j < out.size(); ++j) {
+    const Transform& x0 = a.keys[k0 * n + j];
+    const Transform& x1 = a.keys[k1 * n + j];
+    Quat q1 = x1.rotation;
+    if (Dot(x0.rotation, q1) < 0) q1 = Quat{-q1.x, -q1.y, -q1.z, -q1.w};
+    // Slerp: q0 (q0^-1 q1)^f.
+    const Quat d = Normalize(Conjugate(x0.rotation) * q1);
+    const float angle = 2.0f * std::atan2(std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z), d.w);
+    const Vec3 axis = NormalizeOr(Vec3{d.x, d.y, d.z}, Vec3{1, 0, 0});
+    out[j] = Transform{Lerp(x0.translation, x1.translation, f), Normalize(x0.rotation * AxisAngle(axis, angle * f)), {1, 1, 1}};
+  }
+  if (in_place && n > 0) {
+    out[0].translation.x = a.keys[0].translation.x;
+    out[0].translation.z = a.keys[0].translation.z;
+  }
+}
+
+SkeletonSettings JoltSkeleton(const JoltAnimation& neutral) {
+  SkeletonSettings s;
+  s.names = neutral.joints;
+  s.parents = neutral.parents;
+  s.rest_local.assign(neutral.keys.begin(), neutral.keys.begin() + static_cast<std::ptrdiff_t>(neutral.joints.size()));
+  return s;
+}
+
+SampledClip JoltClip(const JoltAnimation& animation) {
+  SampledClip clip;
+  clip.name = animation.name;
+  clip.frame_count = static_cast<int32_t>(animation.key_times.size());
+  clip.local = animation.keys;
+  return clip;
+}
+
 }  // namespace tendon::ports

@@ -5,6 +5,7 @@
 // joint (anchor, parent and child axes, cone and twist limits, friction, motors) onto
 // Tendon's settings. Jolt states torques in N m; Tendon's are per kg of the child part,
 // so they are divided by the part's mass. Angles become degrees.
+// It also reads the animations (skeletal clips) that come with it.
 // What it does NOT do: compound shapes. The two neck parts are compounds of two capsules;
 // they become one box bounding both (their mass is kept from the file).
 // Threading: none. Memory: allocates the settings.
@@ -12,6 +13,10 @@
 
 #include <string>
 
+#include <span>
+#include <vector>
+
+#include "tendon/character.h"
 #include "tendon/errors.h"
 #include "tendon/ragdoll_settings.h"
 
@@ -19,5 +24,26 @@ namespace tendon::ports {
 
 // Reads `path`; on failure the error's message says what was wrong with the file.
 Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path);
+
+// A Jolt skeletal animation (animations/*.json, hd/animations/*.json): every joint's local
+// transform at shared key times, joints parents first.
+struct JoltAnimation {
+  std::string name;
+  std::vector<std::string> joints;
+  std::vector<int32_t> parents;
+  bool looping = true;
+  float duration = 0;
+  std::vector<float> key_times;
+  std::vector<Transform> keys;  // key-major: keys[k * joints.size() + j]
+};
+Result<JoltAnimation> LoadJoltAnimation(const std::string& path);
+// The local pose at `time` (wrapped when looping; clamped otherwise): translations lerped,
+// rotations slerped along the shortest arc. With in_place, the root's horizontal (x, z)
+// translation is held at its first key (root motion removed). out: one per joint.
+void SampleJoltAnimation(const JoltAnimation& animation, float time, std::span<Transform> out, bool in_place = false);
+// The skeleton of an animation, its first key as the rest pose (use `neutral`).
+SkeletonSettings JoltSkeleton(const JoltAnimation& neutral);
+// Every key of the animation as a frame, for CharacterSettings::limit_clips.
+SampledClip JoltClip(const JoltAnimation& animation);
 
 }  // namespace tendon::ports

@@ -1,0 +1,605 @@
+// kernel/character/character_system.cpp: activation, powered and limp bodies, hits, the
+// hand-back crossfade, the budget and the event queue.
+#include "kernel/character/character_system.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kernel/core/validation.h"
+#include "kernel/rigid/ragdoll_archetype.h"
+#include "tendon/world.h"
+
+namespace tendon::detail {
+namespace {
+
+constexpr float kRadToDeg = 57.2957795f;
+
+bool AllFinite(std::span<const Transform> t) {
+  float acc = 0;
+  for (const Transform& x : t) {
+    acc += x.translation.x * 0 + x.translation.y * 0 + x.translation.z * 0 + x.rotation.x * 0 + x.rotation.y * 0 +
+           x.rotation.z * 0 + x.rotation.w * 0 + x.scale.x * 0 + x.scale.y * 0 + x.scale.z * 0;
+  }
+  return acc == 0.0f;
+}
+
+Transform Rigid(const Transform& t) { return Transform{t.translation, Normalize(t.rotation), {1, 1, 1}}; }
+
+// The rotation vector (axis times angle) of unit q, shortest way round.
+Vec3 RotationVector(Quat q) {
+  if (q.w < 0) q = Quat{-q.x, -q.y, -q.z, -q.w};
+  const Vec3 v{q.x, q.y, q.z};
+  const float s = Length(v);
+  if (s < 1e-9f) return v * 2.0f;
+  return v * (2.0f * std::atan2(s, q.w) / s);
+}
+
+Quat Nlerp(Quat a, Quat b, float t) {
+  if (Dot(a, b) < 0) b = Quat{-b.x, -b.y, -b.z, -b.w};
+  return Normalize(Quat{a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t, a.w + (b.w - a.w) * t});
+}
+
+Transform Blend(const Transform& a, const Transform& b, float t) {
+  return Transform{Lerp(a.translation, b.translation, t), Nlerp(a.rotation, b.rotation, t), Lerp(a.scale, b.scale, t)};
+}
+
+// The twist of q about unit axis u (swing-twist decomposition): the yaw part for u = up.
+Quat TwistAbout(Quat q, Vec3 u) {
+  const float d = q.x * u.x + q.y * u.y + q.z * u.z;
+  const Quat t{u.x * d, u.y * d, u.z * d, q.w};
+  const float len = std::sqrt(Dot(t, t));
+  return len > 1e-6f ? Quat{t.x / len, t.y / len, t.z / len, t.w / len} : Quat{};
+}
+
+}  // namespace
+
+struct CharacterSystem::Slot {
+  uint32_t generation = 1;
+  int32_t index = 0;
+  bool live = false;
+  int32_t archetype = -1;
+  RagdollId ragdoll{};
+  const Transform* model_world = nullptr;
+  std::span<const Transform> animated_local;
+  std::span<Transform> output_local;
+  std::span<Transform> output_world;  // the host's, or world_storage
+  std::vector<Transform> world_storage;
+  std::vector<Transform> anim_world;   // per bone, this frame
+  std::vector<Transform> part_frames;  // the ragdoll's output (per part)
+  std::vector<Transform> shown_prev, shown_cur;  // per part: what the last two frames showed
+  std::vector<Quat> target, target_prev;         // motor targets (part-relative)
+  std::vector<Vec3> target_w;
+  std::vector<Transform> blend_from;  // per bone: the local pose handed back
+  std::vector<Vec3> scratch_v, scratch_w;
+  Transform anchor{};                 // the animated root part frame (kinematic target)
+  float last_frame_dt = 0;
+  bool animated_ok = false;
+  // What the host set (strength and anchored persist across activations).
+  float strength = 0;
+  bool anchored = false;
+  bool active = false;
+  bool kinematic = false;  // whether the ragdoll's root follows `anchor` now
+  bool blending = false;
+  float blend_total = 0, blend_elapsed = 0;
+  float limp_total = 0, limp_left = 0, limp_from = 0;
+  bool hit_mode = false;
+  float hit_left = 0, hit_blend = 0, saved_strength = 0;
+  bool saved_anchored = false;
+  double deadline = std::numeric_limits<double>::infinity();
+  float release_blend = 0;
+  uint64_t serial = 0;       // activation order, for eviction
+  uint32_t activations = 0;  // CharacterState::generation
+  bool freeze_when_settled = true;
+  float freeze_after_seconds = std::numeric_limits<float>::infinity();
+};
+
+CharacterSystem::CharacterSystem(World& world) : world_(world) { events_.reserve(event_capacity_); }
+CharacterSystem::~CharacterSystem() = default;
+
+Result<CharacterArchetypeId> CharacterSystem::BuildArchetype(const CharacterSettings& settings) {
+  CharacterArchetype a;
+  if (Error e = BuildCharacterArchetype(settings, &a); !Ok(e)) return e;
+  Result<RagdollArchetypeId> rigid = world_.BuildRagdollArchetype(a.ragdoll);
+  if (!rigid.ok()) return rigid.error();
+  a.ragdoll_archetype = rigid.value();
+  a.total_mass = 0;
+  for (int32_t j = 0; j < static_cast<int32_t>(a.parts.size()); ++j) {
+    RagdollPartInfo info;
+    world_.GetRagdollPartInfo(a.ragdoll_archetype, j, &info);
+    a.parts[j].mass = info.mass;
+    a.total_mass += info.mass;
+  }
+  archetypes_.push_back(std::move(a));
+  return CharacterArchetypeId{static_cast<uint32_t>(archetypes_.size() - 1), 1};
+}
+
+const CharacterArchetype* CharacterSystem::Archetype(CharacterArchetypeId id) const {
+  return id.generation == 1 && id.index < archetypes_.size() ? &archetypes_[id.index] : nullptr;
+}
+
+CharacterSystem::Slot* CharacterSystem::Find(CharacterId id) {
+  if (id.generation == 0 || id.index >= slots_.size()) return nullptr;
+  Slot* s = slots_[id.index].get();
+  return s->live && s->generation == id.generation ? s : nullptr;
+}
+const CharacterSystem::Slot* CharacterSystem::Find(CharacterId id) const {
+  return const_cast<CharacterSystem*>(this)->Find(id);
+}
+bool CharacterSystem::IsValid(CharacterId id) const { return Find(id) != nullptr; }
+
+Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
+  const CharacterArchetype* a = Archetype(b.archetype);
+  if (a == nullptr)
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the character archetype id is null or was not built by this world");
+  const auto bones = static_cast<int32_t>(a->parents.size());
+  const auto parts = static_cast<int32_t>(a->parts.size());
+  if (b.model_world == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "model_world", "model_world is null");
+  if (!IsFinite(*b.model_world)) return Fail(ErrorCode::kNotFinite, -1, "model_world", "model_world is not finite at bind");
+  auto need = [&](std::size_t size, const char* field) -> Error {
+    if (static_cast<int32_t>(size) < bones)
+      return Fail(ErrorCode::kNullBuffer, -1, field,
+                  std::string(field) + " needs " + std::to_string(bones) + " transforms, got " + std::to_string(size));
+    return {};
+  };
+  if (b.animated_local.data() == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "animated_local", "animated_local is null");
+  if (Error e = need(b.animated_local.size(), "animated_local"); !Ok(e)) return e;
+  if (b.output_local.data() == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "output_local", "output_local is null");
+  if (Error e = need(b.output_local.size(), "output_local"); !Ok(e)) return e;
+  if (!b.output_world.empty()) {
+    if (Error e = need(b.output_world.size(), "output_world"); !Ok(e)) return e;
+  }
+  if (!AllFinite(b.animated_local.first(bones)))
+    return Fail(ErrorCode::kNotFinite, -1, "animated_local", "animated_local is not finite at bind");
+  if (std::isnan(b.freeze_after_seconds) || b.freeze_after_seconds < 0)
+    return Fail(ErrorCode::kOutOfRange, -1, "freeze_after_seconds", "freeze_after_seconds must be >= 0 (infinity: never)");
+  for (const auto& s : slots_) {
+    if (s->live && s->output_local.data() == b.output_local.data())
+      return CharacterId{static_cast<uint32_t>(&s - slots_.data()), s->generation};
+  }
+  int32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    index = static_cast<int32_t>(slots_.size());
+    slots_.push_back(std::make_unique<Slot>());
+  }
+  Slot& c = *slots_[index];
+  const uint32_t generation = c.generation;
+  c = Slot{};
+  c.generation = generation;
+  c.index = index;
+  c.archetype = static_cast<int32_t>(b.archetype.index);
+  c.model_world = b.model_world;
+  c.animated_local = b.animated_local.first(bones);
+  c.output_local = b.output_local.first(bones);
+  c.world_storage.resize(b.output_world.empty() ? bones : 0);
+  c.output_world = b.output_world.empty() ? std::span<Transform>(c.world_storage) : b.output_world.first(bones);
+  c.anim_world.resize(bones);
+  c.part_frames.resize(parts);
+  c.shown_prev.resize(parts);
+  c.shown_cur.resize(parts);
+  c.target.resize(parts);
+  c.target_prev.resize(parts);
+  c.target_w.resize(parts);
+  c.blend_from.resize(bones);
+  c.scratch_v.resize(parts);
+  c.scratch_w.resize(parts);
+  c.freeze_when_settled = b.freeze_when_settled;
+  c.freeze_after_seconds = b.freeze_after_seconds;
+  // The animated pose now: the ragdoll starts there, switched off.
+  ForwardKinematics(a->parents, Rigid(*b.model_world), c.animated_local.data(), c.anim_world.data());
+  for (int32_t j = 0; j < parts; ++j) c.part_frames[j] = c.shown_prev[j] = c.shown_cur[j] = Rigid(c.anim_world[a->part_bone[j]]);
+  c.anchor = c.part_frames[0];
+  c.animated_ok = true;
+  RagdollBinding rb;
+  rb.archetype = a->ragdoll_archetype;
+  rb.start_parts = c.part_frames;
+  rb.output_parts = c.part_frames;
+  rb.planar_normal = b.planar_normal;
+  rb.collide_mode = b.collide_mode;
+  rb.enabled = false;
+  Result<RagdollId> r = world_.BindRagdoll(rb);
+  if (!r.ok()) {
+    free_.push_back(index);
+    return r.error();
+  }
+  if (Error e = world_.ReserveRagdollKinematicToggle(a->ragdoll_archetype, 1); !Ok(e)) return e;
+  c.ragdoll = r.value();
+  c.live = true;
+  for (int32_t k = 0; k < bones; ++k) {
+    c.output_local[k] = c.animated_local[k];
+    c.output_world[k] = c.anim_world[k];
+  }
+  // Room for every event a frame can produce (Started, Ended per character and then some).
+  event_capacity_ += 4;
+  events_.reserve(event_capacity_);
+  return CharacterId{static_cast<uint32_t>(index), c.generation};
+}
+
+Error CharacterSystem::Unbind(CharacterId id) {
+  Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  if (c->active) Release(*c, CharacterEndReason::kRemoved, 0);
+  world_.UnbindRagdoll(c->ragdoll);
+  // Torn down: the host's bones go back to the animation.
+  for (std::size_t k = 0; k < c->output_local.size(); ++k) c->output_local[k] = c->animated_local[k];
+  c->live = false;
+  c->generation = c->generation == UINT32_MAX ? 1 : c->generation + 1;
+  free_.push_back(static_cast<int32_t>(id.index));
+  return {};
+}
+
+void CharacterSystem::Push(const Slot& c, CharacterEvent::Type type, CharacterEndReason reason) {
+  if (events_.size() >= event_capacity_) {
+    ++dropped_events_;
+    return;
+  }
+  events_.push_back(CharacterEvent{type, CharacterId{static_cast<uint32_t>(c.index), c.generation}, c.activations, reason, now_});
+}
+
+int32_t CharacterSystem::DrainEvents(std::span<CharacterEvent> out) {
+  const auto n = static_cast<int32_t>(std::min(out.size(), events_.size()));
+  std::copy(events_.begin(), events_.begin() + n, out.begin());
+  events_.erase(events_.begin(), events_.begin() + n);
+  return n;
+}
+
+int32_t CharacterSystem::ActiveCount() const {
+  int32_t n = 0;
+  for (const auto& s : slots_) n += s->live && s->active ? 1 : 0;
+  return n;
+}
+
+int32_t CharacterSystem::BoundCount() const {
+  int32_t n = 0;
+  for (const auto& s : slots_) n += s->live ? 1 : 0;
+  return n;
+}
+
+// The kinematic anchor, freezing and waking follow the host's controls.
+void CharacterSystem::ApplyControls(Slot& c) {
+  const bool kinematic = c.anchored;
+  if (kinematic != c.kinematic) {
+    world_.SetRagdollKinematicRoot(c.ragdoll, kinematic ? &c.anchor : nullptr);
+    c.kinematic = kinematic;
+  }
+  // A driven or anchored body never freezes.
+  const bool powered = c.anchored || c.strength > 0;
+  world_.SetRagdollFreezing(c.ragdoll, !powered && c.freeze_when_settled,
+                            powered ? std::numeric_limits<float>::infinity() : c.freeze_after_seconds);
+}
+
+// Motor targets: each part's animated rotation relative to its parent part's.
+void CharacterSystem::ComputeTargets(Slot& c, const CharacterArchetype& a) {
+  c.target[0] = Quat{};
+  for (int32_t j = 1; j < static_cast<int32_t>(a.parts.size()); ++j) {
+    const Quat parent = Normalize(c.anim_world[a.part_bone[a.parts[j].parent]].rotation);
+    c.target[j] = Normalize(Conjugate(parent) * Normalize(c.anim_world[a.part_bone[j]].rotation));
+  }
+}
+
+bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o) {
+  Slot* found = Find(id);
+  if (found == nullptr || found->active || max_active_ <= 0) return false;
+  Slot& c = *found;
+  const CharacterArchetype& a = archetypes_[c.archetype];
+  if (a.parts.empty() || !IsFinite(o.launch_velocity) || !IsFinite(o.impulse)) return false;
+  if (o.strength && !(*o.strength >= 0 && *o.strength <= 1)) return false;
+  if (std::isnan(o.duration_seconds) || o.duration_seconds < 0 || !(o.release_blend_seconds >= 0)) return false;
+  // The budget: the oldest live ragdoll goes.
+  while (ActiveCount() >= max_active_) {
+    Slot* oldest = nullptr;
+    for (const auto& s : slots_) {
+      if (s->live && s->active && (oldest == nullptr || s->serial < oldest->serial)) oldest = s.get();
+    }
+    Release(*oldest, CharacterEndReason::kEvicted, oldest->release_blend);
+  }
+  // Every part keeps the motion it showed over the last two frames, plus the launch and
+  // the whole-body impulse (the same velocity change for every part).
+  const auto n = static_cast<int32_t>(a.parts.size());
+  const Vec3 extra = o.launch_velocity + o.impulse * (1.0f / a.total_mass);
+  for (int32_t j = 0; j < n; ++j) {
+    Vec3 v{}, w{};
+    if (c.last_frame_dt > 0) {
+      v = (c.shown_cur[j].translation - c.shown_prev[j].translation) * (1.0f / c.last_frame_dt);
+      w = RotationVector(Normalize(c.shown_cur[j].rotation * Conjugate(c.shown_prev[j].rotation))) * (1.0f / c.last_frame_dt);
+    }
+    c.scratch_v[j] = v + extra;
+    c.scratch_w[j] = w;
+  }
+  if (o.strength) c.strength = *o.strength;
+  if (o.anchored) c.anchored = *o.anchored;
+  c.limp_left = 0;  // activating cancels a running go_limp
+  c.hit_mode = false;
+  c.anchor = c.shown_cur[0];
+  ComputeTargets(c, a);
+  for (int32_t j = 0; j < n; ++j) {
+    c.target_prev[j] = c.target[j];
+    c.target_w[j] = Vec3{};
+  }
+  world_.SetRagdollMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
+  ApplyControls(c);
+  world_.SetRagdollPartStates(c.ragdoll, c.shown_cur, c.scratch_v, c.scratch_w);
+  world_.SetRagdollEnabled(c.ragdoll, true);
+  c.active = true;
+  c.blending = false;
+  c.serial = ++activation_serial_;
+  ++c.activations;
+  c.deadline = now_ + static_cast<double>(o.duration_seconds);
+  c.release_blend = o.release_blend_seconds;
+  Push(c, CharacterEvent::Type::kStarted, CharacterEndReason::kReleased);
+  return true;
+}
+
+void CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_seconds) {
+  if (!c.active) return;
+  c.active = false;
+  c.hit_mode = false;
+  c.limp_left = 0;
+  world_.SetRagdollEnabled(c.ragdoll, false);
+  // The crossfade starts from the pose the body shows.
+  for (std::size_t k = 0; k < c.blend_from.size(); ++k) c.blend_from[k] = c.output_local[k];
+  c.blending = blend_seconds > 0;
+  c.blend_total = blend_seconds;
+  c.blend_elapsed = 0;
+  Push(c, CharacterEvent::Type::kEnded, reason);
+}
+
+Error CharacterSystem::Deactivate(CharacterId id, float blend_seconds) {
+  Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  if (Error e = CheckRange(blend_seconds, 0, 1e4f, -1, "blend_seconds"); !Ok(e)) return e;
+  if (c->hit_mode) {
+    c->strength = c->saved_strength;
+    c->anchored = c->saved_anchored;
+  }
+  Release(*c, CharacterEndReason::kReleased, blend_seconds);
+  return {};
+}
+
+Error CharacterSystem::SetStrength(CharacterId id, float strength) {
+  Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  if (Error e = CheckRange(strength, 0, 1, -1, "strength"); !Ok(e)) return e;
+  c->strength = strength;
+  c->limp_left = 0;
+  if (c->active) ApplyControls(*c);
+  return {};
+}
+
+Error CharacterSystem::SetAnchored(CharacterId id, bool anchored) {
+  Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  c->anchored = anchored;
+  if (c->active) ApplyControls(*c);
+  return {};
+}
+
+bool CharacterSystem::Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 point, const CharacterHitOptions& o) {
+  Slot* c = Find(id);
+  if (c == nullptr || part < 0 || part >= static_cast<int32_t>(archetypes_[c->archetype].parts.size())) return false;
+  if (!IsFinite(impulse) || !IsFinite(point) || !(o.duration_seconds > 0) || !std::isfinite(o.duration_seconds) ||
+      !(o.blend_seconds >= 0) || !(o.strength >= 0 && o.strength <= 1))
+    return false;
+  if (!c->active) {
+    // A flinch: powered up anchored to the animation, handed back after the duration.
+    const float saved_strength = c->strength;
+    const bool saved_anchored = c->anchored;
+    CharacterActivateOptions activate;
+    activate.strength = o.strength;
+    activate.anchored = true;
+    if (!Activate(id, activate)) return false;
+    c->hit_mode = true;
+    c->saved_strength = saved_strength;
+    c->saved_anchored = saved_anchored;
+  }
+  if (c->hit_mode) {
+    c->hit_left = o.duration_seconds;
+    c->hit_blend = o.blend_seconds;
+  }
+  return world_.ApplyRagdollImpulse(c->ragdoll, part, impulse, point).code == ErrorCode::kNone;
+}
+
+Error CharacterSystem::GoLimp(CharacterId id, float seconds) {
+  Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  if (Error e = CheckRange(seconds, 0, 1e4f, -1, "seconds"); !Ok(e)) return e;
+  if (!c->active) return Fail(ErrorCode::kInactive, -1, "character", "go_limp needs an active character: activate it first");
+  c->anchored = false;
+  c->hit_mode = false;
+  if (seconds > 0 && c->strength > 0) {
+    c->limp_total = c->limp_left = seconds;
+    c->limp_from = c->strength;
+  } else {
+    c->strength = 0;
+    c->limp_left = 0;
+  }
+  ApplyControls(*c);
+  return {};
+}
+
+Error CharacterSystem::ApplyImpulse(CharacterId id, Vec3 impulse) {
+  Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  if (!IsFinite(impulse)) return Fail(ErrorCode::kNotFinite, -1, "impulse", "the impulse is not finite");
+  if (!c->active) return Fail(ErrorCode::kInactive, -1, "character", "the character is not active");
+  const CharacterArchetype& a = archetypes_[c->archetype];
+  // Applied per assembly at its mass: every part gets impulse / total mass.
+  const Vec3 dv = impulse * (1.0f / a.total_mass);
+  for (int32_t j = 0; j < static_cast<int32_t>(a.parts.size()); ++j) {
+    const Vec3 centre = c->part_frames[j].translation;  // through the part's origin: no spin
+    world_.ApplyRagdollImpulse(c->ragdoll, j, dv * a.parts[j].mass, centre);
+  }
+  return {};
+}
+
+Error CharacterSystem::ApplyPartImpulse(CharacterId id, int32_t part, Vec3 impulse, Vec3 point) {
+  Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  if (!c->active) return Fail(ErrorCode::kInactive, -1, "character", "the character is not active");
+  return world_.ApplyRagdollImpulse(c->ragdoll, part, impulse, point);
+}
+
+Error CharacterSystem::GetState(CharacterId id, CharacterState* out) const {
+  const Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  const CharacterArchetype& a = archetypes_[c->archetype];
+  CharacterState s;
+  s.active = c->active;
+  s.blending_out = c->blending;
+  s.settled = c->active && (world_.IsRagdollAsleep(c->ragdoll) || world_.IsRagdollFrozen(c->ragdoll));
+  s.anchored = c->anchored;
+  s.strength = c->strength;
+  s.generation = c->activations;
+  s.root = c->active ? c->part_frames[0] : c->shown_cur[0];
+  s.total_mass = a.total_mass;
+  s.unanchored_mass = a.total_mass - (c->active && c->kinematic ? a.parts[0].mass : 0.0f);
+  if (c->active) {
+    const auto n = static_cast<int32_t>(a.parts.size());
+    Vec3 v[kMaxRagdollParts], w[kMaxRagdollParts];
+    world_.GetRagdollVelocities(c->ragdoll, std::span<Vec3>(v, n), std::span<Vec3>(w, n));
+    s.root_velocity = v[0];
+    Vec3 momentum{};
+    for (int32_t j = 0; j < n; ++j) momentum = momentum + v[j] * a.parts[j].mass;
+    s.speed = Length(momentum) / a.total_mass;
+  } else if (c->last_frame_dt > 0) {
+    s.root_velocity = (c->shown_cur[0].translation - c->shown_prev[0].translation) * (1.0f / c->last_frame_dt);
+    s.speed = Length(s.root_velocity);
+  }
+  const std::span<const Transform> frames = c->active ? std::span<const Transform>(c->part_frames) : c->shown_cur;
+  const Vec3 front = Rotate(frames[0].rotation, a.forward_in_root);
+  s.facing = front.y > 0.5f ? CharacterFacing::kUp : (front.y < -0.5f ? CharacterFacing::kDown : CharacterFacing::kSide);
+  const Vec3 toward = frames[a.head_part >= 0 ? a.head_part : 0].translation - frames[0].translation;
+  s.heading_degrees = (std::fabs(toward.x) + std::fabs(toward.z) > 1e-6f) ? std::atan2(toward.x, toward.z) * kRadToDeg : 0.0f;
+  *out = s;
+  return {};
+}
+
+Error CharacterSystem::GetRecoveryRoot(CharacterId id, float leg_room, Transform* out) const {
+  const Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  if (Error e = CheckRange(leg_room, 0, 1e4f, -1, "leg_room"); !Ok(e)) return e;
+  const CharacterArchetype& a = archetypes_[c->archetype];
+  const Transform& root = c->active ? c->part_frames[0] : c->shown_cur[0];
+  // The model's rotation the root implies, reduced to its yaw; the root stood upright in it.
+  const Quat model = Normalize(root.rotation * Conjugate(a.root_rest_rotation));
+  const Quat yaw = TwistAbout(model, Vec3{0, 1, 0});
+  *out = Transform{root.translation + Vec3{0, leg_room, 0}, Normalize(yaw * a.root_rest_rotation), {1, 1, 1}};
+  return {};
+}
+
+RagdollId CharacterSystem::RagdollOf(CharacterId id) const {
+  const Slot* c = Find(id);
+  return c != nullptr ? c->ragdoll : RagdollId{};
+}
+
+CharacterId CharacterSystem::CharacterOf(RagdollId ragdoll) const {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i]->live && slots_[i]->ragdoll == ragdoll) return CharacterId{static_cast<uint32_t>(i), slots_[i]->generation};
+  }
+  return CharacterId{};
+}
+
+void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double now, int32_t max_active) {
+  now_ = now;
+  max_active_ = max_active;
+  bad_inputs_ = 0;
+  for (const auto& slot : slots_) {
+    Slot& c = *slot;
+    if (!c.live) continue;
+    const CharacterArchetype& a = archetypes_[c.archetype];
+    const auto n = static_cast<int32_t>(a.parts.size());
+    c.last_frame_dt = frame_dt;
+    // The animated pose; non-finite input holds the last good one.
+    c.animated_ok = IsFinite(*c.model_world) && AllFinite(c.animated_local);
+    if (c.animated_ok) {
+      ForwardKinematics(a.parents, Rigid(*c.model_world), c.animated_local.data(), c.anim_world.data());
+    } else {
+      ++bad_inputs_;
+    }
+    // Timers on the world clock.
+    if (c.active && c.hit_mode) {
+      c.hit_left -= sim_seconds;
+      if (c.hit_left <= 0) {
+        c.strength = c.saved_strength;
+        c.anchored = c.saved_anchored;
+        Release(c, CharacterEndReason::kReleased, c.hit_blend);
+      }
+    }
+    if (c.active && now >= c.deadline) Release(c, CharacterEndReason::kExpired, c.release_blend);
+    if (c.active && c.limp_left > 0) {
+      c.limp_left = std::max(c.limp_left - sim_seconds, 0.0f);
+      c.strength = c.limp_from * (c.limp_left / c.limp_total);
+      if (c.limp_left == 0) ApplyControls(c);  // now limp: it may freeze
+    }
+    if (c.blending) {
+      c.blend_elapsed += sim_seconds;
+      if (c.blend_elapsed >= c.blend_total) c.blending = false;
+    }
+    if (!c.active) {
+      // Switched off: the parts follow the animation (raycasts see them there).
+      for (int32_t j = 0; j < n; ++j) c.part_frames[j] = Rigid(c.anim_world[a.part_bone[j]]);
+      continue;
+    }
+    // Powered: the motors pull toward the animated pose; the anchor follows the hips.
+    c.anchor = Rigid(c.anim_world[a.part_bone[0]]);
+    for (int32_t j = 0; j < n; ++j) c.target_prev[j] = c.target[j];
+    ComputeTargets(c, a);
+    for (int32_t j = 1; j < n; ++j) {
+      // The animation's own relative angular velocity, in the parent part's frame.
+      c.target_w[j] = frame_dt > 0 ? RotationVector(Normalize(c.target[j] * Conjugate(c.target_prev[j]))) * (1.0f / frame_dt)
+                                   : Vec3{};
+    }
+    world_.SetRagdollMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
+    if (c.strength > 0 || c.kinematic) world_.WakeRagdoll(c.ragdoll);  // a driven body never sleeps
+  }
+}
+
+void CharacterSystem::AfterPhysics() {
+  for (const auto& slot : slots_) {
+    Slot& c = *slot;
+    if (!c.live) continue;
+    const CharacterArchetype& a = archetypes_[c.archetype];
+    const auto bones = static_cast<int32_t>(a.parents.size());
+    const auto n = static_cast<int32_t>(a.parts.size());
+    const Transform model = Rigid(*c.model_world);
+    const bool model_ok = IsFinite(model);
+    if (c.active) {
+      // Part bones take their part's frame; the others ride their parent with the
+      // animated local transform.
+      for (int32_t b = 0; b < bones; ++b) {
+        const int32_t p = a.part_of_bone[b];
+        const int32_t parent = a.parents[b];
+        const Transform& parent_world = parent >= 0 ? c.output_world[parent] : model;
+        const Transform animated = c.animated_ok ? c.animated_local[b] : c.output_local[b];
+        if (p >= 0) {
+          Transform world = c.part_frames[p];
+          world.scale = Mul(parent >= 0 ? parent_world.scale : Vec3{1, 1, 1}, animated.scale);
+          Transform local = Relative(parent >= 0 || model_ok ? parent_world : Transform{}, world);
+          local.scale = animated.scale;
+          c.output_world[b] = world;
+          c.output_local[b] = local;
+        } else {
+          c.output_world[b] = Compose(parent_world, animated);
+          c.output_local[b] = animated;
+        }
+      }
+    } else if (c.animated_ok) {
+      const float t = c.blending ? std::clamp(c.blend_elapsed / c.blend_total, 0.0f, 1.0f) : 1.0f;
+      for (int32_t b = 0; b < bones; ++b) {
+        const Transform local = t < 1.0f ? Blend(c.blend_from[b], c.animated_local[b], t) : c.animated_local[b];
+        c.output_local[b] = local;
+        c.output_world[b] = t < 1.0f ? Compose(a.parents[b] >= 0 ? c.output_world[a.parents[b]] : model, local) : c.anim_world[b];
+      }
+    }
+    for (int32_t j = 0; j < n; ++j) {
+      c.shown_prev[j] = c.shown_cur[j];
+      c.shown_cur[j] = Rigid(c.output_world[a.part_bone[j]]);
+    }
+  }
+}
+
+}  // namespace tendon::detail

@@ -1,0 +1,85 @@
+// kernel/character/character_system.h: the runtime of ragdoll characters, owned by a World.
+//
+// Design: each character binds one ragdoll at BindCharacter, switched off (disabled lanes
+// cost the solver nothing) until activated; all of its per-frame storage is sized there.
+// Step calls BeforePhysics (animated pose, timers, motor targets and the anchor) and
+// AfterPhysics (the whole pose into the host's spans), around the ragdoll substeps and
+// before chains, so chains bound on a ragdolled bone swing from this frame's pose. The
+// system drives its ragdolls through the World's public ragdoll calls only.
+// Threading: the World's thread. Memory: BindCharacter allocates; nothing else does.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "kernel/character/character_archetype.h"
+#include "tendon/character.h"
+#include "tendon/errors.h"
+
+namespace tendon {
+class World;
+}
+
+namespace tendon::detail {
+
+class CharacterSystem {
+ public:
+  explicit CharacterSystem(World& world);
+  ~CharacterSystem();
+
+  Result<CharacterArchetypeId> BuildArchetype(const CharacterSettings& settings);
+  const CharacterArchetype* Archetype(CharacterArchetypeId id) const;
+
+  Result<CharacterId> Bind(const CharacterBinding& binding);
+  Error Unbind(CharacterId id);
+  bool IsValid(CharacterId id) const;
+
+  bool Activate(CharacterId id, const CharacterActivateOptions& options);
+  Error Deactivate(CharacterId id, float blend_seconds);
+  Error SetStrength(CharacterId id, float strength);
+  Error SetAnchored(CharacterId id, bool anchored);
+  bool Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point, const CharacterHitOptions& options);
+  Error GoLimp(CharacterId id, float seconds);
+  Error ApplyImpulse(CharacterId id, Vec3 impulse);
+  Error ApplyPartImpulse(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point);
+  Error GetState(CharacterId id, CharacterState* out) const;
+  Error GetRecoveryRoot(CharacterId id, float leg_room, Transform* out) const;
+  RagdollId RagdollOf(CharacterId id) const;
+  CharacterId CharacterOf(RagdollId ragdoll) const;
+  int32_t DrainEvents(std::span<CharacterEvent> out);
+  int32_t ActiveCount() const;
+  int32_t BoundCount() const;
+
+  // Step's hooks. frame_dt: the host's frame time (animation velocities); sim_seconds: the
+  // simulated time this frame advanced (timers), now: the world clock after it.
+  void BeforePhysics(float frame_dt, float sim_seconds, double now, int32_t max_active);
+  void AfterPhysics();
+  int32_t DroppedEvents() const { return dropped_events_; }
+  int32_t BadInputs() const { return bad_inputs_; }
+
+ private:
+  struct Slot;
+  Slot* Find(CharacterId id);
+  const Slot* Find(CharacterId id) const;
+  void Release(Slot& c, CharacterEndReason reason, float blend_seconds);
+  void Push(const Slot& c, CharacterEvent::Type type, CharacterEndReason reason);
+  void ApplyControls(Slot& c);
+  void ComputeTargets(Slot& c, const CharacterArchetype& a);
+
+  World& world_;
+  std::vector<CharacterArchetype> archetypes_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<int32_t> free_;
+  std::vector<CharacterEvent> events_;  // capacity grown at bind only
+  std::size_t event_capacity_ = 64;
+  int32_t dropped_events_ = 0;
+  int32_t bad_inputs_ = 0;
+  uint64_t activation_serial_ = 0;
+  double now_ = 0;
+  int32_t max_active_ = 16;
+};
+
+}  // namespace tendon::detail
