@@ -139,10 +139,11 @@ struct CharacterPartInfo {
   float mass = 0;           // kg
 };
 
+// How a body lies: where its chest (the spine part's front, else the root's) points.
 enum class CharacterFacing : uint8_t {
-  kUp,    // on its back: the chest faces up
-  kDown,  // prone: the chest faces the ground
-  kSide,
+  kUp,    // on its back: the chest within 45 degrees of straight up
+  kDown,  // prone: the chest within 45 degrees of straight down
+  kSide,  // anything between
 };
 
 // A character instance over host buffers (read or written every Step; all must stay valid

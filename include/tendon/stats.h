@@ -52,7 +52,8 @@ struct FrameStats {
 
   int32_t bound_characters = 0;
   int32_t active_characters = 0;     // ragdolled (physics owns the bones)
-  int32_t dropped_character_events = 0;  // events past the queue's capacity (drain it)
+  int32_t dropped_character_events = 0;  // events lost since the last Step: the queue (4 per
+                                         // bound character) was full; drain it every frame
 
   int32_t snapped_teleport = 0;      // roots that jumped or turned past the guard
   int32_t snapped_wake = 0;          // chains that woke (or were bound) and started at the pose

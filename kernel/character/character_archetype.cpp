@@ -438,6 +438,7 @@ Error BuildCharacterArchetype(const CharacterSettings& settings, CharacterArchet
 
   CharacterArchetype a;
   a.name = settings.name;
+  a.bone_names = sk.names;
   a.parents = sk.parents;
   a.rest_local = sk.rest_local;
   for (Transform& t : a.rest_local) t.rotation = Normalize(t.rotation);
@@ -614,9 +615,10 @@ Error BuildCharacterArchetype(const CharacterSettings& settings, CharacterArchet
     info.hinge_max_degrees = p.joint.hinge_max_degrees;
     a.parts.push_back(info);
   }
-  const Quat root_rotation = rig.world[a.part_bone[0]].rotation;
-  a.root_rest_rotation = root_rotation;
-  a.forward_in_root = Rotate(Conjugate(root_rotation), forward);
+  a.root_rest_rotation = rig.world[a.part_bone[0]].rotation;
+  for (int32_t i = 0; i < n && human[kSpine] >= 0; ++i)
+    if (a.part_bone[i] == human[kSpine]) a.torso_part = i;
+  a.forward_in_torso = Rotate(Conjugate(rig.world[a.part_bone[a.torso_part]].rotation), forward);
   const int32_t head_bone = human[kHead] >= 0 ? human[kHead] : human[kNeck];
   for (int32_t i = 0; i < n && head_bone >= 0; ++i)
     if (a.part_bone[i] == head_bone) a.head_part = i;

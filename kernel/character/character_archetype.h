@@ -27,6 +27,7 @@ std::string NormalizeBoneName(std::string_view name);
 
 struct CharacterArchetype {
   std::string name;
+  std::vector<std::string> bone_names;
   std::vector<int32_t> parents;
   std::vector<Transform> rest_local;
   std::vector<int32_t> part_of_bone;  // per bone: its part, or -1 (it follows its parent)
@@ -35,9 +36,11 @@ struct CharacterArchetype {
   RagdollSettings ragdoll;            // what the World builds the rigid archetype from
   RagdollArchetypeId ragdoll_archetype{};
   float total_mass = 0;
-  Vec3 forward_in_root{0, 0, 1};  // the rig's facing direction in the root part's frame
-  Quat root_rest_rotation{};      // the root part's rest rotation in model space
-  int32_t head_part = -1;         // the part heading points toward (the head's, when found)
+  int32_t torso_part = 0;          // the part whose front says how the body lies (spine or root)
+  Vec3 forward_in_torso{0, 0, 1};  // the rig's facing direction in the torso part's frame
+  Quat root_rest_rotation{};       // the root part's rest rotation in model space
+  int32_t head_part = -1;          // the part heading points toward (the head's, when found)
+  std::vector<Vec3> com_in_part;   // each part's centre of mass in its frame (set by the World)
 };
 
 // Validates `settings` and fills `out` (all but ragdoll_archetype).

@@ -110,6 +110,8 @@ Result<CharacterArchetypeId> CharacterSystem::BuildArchetype(const CharacterSett
     world_.GetRagdollPartInfo(a.ragdoll_archetype, j, &info);
     a.parts[j].mass = info.mass;
     a.total_mass += info.mass;
+    const Transform& pose = a.ragdoll.parts[j].pose;
+    a.com_in_part.push_back(Rotate(Conjugate(Normalize(pose.rotation)), info.body_pose.translation - pose.translation));
   }
   archetypes_.push_back(std::move(a));
   return CharacterArchetypeId{static_cast<uint32_t>(archetypes_.size() - 1), 1};
@@ -430,7 +432,7 @@ Error CharacterSystem::ApplyImpulse(CharacterId id, Vec3 impulse) {
   // Applied per assembly at its mass: every part gets impulse / total mass.
   const Vec3 dv = impulse * (1.0f / a.total_mass);
   for (int32_t j = 0; j < static_cast<int32_t>(a.parts.size()); ++j) {
-    const Vec3 centre = c->part_frames[j].translation;  // through the part's origin: no spin
+    const Vec3 centre = TransformPoint(c->part_frames[j], a.com_in_part[j]);  // through the centre of mass: no spin
     world_.ApplyRagdollImpulse(c->ragdoll, j, dv * a.parts[j].mass, centre);
   }
   return {};
@@ -470,8 +472,10 @@ Error CharacterSystem::GetState(CharacterId id, CharacterState* out) const {
     s.speed = Length(s.root_velocity);
   }
   const std::span<const Transform> frames = c->active ? std::span<const Transform>(c->part_frames) : c->shown_cur;
-  const Vec3 front = Rotate(frames[0].rotation, a.forward_in_root);
-  s.facing = front.y > 0.5f ? CharacterFacing::kUp : (front.y < -0.5f ? CharacterFacing::kDown : CharacterFacing::kSide);
+  const Vec3 front = Rotate(frames[a.torso_part].rotation, a.forward_in_torso);
+  // The nearest of the three: the chest within 45 degrees of straight up is on its back.
+  constexpr float kSin45 = 0.70710678f;
+  s.facing = front.y > kSin45 ? CharacterFacing::kUp : (front.y < -kSin45 ? CharacterFacing::kDown : CharacterFacing::kSide);
   const Vec3 toward = frames[a.head_part >= 0 ? a.head_part : 0].translation - frames[0].translation;
   s.heading_degrees = (std::fabs(toward.x) + std::fabs(toward.z) > 1e-6f) ? std::atan2(toward.x, toward.z) * kRadToDeg : 0.0f;
   *out = s;

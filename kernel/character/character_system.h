@@ -57,7 +57,13 @@ class CharacterSystem {
   // simulated time this frame advanced (timers), now: the world clock after it.
   void BeforePhysics(float frame_dt, float sim_seconds, double now, int32_t max_active);
   void AfterPhysics();
-  int32_t DroppedEvents() const { return dropped_events_; }
+  // Events dropped since the last call (queue full), and the count reset.
+  int32_t TakeDroppedEvents() {
+    const int32_t n = dropped_events_;
+    dropped_events_ = 0;
+    return n;
+  }
+  void SetMaxActive(int32_t max_active) { max_active_ = max_active; }
   int32_t BadInputs() const { return bad_inputs_; }
 
  private:

@@ -93,6 +93,10 @@ struct RigidPartConstants {
   float friction_torque = 0;  // N m
   // Motor: natural frequency (rad/s, 2 pi f; 0: no motor), damping ratio, torque cap (N m).
   float motor_omega = 0, motor_damping_ratio = 1, motor_max_torque = 0;
+  // The motor's spring acts on the whole limb the joint holds, not on the child alone:
+  // stiffness = i_limb omega^2, with i_limb the inertia of the child's subtree about the
+  // joint (build pose) = motor_stiffness_scale x the child's own (>= 1).
+  float motor_stiffness_scale = 1;
 };
 
 struct RigidSolveParams {

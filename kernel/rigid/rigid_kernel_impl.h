@@ -520,7 +520,8 @@ inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t l
 
 // Motor, position part: turn the child toward its target relative rotation as a spring of
 // natural frequency omega (XPBD compliance alpha = 1 / (i_eff omega^2), with i_eff the
-// joint's effective inertia about the error axis), the impulse capped by strength x
+// joint's effective inertia about the error axis, raised to the limb's: see
+// RigidPartConstants::motor_stiffness_scale), the impulse capped by strength x
 // max_torque x h^2 per substep (see shared/notes/xpbd-rigid-bodies.md, "Motors").
 template <class V>
 inline void SolveMotor(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& a, const RigidPartConstants& ca,
@@ -535,9 +536,9 @@ inline void SolveMotor(const RigidBlockView& blk, int32_t part, int32_t lane, Bo
   const V3<V> n = SafeNormal(axis);
   const V theta = O::Splat(2.0f) * Atan2<V>(Length3(axis), d.w);
   const V w = InvInertiaNorm(a.q, ca, n) + InvInertiaNorm(b.q, cb, n);
-  // alpha~ = alpha / h^2 = w / (omega h)^2.
+  // alpha~ = alpha / h^2 = w / (s (omega h)^2), s the limb's inertia over the child's.
   const float oh = cb.motor_omega * sp.dt;
-  const V alpha = w * O::Splat(1.0f / (oh * oh));
+  const V alpha = w * O::Splat(1.0f / (oh * oh * cb.motor_stiffness_scale));
   V lambda = theta / O::Max(w + alpha, O::Splat(1e-12f));
   const V cap = strength * O::Splat(cb.motor_max_torque * sp.dt * sp.dt);
   lambda = O::Min(lambda, cap);

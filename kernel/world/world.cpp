@@ -1635,7 +1635,7 @@ struct World::Impl {
     characters->AfterPhysics();
     stats.bound_characters = characters->BoundCount();
     stats.active_characters = characters->ActiveCount();
-    stats.dropped_character_events = characters->DroppedEvents();
+    stats.dropped_character_events = characters->TakeDroppedEvents();
     stats.snapped_bad_input += characters->BadInputs();
     stats.times.ragdoll_ms = MsSince(t);
     t = std::chrono::steady_clock::now();
@@ -1690,6 +1690,7 @@ struct World::Impl {
 
 World::World(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
   impl_->characters = std::make_unique<detail::CharacterSystem>(*this);
+  impl_->characters->SetMaxActive(impl_->settings.max_active_characters);
 }
 World::~World() = default;
 
@@ -1977,6 +1978,24 @@ std::vector<detail::RigidPartConstants> RigidConstants(const detail::RagdollArch
     c.motor_damping_ratio = jt.motor.damping_ratio;
     c.motor_max_torque = jt.motor.max_torque_per_kg * p.mass;
   }
+  // A motor holds the whole limb below its joint (an arm held out against gravity is the
+  // upper arm, forearm and hand): its spring's inertia is the subtree's about the joint
+  // (parallel-axis theorem, principal inertias averaged), not the child's alone.
+  const auto n = static_cast<int32_t>(a.parts.size());
+  auto mean_inertia = [](const detail::RigidPartArchetype& p) { return (p.inertia.x + p.inertia.y + p.inertia.z) / 3.0f; };
+  for (int32_t j = 1; j < n; ++j) {
+    const detail::RigidPartArchetype& child = a.parts[j];
+    const Vec3 anchor = TransformPoint(child.body_pose, child.joint.anchor_in_child);
+    float limb = 0;
+    for (int32_t k = j; k < n; ++k) {
+      int32_t at = k;
+      while (at > j) at = a.parts[at].parent;
+      if (at != j) continue;  // not in j's subtree
+      limb += mean_inertia(a.parts[k]) + a.parts[k].mass * LengthSquared(a.parts[k].body_pose.translation - anchor);
+    }
+    const float own = mean_inertia(child);
+    out[j].motor_stiffness_scale = own > 0 ? std::max(limb / own, 1.0f) : 1.0f;
+  }
   return out;
 }
 
@@ -2125,6 +2144,8 @@ int32_t World::FindCharacterPart(CharacterArchetypeId id, std::string_view name)
   if (a == nullptr) return -1;
   for (int32_t j = 0; j < static_cast<int32_t>(a->parts.size()); ++j)
     if (a->parts[j].name == name) return j;
+  for (int32_t j = 0; j < static_cast<int32_t>(a->parts.size()); ++j)
+    if (a->bone_names[a->parts[j].bone] == name) return j;
   return -1;
 }
 Result<CharacterId> World::BindCharacter(const CharacterBinding& binding) { return impl_->characters->Bind(binding); }
