@@ -198,8 +198,11 @@ void RegisterAll() {
 
 }  // namespace
 
+void RegisterCharacterBenchmarks();  // bench_characters.cpp
+
 int main(int argc, char** argv) {
   RegisterAll();
+  RegisterCharacterBenchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -26,6 +26,7 @@ std::vector<CharacterPartInfo> Parts(World& w, CharacterArchetypeId a) {
 }
 
 TEST(CharacterBuild, MixamoUnrealAndVrmNamedRigsMapToTheSameParts) {
+  TENDON_NEED_SHARED_DATA();
   auto w = MakeWorld();
   std::vector<std::vector<CharacterPartInfo>> layouts;
   for (const auto& names : {VrmNames(), MixamoNames(), UnrealNames()}) {
@@ -58,6 +59,7 @@ TEST(CharacterBuild, MixamoUnrealAndVrmNamedRigsMapToTheSameParts) {
 }
 
 TEST(CharacterBuild, TheJoltHumanSkeletonMapsByItsNames) {
+  TENDON_NEED_SHARED_DATA();
   auto w = MakeWorld();
   const SkeletonSettings sk = ports::JoltSkeleton(JoltAnim("animations/neutral.json"));
   auto built = w->BuildCharacterArchetype(Humanoid(sk));
@@ -81,6 +83,7 @@ TEST(CharacterBuild, TheJoltHumanSkeletonMapsByItsNames) {
 }
 
 TEST(CharacterBuild, TheDefaultTableSetsEveryJointAndOverridesReplaceIt) {
+  TENDON_NEED_SHARED_DATA();
   auto w = MakeWorld();
   CharacterSettings s = Humanoid(Godette(VrmNames()));
   s.limit_overrides.push_back({"LeftUpperArm", 30, 10});
@@ -120,6 +123,7 @@ TEST(CharacterBuild, TheDefaultTableSetsEveryJointAndOverridesReplaceIt) {
 }
 
 TEST(CharacterBuild, BadRigsAndPartListsAreNamed) {
+  TENDON_NEED_SHARED_DATA();
   auto w = MakeWorld();
   // No hips.
   SkeletonSettings sk = Godette(VrmNames());
@@ -227,6 +231,7 @@ Push LargestLimitPush(const CharacterSettings& settings, const ports::JoltAnimat
 }
 
 TEST(CharacterBuild, LimitsLearnedFromWalkAndSprintContainEverySampledPose) {
+  TENDON_NEED_SHARED_DATA();
   const ports::JoltAnimation neutral = JoltAnim("animations/neutral.json");
   const ports::JoltAnimation walk = JoltAnim("animations/walk.json");
   const ports::JoltAnimation sprint = JoltAnim("animations/sprint.json");
@@ -265,6 +270,7 @@ TEST(CharacterBuild, LimitsLearnedFromWalkAndSprintContainEverySampledPose) {
 }
 
 TEST(CharacterBuild, TheHdJogSkeletonMapsOntoThe23JoltPartsAndLearnsItsLimits) {
+  TENDON_NEED_SHARED_DATA();
   const ports::JoltAnimation neutral_hd = JoltAnim("hd/animations/neutral_hd.json");
   const ports::JoltAnimation jog = JoltAnim("hd/animations/jog_hd.json");
   auto ragdoll = ports::LoadJoltHumanRagdoll(SharedData("jolt-human/ragdoll.json"));

@@ -86,6 +86,7 @@ bool SamePose(const std::vector<Transform>& a, const std::vector<Transform>& b) 
 }
 
 TEST(Character, InactiveCharactersShowTheAnimationCostNothingAndStillTakeRays) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& a = s.Add(Transform{{0, 0, 0}, {}, {1, 1, 1}});
   s.Add(Transform{{3, 0, 0}, {}, {1, 1, 1}});
@@ -106,6 +107,7 @@ TEST(Character, InactiveCharactersShowTheAnimationCostNothingAndStillTakeRays) {
 }
 
 TEST(Character, ActivationKeepsTheMotionOfTheLastTwoFrames) {
+  TENDON_NEED_SHARED_DATA();
   Scene s(WorldSettings{}, false);
   HostCharacter& h = s.Add(Transform{{0, 1, 0}, {}, {1, 1, 1}});
   // Runs at 3 m/s along +X while turning at 1 rad/s about Y.
@@ -130,6 +132,7 @@ TEST(Character, ActivationKeepsTheMotionOfTheLastTwoFrames) {
 }
 
 TEST(Character, AWholeBodyImpulseGivesEveryPartTheSameVelocityChange) {
+  TENDON_NEED_SHARED_DATA();
   Scene s(WorldSettings{}, false);
   HostCharacter& h = s.Add();
   s.world->Step(kStep);
@@ -155,6 +158,7 @@ TEST(Character, AWholeBodyImpulseGivesEveryPartTheSameVelocityChange) {
 }
 
 TEST(Character, ActivateSaysFalseInsteadOfFailing) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& h = s.Add();
   EXPECT_FALSE(s.world->ActivateCharacter(CharacterId{}));
@@ -171,6 +175,7 @@ TEST(Character, ActivateSaysFalseInsteadOfFailing) {
 }
 
 TEST(Character, BindingChecksItsBuffers) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter h(s.skeleton);
   CharacterBinding b = h.Binding(s.archetype);
@@ -209,6 +214,7 @@ float TrackingError(const Scene& s, const HostCharacter& h, std::vector<Transfor
 }
 
 TEST(Character, APoweredAnchoredBodyTracksTheAnimationAndAnUnpoweredOneFalls) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& powered = s.Add(Transform{{0, 0, 0}, {}, {1, 1, 1}});
   HostCharacter& limp = s.Add(Transform{{3, 0, 0}, {}, {1, 1, 1}});
@@ -247,6 +253,7 @@ TEST(Character, APoweredAnchoredBodyTracksTheAnimationAndAnUnpoweredOneFalls) {
 }
 
 TEST(Character, AHitFlinchesAnchoredAndHandsTheBonesBack) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& h = s.Add();
   s.Steps(2);
@@ -289,6 +296,7 @@ TEST(Character, AHitFlinchesAnchoredAndHandsTheBonesBack) {
 }
 
 TEST(Character, GoingLimpEasesTheStrengthAndActivatingCancelsIt) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& h = s.Add();
   s.Steps(2);
@@ -322,6 +330,7 @@ TEST(Character, GoingLimpEasesTheStrengthAndActivatingCancelsIt) {
 }
 
 TEST(Character, DeactivatingCrossfadesFromTheRagdollPoseToTheAnimation) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& h = s.Add();
   s.Steps(2);
@@ -376,6 +385,7 @@ Fallen DropLying(Quat lie, bool walls = false, float height = 0.25f) {
 }
 
 TEST(Character, AFallenBodySaysWhichWayItLiesAndWhereItsHeadPoints) {
+  TENDON_NEED_SHARED_DATA();
   // Godette faces -Z with Y up.
   const Fallen down = DropLying(AxisAngle(Vec3{1, 0, 0}, -kPi / 2));  // face to the ground, head to -Z
   EXPECT_EQ(down.facing, CharacterFacing::kDown);
@@ -390,6 +400,7 @@ TEST(Character, AFallenBodySaysWhichWayItLiesAndWhereItsHeadPoints) {
 }
 
 TEST(Character, TheRecoveryRootStandsUprightKeepsTheYawAndAddsLegRoom) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   const Quat yaw = AxisAngle(Vec3{0, 1, 0}, 1.0f);
   HostCharacter& h = s.Add(Transform{{2, 0, 1}, yaw, {1, 1, 1}});
@@ -416,6 +427,7 @@ TEST(Character, TheRecoveryRootStandsUprightKeepsTheYawAndAddsLegRoom) {
 }
 
 TEST(Character, TheBudgetReleasesTheOldestAndEventsSaySo) {
+  TENDON_NEED_SHARED_DATA();
   WorldSettings ws;
   ws.max_active_characters = 2;
   Scene s(ws);
@@ -450,6 +462,7 @@ TEST(Character, TheBudgetReleasesTheOldestAndEventsSaySo) {
 }
 
 TEST(Character, ADurationReleasesOnTheWorldClockAndAnEarlierReleaseCancelsIt) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& a = s.Add(Transform{{0, 0, 0}, {}, {1, 1, 1}});
   HostCharacter& b = s.Add(Transform{{2, 0, 0}, {}, {1, 1, 1}});
@@ -482,6 +495,7 @@ TEST(Character, ADurationReleasesOnTheWorldClockAndAnEarlierReleaseCancelsIt) {
 }
 
 TEST(Character, RemovingAnActiveCharacterReleasesAndTearsItDown) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& h = s.Add();
   s.Steps(1);
@@ -501,6 +515,7 @@ TEST(Character, RemovingAnActiveCharacterReleasesAndTearsItDown) {
 }
 
 TEST(Character, TheWholePoseIsWrittenAndBonesWithoutAPartRideTheirAncestor) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& h = s.Add();
   s.Steps(1);
@@ -524,6 +539,7 @@ TEST(Character, TheWholePoseIsWrittenAndBonesWithoutAPartRideTheirAncestor) {
 }
 
 TEST(Character, ChainsOnTheCharacterSwingFromThisFramesRagdollPose) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& h = s.Add();
   const int32_t head = s.Bone("head");
@@ -544,6 +560,7 @@ TEST(Character, ChainsOnTheCharacterSwingFromThisFramesRagdollPose) {
 }
 
 TEST(Character, NonFiniteAnimationHoldsThePoseAndIsReported) {
+  TENDON_NEED_SHARED_DATA();
   Scene s;
   HostCharacter& h = s.Add();
   s.Steps(2);
@@ -694,6 +711,7 @@ TEST(Landing, ThrowSpeedIsMassRelativeAndClamped) {
 }
 
 TEST(Landing, ACharactersStateFeedsTheWatch) {
+  TENDON_NEED_SHARED_DATA();
   // A thrown character: generation and speed from CharacterState, ground from a raycast.
   Scene s;
   HostCharacter& h = s.Add(Transform{{0, 0, 0}, {}, {1, 1, 1}});

@@ -1,6 +1,7 @@
 // tests/character_test_util.h: rigs and hosts shared by the character suites.
 #pragma once
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -16,6 +17,21 @@ inline std::string SharedData(const std::string& relative) {
   const char* env = std::getenv("TENDON_SHARED_DATA");
   return std::string(env != nullptr ? env : "../shared/data") + "/" + relative;
 }
+
+// The assets live beside the repository (../shared/data); without them the suites that
+// need them skip, as the ragdoll suites do.
+inline bool HaveSharedData() {
+  for (const char* f : {"vrm/godette/Godette_vrm_v4.vrm", "jolt-human/ragdoll.json", "jolt-human/animations/walk.json"}) {
+    if (std::FILE* file = std::fopen(SharedData(f).c_str(), "rb")) {
+      std::fclose(file);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+#define TENDON_NEED_SHARED_DATA() \
+  if (!HaveSharedData()) GTEST_SKIP() << SharedData("") << " is not available"
 
 inline ports::JoltAnimation JoltAnim(const std::string& relative) {
   auto a = ports::LoadJoltAnimation(SharedData("jolt-human/" + relative));

@@ -1,0 +1,181 @@
+// bench/bench_characters.cpp: ragdoll characters in tendon_bench (Google Benchmark).
+//
+//   BM_RagdollToggle/characters:<n>          ActivateCharacter + DeactivateCharacter of one
+//       bound character per iteration (cycling through n), no Step: the cost of a toggle.
+//   BM_PoweredRagdolls/characters:<n>/workers:<w>   a whole World::Step (one fixed step) of n
+//       powered (strength 1), anchored Jolt "Human" characters (23 parts, the file's motors)
+//       tracking the walk clip in place, 2 m apart on a plane; counters ms_per_frame, the
+//       mean joint tracking error in degrees (each joint's output relative rotation against
+//       the animation's, averaged over joints and characters) and part_substeps_per_s.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ports/jolt_human/jolt_human.h"
+#include "tendon/tbb_task_system.h"
+#include "tendon/tendon.h"
+
+namespace {
+
+using namespace tendon;
+
+std::string Data(const std::string& relative) {
+  const char* env = std::getenv("TENDON_SHARED_DATA");
+  return std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/" + relative;
+}
+
+struct Crowd {
+  std::unique_ptr<TbbTaskSystem> tasks;
+  std::unique_ptr<World> world;
+  ports::JoltAnimation walk;
+  SkeletonSettings skeleton;
+  CharacterArchetypeId archetype;
+  std::vector<Transform> animated;  // one sampled pose, shared by every character
+  std::vector<Transform> models;
+  std::vector<std::vector<Transform>> output, world_pose;
+  std::vector<CharacterId> ids;
+  std::vector<int32_t> part_bone, part_parent;
+  float time = 0;
+};
+
+std::unique_ptr<Crowd> MakeCrowd(benchmark::State& state, int n, int workers) {
+  auto crowd = std::make_unique<Crowd>();
+  auto neutral = ports::LoadJoltAnimation(Data("animations/neutral.json"));
+  auto walk = ports::LoadJoltAnimation(Data("animations/walk.json"));
+  auto ragdoll = ports::LoadJoltHumanRagdoll(Data("ragdoll.json"));
+  if (!neutral.ok() || !walk.ok() || !ragdoll.ok()) {
+    state.SkipWithError("../shared/data/jolt-human is not available (set TENDON_SHARED_DATA)");
+    return nullptr;
+  }
+  crowd->walk = walk.value();
+  WorldSettings ws;
+  ws.max_active_characters = n;
+  ws.max_distance = INFINITY;
+  if (workers > 1) {
+    crowd->tasks = std::make_unique<TbbTaskSystem>(workers);
+    ws.tasks = crowd->tasks->hooks();
+  }
+  crowd->world = std::move(World::Create(ws).value());
+  crowd->world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}});
+  CharacterSettings cs;
+  cs.skeleton = ports::JoltSkeleton(neutral.value());
+  cs.ragdoll = ragdoll.value();
+  crowd->skeleton = cs.skeleton;
+  auto built = crowd->world->BuildCharacterArchetype(cs);
+  if (!built.ok()) {
+    state.SkipWithError(built.error().message.c_str());
+    return nullptr;
+  }
+  crowd->archetype = built.value();
+  const auto bones = cs.skeleton.names.size();
+  crowd->animated = cs.skeleton.rest_local;
+  crowd->models.resize(n);
+  crowd->output.assign(n, std::vector<Transform>(bones));
+  crowd->world_pose.assign(n, std::vector<Transform>(bones));
+  const int side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n))));
+  for (int i = 0; i < n; ++i) {
+    crowd->models[i].translation = {2.0f * static_cast<float>(i % side), 0, 2.0f * static_cast<float>(i / side)};
+    CharacterBinding b;
+    b.archetype = crowd->archetype;
+    b.model_world = &crowd->models[i];
+    b.animated_local = crowd->animated;
+    b.output_local = crowd->output[i];
+    b.output_world = crowd->world_pose[i];
+    crowd->ids.push_back(crowd->world->BindCharacter(b).value());
+  }
+  for (int32_t j = 0; j < crowd->world->CharacterPartCount(crowd->archetype); ++j) {
+    CharacterPartInfo info;
+    crowd->world->GetCharacterPartInfo(crowd->archetype, j, &info);
+    crowd->part_bone.push_back(info.bone);
+    crowd->part_parent.push_back(info.parent);
+  }
+  return crowd;
+}
+
+void Advance(Crowd& c) {
+  c.time += 1.0f / 60.0f;
+  ports::SampleJoltAnimation(c.walk, c.time, c.animated, true);
+  c.world->Step(1.0f / 60.0f);
+}
+
+// Mean over characters and joints of the angle between output and animated relative rotations.
+double TrackingErrorDegrees(const Crowd& c) {
+  std::vector<Transform> animated_world(c.animated.size());
+  for (std::size_t b = 0; b < c.animated.size(); ++b) {
+    const int32_t p = c.skeleton.parents[b];
+    animated_world[b] = Compose(p >= 0 ? animated_world[p] : Transform{}, c.animated[b]);
+  }
+  double sum = 0;
+  int count = 0;
+  for (const auto& pose : c.world_pose) {
+    for (std::size_t j = 1; j < c.part_bone.size(); ++j) {
+      const int32_t b = c.part_bone[j], p = c.part_bone[c.part_parent[j]];
+      const Quat out = Conjugate(pose[p].rotation) * pose[b].rotation;
+      const Quat want = Conjugate(animated_world[p].rotation) * animated_world[b].rotation;
+      sum += RotationAngle(Normalize(Conjugate(want) * out)) * 57.2957795;
+      ++count;
+    }
+  }
+  return count > 0 ? sum / count : 0.0;
+}
+
+void PoweredRagdolls(benchmark::State& state, int n, int workers) {
+  auto crowd = MakeCrowd(state, n, workers);
+  if (crowd == nullptr) return;
+  Advance(*crowd);
+  for (CharacterId id : crowd->ids) crowd->world->ActivateCharacter(id, {.strength = 1.0f, .anchored = true});
+  for (int f = 0; f < 60; ++f) Advance(*crowd);  // settle into the walk
+  double error = 0;
+  int samples = 0;
+  for (auto _ : state) {
+    Advance(*crowd);
+    state.PauseTiming();
+    error += TrackingErrorDegrees(*crowd);
+    ++samples;
+    state.ResumeTiming();
+  }
+  const FrameStats& st = crowd->world->LastStats();
+  state.counters["active"] = st.active_characters;
+  state.counters["tracking_error_deg"] = samples > 0 ? error / samples : 0.0;
+  state.counters["ms_per_frame"] = benchmark::Counter(1e-3, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["part_substeps_per_s"] = benchmark::Counter(
+      static_cast<double>(n) * static_cast<double>(crowd->part_bone.size()) * st.ragdoll_substeps,
+      benchmark::Counter::kIsIterationInvariantRate);
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+void RagdollToggle(benchmark::State& state, int n) {
+  auto crowd = MakeCrowd(state, n, 1);
+  if (crowd == nullptr) return;
+  Advance(*crowd);
+  Advance(*crowd);
+  std::vector<CharacterEvent> events(8);
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const CharacterId id = crowd->ids[next];
+    next = next + 1 == crowd->ids.size() ? 0 : next + 1;
+    benchmark::DoNotOptimize(crowd->world->ActivateCharacter(id));
+    crowd->world->DeactivateCharacter(id, 0.2f);
+    crowd->world->DrainCharacterEvents(events);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+}  // namespace
+
+void RegisterCharacterBenchmarks() {
+  benchmark::RegisterBenchmark("BM_RagdollToggle/characters:100", [](benchmark::State& s) { RagdollToggle(s, 100); })
+      ->Unit(benchmark::kMicrosecond);
+  for (int n : {100, 1000}) {
+    for (int w : {1, 2}) {
+      const std::string name = "BM_PoweredRagdolls/characters:" + std::to_string(n) + "/workers:" + std::to_string(w);
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { PoweredRagdolls(s, n, w); })
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
