@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "tendon/tbb_task_system.h"
+#include "stickman_rig.h"
 #include "test_util.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -149,10 +150,33 @@ std::vector<uint64_t> RunScene(TaskHooks hooks) {
     b.output_parts = limbs[i];
     EXPECT_TRUE(w->BindRagdoll(b).ok());
   }
+  // Characters (the stickman's skeleton in 3D): limp, powered and anchored, struck.
+  const CharacterArchetypeId man = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  const SkeletonSettings man_skeleton = StickmanSkeleton();
+  std::vector<Transform> models(6);
+  std::vector<std::vector<Transform>> man_out(6, man_skeleton.rest_local);
+  std::vector<CharacterId> men;
+  for (int i = 0; i < 6; ++i) {
+    models[i].translation = {static_cast<float>(i) * 1.5f, 1.0f, 6.0f};
+    CharacterBinding b;
+    b.archetype = man;
+    b.model_world = &models[i];
+    b.animated_local = man_skeleton.rest_local;
+    b.output_local = man_out[i];
+    men.push_back(w->BindCharacter(b).value());
+  }
   std::vector<uint64_t> hashes;
   bool saw_pairs = false;
   for (int f = 0; f < 240; ++f) {
     const float t = f / 60.0f;
+    for (std::size_t i = 0; i < models.size(); ++i) models[i].translation.x = static_cast<float>(i) * 1.5f + std::sin(t) * 0.5f;
+    if (f == 20) {
+      for (int i = 0; i < 3; ++i) w->ActivateCharacter(men[i], {.impulse = {5.0f * static_cast<float>(i), 20, 0}, .strength = 0.0f});
+      for (int i = 3; i < 5; ++i) w->ActivateCharacter(men[i], {.strength = 1.0f, .anchored = true});
+    }
+    if (f == 60) w->HitCharacter(men[5], 3, Vec3{0, 0, 8}, models[5].translation);
+    if (f == 90) w->GoLimp(men[3], 0.3f);
+    if (f == 150) w->DeactivateCharacter(men[0], 0.2f);
     for (std::size_t i = 0; i < hosts.size(); ++i) {
       hosts[i]->root_parent.rotation = AxisAngle(Vec3{0, 1, 0}, std::sin(t * 2.0f + i));
       hosts[i]->root_parent.translation.y = std::sin(t * 3.0f + i) * 0.3f;

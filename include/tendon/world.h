@@ -6,6 +6,11 @@
 // culls and budgets chains against the camera, packs the awake ones into SIMD lanes of
 // blocks that share a topology, runs the verlet solve and writes local transforms into
 // the host's buffers once per frame. Accessory pendulums (BindPendulum) step alongside.
+// Ragdolls (BuildRagdollArchetype, BindRagdoll) are rigid parts solved with substepped
+// XPBD in SIMD lanes; characters (BuildCharacterArchetype, BindCharacter; character.h)
+// map whole skeletons onto ragdolls and toggle them. Per Step: characters' animated
+// poses and controls, the ragdoll substeps, characters' output poses, then chains (which
+// may hang from a ragdolled bone), then pendulums.
 //
 // What it does NOT do: own host memory, animate, load assets, or allocate in Step.
 // Step never fails: bad dt steps nothing; non-finite input holds the instance at its last
@@ -17,8 +22,9 @@
 // bit-identical for any worker count. Step sets flush-to-zero and denormals-are-zero
 // inside every task and restores the caller's floating-point mode.
 //
-// Memory: BuildChainArchetype and BindChain allocate (archetypes, lanes, per-instance
-// state, scratch for the budget); Step, SetCamera and the wind setters do not.
+// Memory: building and binding allocate (archetypes, lanes, per-instance state, scratch
+// for the budget); Step, SetCamera, the wind setters and every call on a bound ragdoll or
+// character do not (SetRagdollKinematicRoot only the first time, unless reserved).
 // Host buffers named in a binding must stay valid until the instance is unbound.
 #pragma once
 
@@ -325,8 +331,9 @@ class World {
   Error GetChainNodePositions(ChainId chain, std::span<Vec3> out) const;
   // The current bob position and swing angle (radians) of a pendulum.
   Error GetPendulumState(PendulumId pendulum, Vec3* bob, float* swing_radians) const;
-  // A hash of every simulated chain's and pendulum's state, in handle order, for
-  // determinism checks across worker counts and instruction sets.
+  // A hash of every simulated chain's, pendulum's and ragdoll's (so every character's)
+  // state, in handle order, for determinism checks across worker counts and instruction
+  // sets.
   uint64_t StateHash() const;
 
   struct Impl;

@@ -1,9 +1,14 @@
 // ports/demo/demo.cpp: tendon-demo, the main job. A crowd of procedurally generated
 // characters wearing hair strands, a cape and a tail (verlet chains) and a charm on the
 // hip (an accessory pendulum) walks along paths while a camera moves through the crowd.
+// In a yard at the middle, ragdoll characters (the Jolt "Human" from ../shared/data, each
+// with a ponytail chain on its head) walk in circles; some are struck (a powered flinch
+// that hands back to the walk), some are knocked down (powered, then limp), lie until
+// they settle, and get up where they lie, facing where their head points.
 // It runs N seconds of frames at a varying frame rate with hitches, shows progress, and
-// prints what the kernel did: bound, simulated, sleeping, snapped, lane occupancy and
-// milliseconds per phase (median and worst), and where it wrote a Chrome trace.
+// prints what the kernel did: bound, simulated, sleeping, snapped, lane occupancy,
+// ragdoll events and milliseconds per phase (median and worst), and where it wrote a
+// Chrome trace.
 //
 // This is a host: it owns the skeleton buffers and the animation (a walk cycle made of
 // sines), and hands Tendon pointers to them, as an engine's pre-render job would.
@@ -20,6 +25,7 @@
 
 #include <unistd.h>
 
+#include "ports/jolt_human/jolt_human.h"
 #include "tendon/tbb_task_system.h"
 #include "tendon/tendon.h"
 
@@ -32,6 +38,7 @@ struct Options {
   double seconds = 20.0;
   int workers = 0;  // 0: all hardware threads
   int budget = 3000;
+  int ragdolls = 24;
   Isa isa = Isa::kAuto;
   std::string trace = "tendon-demo.trace.json";
   unsigned seed = 7;
@@ -44,6 +51,7 @@ void Usage() {
       "  --seconds S    simulated seconds of frames (default 20)\n"
       "  --workers W    oneTBB workers, 0 = all hardware threads (default 0)\n"
       "  --budget B     max simultaneously simulated chains (default 3000)\n"
+      "  --ragdolls R   ragdoll characters in the yard (default 24; needs ../shared/data)\n"
       "  --isa I        auto | scalar | sse2 | sse4.2 | avx2 (default auto)\n"
       "  --trace PATH   Chrome Trace Event JSON output (default tendon-demo.trace.json; '' disables)\n"
       "  --seed N       crowd seed (default 7)");
@@ -70,6 +78,8 @@ bool Parse(int argc, char** argv, Options* o) {
       o->workers = std::atoi(next("--workers"));
     } else if (a == "--budget") {
       o->budget = std::atoi(next("--budget"));
+    } else if (a == "--ragdolls") {
+      o->ragdolls = std::atoi(next("--ragdolls"));
     } else if (a == "--seed") {
       o->seed = static_cast<unsigned>(std::atoi(next("--seed")));
     } else if (a == "--trace") {
@@ -90,8 +100,8 @@ bool Parse(int argc, char** argv, Options* o) {
       return false;
     }
   }
-  if (o->count < 1 || o->seconds <= 0 || o->workers < 0 || o->budget < 0) {
-    std::fprintf(stderr, "count >= 1, seconds > 0, workers >= 0 and budget >= 0, please\n");
+  if (o->count < 1 || o->seconds <= 0 || o->workers < 0 || o->budget < 0 || o->ragdolls < 0) {
+    std::fprintf(stderr, "count >= 1, seconds > 0, workers >= 0, budget >= 0 and ragdolls >= 0, please\n");
     return false;
   }
   return true;
@@ -165,6 +175,200 @@ void Animate(Character& c, double t) {
   if (c.broken_frame) c.head.rotation.w = std::nanf("");
 }
 
+
+// The yaw (about +Y) of a rotation that turns only about +Y.
+float YawOf(Quat q) { return 2.0f * std::atan2(q.y, q.w); }
+
+// The stunt yard: ragdoll characters on the Jolt "Human" skeleton walking in circles.
+struct Stuntman {
+  Transform model{};
+  std::vector<Transform> animated, output, world;
+  CharacterId id{};
+  Vec3 centre{};
+  float angle = 0, radius = 5, clip_time = 0;
+  bool down = false;
+  double down_since = 0;
+  std::vector<Transform> hair_animated, hair_output;
+  ChainId hair{};
+};
+
+struct Yard {
+  ports::JoltAnimation walk;
+  SkeletonSettings skeleton;
+  CharacterArchetypeId archetype{};
+  int32_t head_bone = -1;
+  std::vector<int32_t> part_bone;
+  std::vector<std::unique_ptr<Stuntman>> men;
+  int64_t hits = 0, knockdowns = 0, got_up = 0, facing[3] = {0, 0, 0}, started = 0, ended[4] = {0, 0, 0, 0};
+  std::vector<int> active;
+  std::vector<double> ragdoll_ms;
+  double next_hit = 0.7, next_knockdown = 1.2;
+};
+
+constexpr float kWalkSpeed = 4.757f / 2.8f;  // the walk clip's root travel over its duration, m/s
+
+// Places the model on its circle; the Jolt rig faces -Z, so yaw pi - angle walks the tangent.
+void WalkOn(Stuntman& m, float dt, const Yard& yard) {
+  m.angle += kWalkSpeed / m.radius * dt;
+  m.clip_time += dt;
+  m.model.translation = m.centre + Vec3{std::cos(m.angle) * m.radius, 0, std::sin(m.angle) * m.radius};
+  m.model.rotation = AxisAngle(Vec3{0, 1, 0}, 3.14159265f - m.angle);
+  ports::SampleJoltAnimation(yard.walk, m.clip_time, m.animated, true);
+}
+
+bool BuildYard(World& world, int count, std::mt19937& rng, Yard* yard, std::string* why) {
+  const char* env = std::getenv("TENDON_SHARED_DATA");
+  const std::string data = std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/";
+  auto neutral = ports::LoadJoltAnimation(data + "animations/neutral.json");
+  auto walk = ports::LoadJoltAnimation(data + "animations/walk.json");
+  auto ragdoll = ports::LoadJoltHumanRagdoll(data + "ragdoll.json");
+  if (!neutral.ok() || !walk.ok() || !ragdoll.ok()) {
+    *why = data + " is not available";
+    return false;
+  }
+  yard->walk = walk.value();
+  CharacterSettings cs;
+  cs.name = "jolt human";
+  cs.skeleton = ports::JoltSkeleton(neutral.value());
+  cs.ragdoll = ragdoll.value();
+  yard->skeleton = cs.skeleton;
+  auto built = world.BuildCharacterArchetype(cs);
+  if (!built.ok()) {
+    *why = built.error().field + ": " + built.error().message;
+    return false;
+  }
+  yard->archetype = built.value();
+  for (std::size_t b = 0; b < cs.skeleton.names.size(); ++b)
+    if (cs.skeleton.names[b] == "C_Head_sjnt_0") yard->head_bone = static_cast<int32_t>(b);
+  for (int32_t j = 0; j < world.CharacterPartCount(yard->archetype); ++j) {
+    CharacterPartInfo info;
+    world.GetCharacterPartInfo(yard->archetype, j, &info);
+    yard->part_bone.push_back(info.bone);
+  }
+  ChainArchetypeSettings tail = Strand("ponytail", 5, 0.07f, {0, -0.2f, 0.98f});
+  tail.settings.node_radius = 0.015f;
+  auto tail_id = world.BuildChainArchetype(tail);
+  std::uniform_real_distribution<float> uni(0.0f, 1.0f);
+  for (int i = 0; i < count; ++i) {
+    auto m = std::make_unique<Stuntman>();
+    m->radius = 3.0f + 4.0f * uni(rng);
+    m->angle = 6.2831853f * uni(rng);
+    m->clip_time = 2.8f * uni(rng);
+    m->centre = Vec3{(uni(rng) - 0.5f) * 6.0f, 0, (uni(rng) - 0.5f) * 6.0f};
+    m->animated = cs.skeleton.rest_local;
+    m->output = m->animated;
+    m->world.resize(m->animated.size());
+    WalkOn(*m, 0.0f, *yard);
+    CharacterBinding b;
+    b.archetype = yard->archetype;
+    b.model_world = &m->model;
+    b.animated_local = m->animated;
+    b.output_local = m->output;
+    b.output_world = m->world;
+    auto id = world.BindCharacter(b);
+    if (!id.ok()) {
+      *why = id.error().message;
+      return false;
+    }
+    m->id = id.value();
+    for (const ChainBone& bone : tail.bones) m->hair_animated.push_back(bone.rest_local);
+    m->hair_animated[0].translation = {0, 0.12f, 0.08f};  // the back of the head
+    m->hair_output = m->hair_animated;
+    if (tail_id.ok() && yard->head_bone >= 0) {
+      ChainBinding cb;
+      cb.archetype = tail_id.value();
+      cb.root_parent_world = &m->world[yard->head_bone];  // rides the ragdolled head
+      cb.animated_local = m->hair_animated;
+      cb.output_local = m->hair_output;
+      if (auto r = world.BindChain(cb); r.ok()) m->hair = r.value();
+    }
+    yard->men.push_back(std::move(m));
+  }
+  return true;
+}
+
+// Before a Step: walk, strike and knock down; get up the ones that came to rest.
+void DirectYard(World& world, Yard& yard, double t, float dt, std::mt19937& rng) {
+  std::uniform_real_distribution<float> uni(0.0f, 1.0f);
+  for (auto& m : yard.men) {
+    if (!m->down) {
+      WalkOn(*m, dt, yard);
+      continue;
+    }
+    CharacterState st;
+    world.GetCharacterState(m->id, &st);
+    if (st.active && !st.settled && t - m->down_since < 5.0) continue;
+    // Get up where it lies: the model under the hips, turned to where the head points.
+    if (st.active) {
+      ++yard.facing[static_cast<int>(st.facing)];
+      m->model.translation = Vec3{st.root.translation.x, 0, st.root.translation.z};
+      const float yaw = (st.heading_degrees + 180.0f) * 3.14159265f / 180.0f;
+      m->model.rotation = AxisAngle(Vec3{0, 1, 0}, yaw);
+      world.DeactivateCharacter(m->id, 0.4f);
+      ++yard.got_up;
+    }
+    m->down = false;
+    m->angle = 3.14159265f - YawOf(m->model.rotation);
+    m->centre = m->model.translation - Vec3{std::cos(m->angle) * m->radius, 0, std::sin(m->angle) * m->radius};
+  }
+  if (yard.men.empty()) return;
+  auto pick = [&]() -> Stuntman* {
+    Stuntman* m = yard.men[static_cast<std::size_t>(uni(rng) * static_cast<float>(yard.men.size())) % yard.men.size()].get();
+    return m->down ? nullptr : m;
+  };
+  if (t >= yard.next_hit) {
+    yard.next_hit += 0.5 + 0.5 * uni(rng);
+    if (Stuntman* m = pick()) {
+      const auto part = static_cast<int32_t>(uni(rng) * static_cast<float>(yard.part_bone.size())) %
+                        static_cast<int32_t>(yard.part_bone.size());
+      const Vec3 at = m->world[static_cast<std::size_t>(yard.part_bone[part])].translation;
+      const float a = 6.2831853f * uni(rng);
+      if (world.HitCharacter(m->id, part, Vec3{std::cos(a) * 12.0f, 2.0f, std::sin(a) * 12.0f}, at)) ++yard.hits;
+    }
+  }
+  if (t >= yard.next_knockdown) {
+    yard.next_knockdown += 0.5 + 0.7 * uni(rng);
+    if (Stuntman* m = pick()) {
+      CharacterState st;
+      world.GetCharacterState(m->id, &st);
+      if (st.active) world.DeactivateCharacter(m->id);  // a flinch in progress becomes a fall
+      const float a = 6.2831853f * uni(rng);
+      CharacterActivateOptions o;
+      o.strength = 1.0f;
+      o.anchored = false;
+      o.impulse = Vec3{std::cos(a) * 150.0f, 60.0f, std::sin(a) * 150.0f};
+      o.release_blend_seconds = 0.3f;
+      if (world.ActivateCharacter(m->id, o)) {
+        world.GoLimp(m->id, 0.5f);  // holds its pose a moment, then gives way
+        m->down = true;
+        m->down_since = t;
+        ++yard.knockdowns;
+      }
+    }
+  }
+}
+
+// After a Step: the events (a body the budget evicted goes back to walking).
+void YardEvents(World& world, Yard& yard, const FrameStats& s) {
+  CharacterEvent events[64];
+  int32_t n;
+  while ((n = world.DrainCharacterEvents(events)) > 0) {
+    for (int32_t i = 0; i < n; ++i) {
+      if (events[i].type == CharacterEvent::Type::kStarted) {
+        ++yard.started;
+        continue;
+      }
+      ++yard.ended[static_cast<int>(events[i].reason)];
+      if (events[i].reason == CharacterEndReason::kEvicted) {
+        for (auto& m : yard.men)
+          if (m->id == events[i].character) m->down = false;
+      }
+    }
+  }
+  yard.active.push_back(s.active_characters);
+  yard.ragdoll_ms.push_back(s.times.ragdoll_ms);
+}
+
 template <class T>
 T Percentile(std::vector<T> v, double q) {
   if (v.empty()) return T{};
@@ -186,6 +390,7 @@ int main(int argc, char** argv) {
   ws.max_distance = 40.0f;
   ws.pendulum_max_distance = 40.0f;
   ws.ambient_wind = {2.5f, 0.0f, 1.0f};
+  ws.max_active_characters = 8;  // small, so that the budget's evictions show
   ws.tasks = tasks.hooks();
   auto created = World::Create(ws);
   if (!created.ok()) {
@@ -288,6 +493,17 @@ int main(int argc, char** argv) {
     crowd.push_back(std::move(c));
   }
 
+  // The yard's ground, and its ragdoll characters.
+  world.BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}});
+  Yard yard;
+  if (opt.ragdolls > 0) {
+    std::string why;
+    if (!BuildYard(world, opt.ragdolls, rng, &yard, &why)) {
+      std::printf("tendon-demo: no ragdoll characters (%s)\n", why.c_str());
+      yard.men.clear();
+    }
+  }
+
   TraceWriter trace;
   if (!opt.trace.empty()) {
     if (trace.Open(opt.trace)) {
@@ -298,9 +514,9 @@ int main(int argc, char** argv) {
   }
 
   std::printf("tendon-demo: %d characters, %d chains and %d pendulums bound; %s kernel, %d lanes per block, "
-              "%d workers, budget %d chains\n",
+              "%d workers, budget %d chains; %d ragdoll characters (at most %d active)\n",
               opt.count, static_cast<int>(crowd.size() * 6), opt.count, ToString(world.ActiveIsa()), world.LaneWidth(),
-              tasks.worker_count(), opt.budget);
+              tasks.worker_count(), opt.budget, static_cast<int>(yard.men.size()), ws.max_active_characters);
 
   // Frames: a frame rate that wanders between 30 and 144 fps, with a hitch every ~3 s.
   std::vector<double> total_ms, gather_ms, budget_ms, pose_ms, solve_ms, writeback_ms, pendulum_ms, host_ms;
@@ -329,11 +545,13 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < crowd.size(); ++i) crowd[i]->broken_frame = frame_index % 97 == 50 && i % 50 == 0;
     const auto h0 = std::chrono::steady_clock::now();
     for (auto& c : crowd) Animate(*c, t);
+    DirectYard(world, yard, t, static_cast<float>(dt), rng);
     // The camera flies through the crowd along a slow loop.
     const float ct = static_cast<float>(t);
     world.SetCamera(Vec3{std::sin(ct * 0.11f) * side * 0.35f, 2.0f, std::cos(ct * 0.07f) * side * 0.35f});
     host_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count());
     const FrameStats& s = world.Step(static_cast<float>(dt));
+    YardEvents(world, yard, s);
     ++frames;
     if (s.dropped_seconds > 0) ++dropped_frames;
     total_ms.push_back(s.times.total_ms);
@@ -369,6 +587,8 @@ int main(int argc, char** argv) {
   for (const auto& c : crowd)
     for (const auto& chain : c->output)
       for (const Transform& x : chain) non_finite += IsFinite(x) ? 0 : 1;
+  for (const auto& m : yard.men)
+    for (const Transform& x : m->output) non_finite += IsFinite(x) ? 0 : 1;
 
   const FrameStats& last = world.LastStats();
   std::printf("\nsummary over %lld frames (%.1f simulated seconds, %lld hitches, %lld frames clamped), wall %.2f s\n",
@@ -386,14 +606,28 @@ int main(int argc, char** argv) {
   std::printf("  lanes        occupancy median %.1f%%, worst %.1f%% (%d lanes per block)\n",
               100.0 * Percentile(occupancy, 0.5), 100.0 * *std::min_element(occupancy.begin(), occupancy.end()),
               world.LaneWidth());
+  if (!yard.men.empty()) {
+    std::printf("  ragdolls     %d characters, active median %d worst %d; %lld hits (flinches), %lld knockdowns, "
+                "%lld got up (%lld on their back, %lld face down, %lld on a side)\n",
+                static_cast<int>(yard.men.size()), Percentile(yard.active, 0.5),
+                *std::max_element(yard.active.begin(), yard.active.end()), static_cast<long long>(yard.hits),
+                static_cast<long long>(yard.knockdowns), static_cast<long long>(yard.got_up),
+                static_cast<long long>(yard.facing[0]), static_cast<long long>(yard.facing[1]),
+                static_cast<long long>(yard.facing[2]));
+    std::printf("  events       %lld started; ended: %lld released, %lld evicted by the budget, %lld expired, %lld removed\n",
+                static_cast<long long>(yard.started), static_cast<long long>(yard.ended[0]),
+                static_cast<long long>(yard.ended[1]), static_cast<long long>(yard.ended[2]),
+                static_cast<long long>(yard.ended[3]));
+  }
   std::printf("  ms per phase  median    worst\n");
   const struct {
     const char* name;
     const std::vector<double>* v;
   } phases[] = {{"gather", &gather_ms}, {"budget", &budget_ms},       {"pose", &pose_ms},
                 {"solve", &solve_ms},   {"writeback", &writeback_ms}, {"pendulums", &pendulum_ms},
-                {"step total", &total_ms}, {"host anim", &host_ms}};
+                {"ragdolls", &yard.ragdoll_ms}, {"step total", &total_ms}, {"host anim", &host_ms}};
   for (const auto& p : phases) {
+    if (p.v->empty()) continue;
     std::printf("  %-12s %7.3f  %7.3f\n", p.name, Percentile(*p.v, 0.5), *std::max_element(p.v->begin(), p.v->end()));
   }
   std::printf("  non-finite outputs: %d\n", non_finite);
@@ -417,6 +651,13 @@ int main(int argc, char** argv) {
       }
     }
     world.UnbindPendulum(c->charm);
+  }
+  for (auto& m : yard.men) {
+    world.UnbindCharacter(m->id);
+    for (std::size_t k = 0; k < m->output.size(); ++k) {
+      ++bones;
+      restored += m->output[k] == m->animated[k] ? 1 : 0;
+    }
   }
   std::printf("  unbound: %d of %d bones restored exactly to the animated pose\n", restored, bones);
   return non_finite == 0 && restored == bones ? 0 : 1;
