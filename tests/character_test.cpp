@@ -208,9 +208,7 @@ float TrackingError(const Scene& s, const HostCharacter& h, std::vector<Transfor
     const Quat out = Conjugate(h.world[parent.bone].rotation) * h.world[info.bone].rotation;
     const Quat want = Conjugate(animated_world[parent.bone].rotation) * animated_world[info.bone].rotation;
     sum += RotationAngle(Normalize(Conjugate(want) * out)) * kRadToDeg;
-    if (getenv("DBG")) printf("%s %.1f  ", info.name.c_str(), RotationAngle(Normalize(Conjugate(want) * out)) * kRadToDeg);
   }
-  if (getenv("DBG")) printf("\n");
   return sum / static_cast<float>(n - 1);
 }
 
