@@ -25,11 +25,11 @@ std::vector<CharacterPartInfo> Parts(World& w, CharacterArchetypeId a) {
   return out;
 }
 
-TEST(CharacterBuild, MixamoUnrealAndVrmNamedRigsMapToTheSameParts) {
+TEST(CharacterBuild, MixamoUnrealUnityAndVrmNamedRigsMapToTheSameParts) {
   TENDON_NEED_SHARED_DATA();
   auto w = MakeWorld();
   std::vector<std::vector<CharacterPartInfo>> layouts;
-  for (const auto& names : {VrmNames(), MixamoNames(), UnrealNames()}) {
+  for (const auto& names : {VrmNames(), MixamoNames(), UnrealNames(), UnityNames()}) {
     auto built = w->BuildCharacterArchetype(Humanoid(Godette(names)));
     ASSERT_TRUE(built.ok()) << built.error().field << ": " << built.error().message;
     layouts.push_back(Parts(*w, built.value()));

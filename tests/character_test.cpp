@@ -6,7 +6,9 @@
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 #include <atomic>
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <cstdlib>
 #include <limits>
 #include <new>
@@ -210,6 +212,56 @@ float TrackingError(const Scene& s, const HostCharacter& h, std::vector<Transfor
     sum += RotationAngle(Normalize(Conjugate(want) * out)) * kRadToDeg;
   }
   return sum / static_cast<float>(n - 1);
+}
+
+// The angle (degrees) at a joint between two bones: 0 when straight.
+float BendDegrees(const HostCharacter& h, int32_t a, int32_t b, int32_t c) {
+  const Vec3 u = NormalizeOr(h.world[b].translation - h.world[a].translation, Vec3{});
+  const Vec3 v = NormalizeOr(h.world[c].translation - h.world[b].translation, Vec3{});
+  return std::acos(std::clamp(Dot(u, v), -1.0f, 1.0f)) * kRadToDeg;
+}
+
+// Kicks a limb's end toward `push` (hips anchored in the air, no gravity, limp) and
+// returns how much the bend at its middle joint changed in a third of a second.
+float BendAfterKick(bool a_pose, const char* top, const char* middle, const char* end, Vec3 push) {
+  WorldSettings ws;
+  ws.gravity = {};
+  Scene s(ws, false);
+  if (a_pose) {
+    // Arms down 40 degrees from the T: the same rig in an A-pose.
+    CharacterSettings cs;
+    cs.skeleton = s.skeleton;
+    for (const char* side : {"leftShoulder", "rightShoulder"}) {
+      const int32_t b = s.Bone(side);
+      const float sign = std::string(side) == "leftShoulder" ? 1.0f : -1.0f;
+      cs.skeleton.rest_local[b].rotation = Normalize(AxisAngle(Vec3{0, 0, 1}, sign * 0.7f) * cs.skeleton.rest_local[b].rotation);
+    }
+    s.skeleton = cs.skeleton;
+    s.archetype = s.world->BuildCharacterArchetype(cs).value();
+  }
+  HostCharacter& h = s.Add(Transform{{0, 1, 0}, {}, {1, 1, 1}});
+  s.Steps(2);
+  EXPECT_TRUE(s.world->ActivateCharacter(h.id, {.strength = 0.0f, .anchored = true}));
+  const int32_t part = s.world->FindCharacterPart(s.archetype, end);
+  EXPECT_GE(part, 0) << end;
+  EXPECT_EQ(s.world->ApplyCharacterPartImpulse(h.id, part, push, h.world[s.Bone(end)].translation).code, ErrorCode::kNone);
+  const float rest = BendDegrees(h, s.Bone(top), s.Bone(middle), s.Bone(end));
+  s.Steps(20);
+  return BendDegrees(h, s.Bone(top), s.Bone(middle), s.Bone(end)) - rest;
+}
+
+TEST(Character, KneesAndElbowsFoldTheNaturalWayInTAndAPose) {
+  TENDON_NEED_SHARED_DATA();
+  // Godette faces -Z: forward is -Z, back is +Z.
+  const Vec3 forward{0, 0, -1};
+  EXPECT_GT(BendAfterKick(false, "leftUpperLeg", "leftLowerLeg", "leftFoot", -forward * 2.0f), 20.0f) << "a knee folds back";
+  EXPECT_LT(BendAfterKick(false, "leftUpperLeg", "leftLowerLeg", "leftFoot", forward * 2.0f), 3.0f) << "not forward";
+  for (bool a_pose : {false, true}) {
+    EXPECT_GT(BendAfterKick(a_pose, "rightUpperArm", "rightLowerArm", "rightHand", forward * 1.0f), 20.0f)
+        << (a_pose ? "A" : "T") << "-pose: an elbow folds forward";
+    EXPECT_LT(BendAfterKick(a_pose, "rightUpperArm", "rightLowerArm", "rightHand", -forward * 1.0f), 3.0f)
+        << (a_pose ? "A" : "T") << "-pose: not backward";
+  }
 }
 
 TEST(Character, APoweredAnchoredBodyTracksTheAnimationAndAnUnpoweredOneFalls) {

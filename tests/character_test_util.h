@@ -59,6 +59,13 @@ inline std::map<std::string, std::string> VrmNames() {
   return m;
 }
 
+// Unity/Mecanim's humanoid names: the VRM ones capitalised ("LeftUpperArm").
+inline std::map<std::string, std::string> UnityNames() {
+  std::map<std::string, std::string> m = VrmNames();
+  for (auto& [vrm, name] : m) name[0] = static_cast<char>(name[0] - 'a' + 'A');
+  return m;
+}
+
 inline std::map<std::string, std::string> MixamoNames() {
   return {{"hips", "mixamorig:Hips"},           {"spine", "mixamorig:Spine"},
           {"chest", "mixamorig:Spine1"},        {"neck", "mixamorig:Neck"},
