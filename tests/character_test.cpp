@@ -2,9 +2,6 @@
 // powered and anchored bodies, hits, going limp, the hand-back crossfade, reading the
 // fallen body, the budget and events, output of the whole pose, chains riding the
 // ragdoll, the planar stickman's toggle soak, and the landing and throwing rules.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
 #include <atomic>
 #include <algorithm>
 #include <cmath>
@@ -16,15 +13,7 @@
 #include "character_test_util.h"
 #include "stickman_rig.h"
 
-// Counts every global allocation, so the soak can assert that toggling makes none.
-static std::atomic<long> g_allocations{0};
-void* operator new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "allocation_counter.h"
 
 namespace tendon::test {
 namespace {

@@ -79,28 +79,23 @@ TEST(RagdollToggle, ADisabledRagdollIsNotSteppedAndResumesWhereItWas) {
 TEST(RagdollToggle, TogglingOneRagdollLeavesItsNeighboursInTheBlockAlone) {
   // Many instances in one block: switching some off and on swaps lanes; every instance
   // must keep its own state (its lane follows it).
+  // The same ten spinning pendulums in two worlds.
+  auto spinning = [](World& world, std::vector<Bound>& bound) {
+    const RagdollArchetypeId a = world.BuildRagdollArchetype(Pendulum()).value();
+    for (int i = 0; i < 10; ++i) {
+      RagdollBinding b;
+      b.archetype = a;
+      b.placement.translation = {static_cast<float>(i) * 2.0f, 0, 0};
+      b.angular_velocity = {0, 0, 0.3f * static_cast<float>(i)};
+      b.output_parts = bound[i].parts;
+      bound[i].id = world.BindRagdoll(b).value();
+    }
+  };
   auto w = MakeWorld();
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(Pendulum()).value();
-  std::vector<Bound> all(10);
-  for (int i = 0; i < 10; ++i) {
-    RagdollBinding b;
-    b.archetype = a;
-    b.placement.translation = {static_cast<float>(i) * 2.0f, 0, 0};
-    b.angular_velocity = {0, 0, 0.3f * static_cast<float>(i)};
-    b.output_parts = all[i].parts;
-    all[i].id = w->BindRagdoll(b).value();
-  }
   auto reference = MakeWorld();
-  const RagdollArchetypeId ra = reference->BuildRagdollArchetype(Pendulum()).value();
-  std::vector<Bound> solo(10);
-  for (int i = 0; i < 10; ++i) {
-    RagdollBinding b;
-    b.archetype = ra;
-    b.placement.translation = {static_cast<float>(i) * 2.0f, 0, 0};
-    b.angular_velocity = {0, 0, 0.3f * static_cast<float>(i)};
-    b.output_parts = solo[i].parts;
-    solo[i].id = reference->BindRagdoll(b).value();
-  }
+  std::vector<Bound> all(10), solo(10);
+  spinning(*w, all);
+  spinning(*reference, solo);
   for (int f = 0; f < 20; ++f) {
     // Off and on again within the frame: the same physics, different lanes.
     for (int i : {1, 4, 8}) w->SetRagdollEnabled(all[i].id, false);

@@ -1,8 +1,5 @@
 // The World around the kernel: handles, budgets, culling, snapping, bad input, stats,
 // wind, trace, memory and floating-point mode.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -17,15 +14,7 @@
 #include "kernel/world/wind.h"
 #include "test_util.h"
 
-// Counts every global allocation, so a test can assert that Step makes none.
-static std::atomic<long> g_allocations{0};
-void* operator new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "allocation_counter.h"
 
 namespace tendon::test {
 namespace {
