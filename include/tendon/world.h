@@ -223,7 +223,8 @@ class World {
   // powered).
   Error SetRagdollFreezing(RagdollId ragdoll, bool freeze_when_asleep, float freeze_after_seconds);
   // Reserves lanes so that `instances` more instances of `archetype` can switch their
-  // kinematic root on and off without allocating.
+  // kinematic root on and off without allocating (negative: gives reservations back when
+  // such instances are unbound; lanes already made stay).
   Error ReserveRagdollKinematicToggle(RagdollArchetypeId archetype, int32_t instances);
   // Puts every part at a world frame with a linear velocity (m/s, at the part's origin) and
   // an angular velocity (rad/s); empty spans mean at rest. Forgets contacts and wakes it.

@@ -203,14 +203,22 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
   rb.planar_normal = b.planar_normal;
   rb.collide_mode = b.collide_mode;
   rb.enabled = false;
+  // Room to move between the archetype's dynamic and kinematic-root lanes (anchoring)
+  // without allocating later.
+  if (Error e = world_.ReserveRagdollKinematicToggle(a->ragdoll_archetype, 1); !Ok(e)) {
+    free_.push_back(index);
+    return e;
+  }
   Result<RagdollId> r = world_.BindRagdoll(rb);
   if (!r.ok()) {
+    world_.ReserveRagdollKinematicToggle(a->ragdoll_archetype, -1);
     free_.push_back(index);
     return r.error();
   }
-  if (Error e = world_.ReserveRagdollKinematicToggle(a->ragdoll_archetype, 1); !Ok(e)) return e;
   c.ragdoll = r.value();
   c.live = true;
+  if (character_of_ragdoll_.size() <= c.ragdoll.index) character_of_ragdoll_.resize(c.ragdoll.index + 1, -1);
+  character_of_ragdoll_[c.ragdoll.index] = index;
   for (int32_t k = 0; k < bones; ++k) {
     c.output_local[k] = c.animated_local[k];
     c.output_world[k] = c.anim_world[k];
@@ -226,6 +234,7 @@ Error CharacterSystem::Unbind(CharacterId id) {
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
   if (c->active) Release(*c, CharacterEndReason::kRemoved, 0);
   world_.UnbindRagdoll(c->ragdoll);
+  world_.ReserveRagdollKinematicToggle(archetypes_[c->archetype].ragdoll_archetype, -1);
   // Torn down: the host's bones go back to the animation.
   for (std::size_t k = 0; k < c->output_local.size(); ++k) c->output_local[k] = c->animated_local[k];
   c->live = false;
@@ -249,11 +258,7 @@ int32_t CharacterSystem::DrainEvents(std::span<CharacterEvent> out) {
   return n;
 }
 
-int32_t CharacterSystem::ActiveCount() const {
-  int32_t n = 0;
-  for (const auto& s : slots_) n += s->live && s->active ? 1 : 0;
-  return n;
-}
+int32_t CharacterSystem::ActiveCount() const { return active_count_; }
 
 int32_t CharacterSystem::BoundCount() const {
   int32_t n = 0;
@@ -327,6 +332,7 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
   world_.SetRagdollPartStates(c.ragdoll, c.shown_cur, c.scratch_v, c.scratch_w);
   world_.SetRagdollEnabled(c.ragdoll, true);
   c.active = true;
+  ++active_count_;
   c.blending = false;
   c.serial = ++activation_serial_;
   ++c.activations;
@@ -339,6 +345,7 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
 void CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_seconds) {
   if (!c.active) return;
   c.active = false;
+  --active_count_;
   c.hit_mode = false;
   c.limp_left = 0;
   world_.SetRagdollEnabled(c.ragdoll, false);
@@ -501,10 +508,10 @@ RagdollId CharacterSystem::RagdollOf(CharacterId id) const {
 }
 
 CharacterId CharacterSystem::CharacterOf(RagdollId ragdoll) const {
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (slots_[i]->live && slots_[i]->ragdoll == ragdoll) return CharacterId{static_cast<uint32_t>(i), slots_[i]->generation};
-  }
-  return CharacterId{};
+  if (ragdoll.index >= character_of_ragdoll_.size()) return CharacterId{};
+  const int32_t index = character_of_ragdoll_[ragdoll.index];
+  if (index < 0 || !slots_[index]->live || !(slots_[index]->ragdoll == ragdoll)) return CharacterId{};
+  return CharacterId{static_cast<uint32_t>(index), slots_[index]->generation};
 }
 
 void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double now, int32_t max_active) {

@@ -2193,11 +2193,10 @@ Error World::ReserveRagdollKinematicToggle(RagdollArchetypeId archetype, int32_t
   Impl& w = *impl_;
   if (archetype.generation != 1 || archetype.index >= w.ragdoll_archetypes.size())
     return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
-  if (instances < 0) return Fail(ErrorCode::kOutOfRange, -1, "instances", "instances must be >= 0");
   for (bool kinematic : {false, true}) {
     const int32_t gi = w.FindOrAddRagdollGroup(static_cast<int32_t>(archetype.index), kinematic);
     RagdollGroup& g = w.ragdoll_groups[gi];
-    g.reserved += instances;
+    g.reserved = std::max(g.reserved + instances, 0);
     w.EnsureRagdollLanes(gi, g.lanes_used);
   }
   return {};
