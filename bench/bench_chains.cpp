@@ -199,10 +199,12 @@ void RegisterAll() {
 }  // namespace
 
 void RegisterCharacterBenchmarks();  // bench_characters.cpp
+void RegisterPileBenchmarks();       // bench_piles.cpp
 
 int main(int argc, char** argv) {
   RegisterAll();
   RegisterCharacterBenchmarks();
+  RegisterPileBenchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -1174,9 +1174,13 @@ struct World::Impl {
     auto resolve = [&](BodyState& p, const detail::RigidPartConstants& cp, bool p_fixed, float imp,
                        const RagdollGroup& gp, int32_t part_p, BodyState& q, const detail::RigidPartConstants& cq,
                        bool q_fixed, float imq, const RagdollGroup& gq, int32_t part_q, bool p_is_a) {
+      Transform q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
       for (const auto& smp : gp.pair_points[part_p]) {
-        const Transform q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
         const Vec3 c = p.x + Rotate(p.q, Vec3{smp[0], smp[1], smp[2]});
+        // Every point of q's shape lies within cq.extent of q's centre of mass: a sample
+        // farther than that plus its radius cannot touch it (skips most exact distances).
+        const float reach_q = cq.extent + smp[3];
+        if (LengthSquared(c - q.x) >= reach_q * reach_q) continue;
         const float dist = PartShapeDistance(gq.shapes[part_q], q_shape, c);
         const float depth = dist - smp[3];
         if (!(depth < 0)) continue;
@@ -1193,6 +1197,7 @@ struct World::Impl {
         q.x = q.x - n * (lambda * imq);
         p.q = TurnBy(p.q, ip * lambda);
         q.q = TurnBy(q.q, iq * -lambda);
+        q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
         // Static friction against the slide of the contact points over this substep.
         const Vec3 now_p = p.x + rp, now_q = q.x + rq;
         const Vec3 was_p = p.xp + Rotate(p.qp, Rotate(Conjugate(p.q), rp));
@@ -1211,6 +1216,7 @@ struct World::Impl {
             q.x = q.x + t * (lambda_t * imq);
             p.q = TurnBy(p.q, it_p * -lambda_t);
             q.q = TurnBy(q.q, it_q * lambda_t);
+            q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
           }
         }
         if (count < kContactsPerPair) {

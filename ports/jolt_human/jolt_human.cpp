@@ -75,7 +75,7 @@ bool ReadShape(const json::Value& s, PartShapeSettings* out) {
 
 }  // namespace
 
-Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path) {
+Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path, bool stabilized_masses) {
   const json::ParseResult parsed = json::ParseFile(path);
   if (!parsed.ok) return Bad(path + ": " + parsed.error + " at byte " + std::to_string(parsed.error_offset));
   const json::Value& root = parsed.value;
@@ -90,7 +90,7 @@ Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path) {
     part.parent = p["parent_index"].IsNumber() ? static_cast<int32_t>(p["parent_index"].Number()) : -1;
     part.pose = Transform{ReadVec3(p["position"]), ReadQuat(p["rotation"]), {1, 1, 1}};
     if (!ReadShape(p["shape"], &part.shape)) return Bad(path + ": part " + part.name + " has an unsupported shape");
-    part.mass = ReadFloat(p["mass"], 0);
+    part.mass = ReadFloat(p[stabilized_masses ? "mass_after_jolt_stabilize" : "mass"], 0);
     part.friction = ReadFloat(p["friction"], part.friction);
     part.restitution = ReadFloat(p["restitution"], part.restitution);
     part.linear_damping = ReadFloat(p["linear_damping"], part.linear_damping);

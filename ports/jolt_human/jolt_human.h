@@ -23,7 +23,10 @@
 namespace tendon::ports {
 
 // Reads `path`; on failure the error's message says what was wrong with the file.
-Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path);
+// stabilized_masses: each part's mass after Jolt's RagdollSettings::Stabilize (what
+// Jolt's samples use: child/parent ratios within [0.8, 1.2], same total) instead of the
+// masses of the shapes.
+Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path, bool stabilized_masses = false);
 
 // A Jolt skeletal animation (animations/*.json, hd/animations/*.json): every joint's local
 // transform at shared key times, joints parents first.

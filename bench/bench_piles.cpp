@@ -1,0 +1,187 @@
+// bench/bench_piles.cpp: the ragdoll pile scene of Jolt Physics' ragdoll performance test,
+// rebuilt from ../shared/data/jolt-human, in tendon_bench (Google Benchmark).
+//
+//   BM_RagdollPiles/<impl>/workers:<w>   160 Jolt humans (23 parts, stabilised masses) in
+//       16 piles (4 x 4, 4 m apart) of 10: the i-th of a pile (i = 0..9) has its hips
+//       0.6 (i + 1) m up and is turned 36 i degrees about the vertical, posed in dead_pose1
+//       with motors driving to that pose; dropped onto a flat static box; 500 steps of
+//       1/60 s. One benchmark iteration is the whole scene (timed over Step calls only).
+//   BM_RagdollFree/<impl>/workers:<w>    the same 160 ragdolls far apart (no contacts
+//       between instances): the solver's own throughput.
+// Counters: steps_per_s, part_substeps_per_s, the worst joint attachment error (mm) over
+// the run and at rest (the last second), the deepest penetration into the ground (mm) over
+// the run and at rest, when every body was asleep (s, -1: never), and the final state
+// hash in the label.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ports/jolt_human/jolt_human.h"
+#include "tendon/tbb_task_system.h"
+#include "tendon/tendon.h"
+
+namespace {
+
+using namespace tendon;
+
+constexpr int kPiles = 16, kPerPile = 10, kSteps = 500;
+constexpr float kStep = 1.0f / 60.0f;
+
+std::string HumanData(const std::string& relative) {
+  const char* env = std::getenv("TENDON_SHARED_DATA");
+  return std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/" + relative;
+}
+
+Vec3 ToLocal(const Transform& frame, Vec3 p) { return Rotate(Conjugate(frame.rotation), p - frame.translation); }
+
+// The lowest point (world y) of a part's shape.
+float LowestY(const PartShapeSettings& shape, const Transform& part) {
+  const Transform frame = Compose(part, shape.offset);
+  auto y_of = [&](Vec3 local) { return TransformPoint(frame, local).y; };
+  switch (shape.type) {
+    case PartShape::kSphere: return frame.translation.y - shape.radius;
+    case PartShape::kCapsule:
+      return std::min(y_of({0, shape.half_height, 0}), y_of({0, -shape.half_height, 0})) - shape.radius;
+    case PartShape::kTaperedCapsule:
+      return std::min(y_of({0, shape.half_height, 0}) - shape.top_radius, y_of({0, -shape.half_height, 0}) - shape.bottom_radius);
+    case PartShape::kBox: {
+      float lowest = 1e30f;
+      for (int k = 0; k < 8; ++k) {
+        const Vec3 h = shape.half_extents;
+        lowest = std::min(lowest, y_of({(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y, (k & 4) ? h.z : -h.z}));
+      }
+      return lowest;
+    }
+  }
+  return 0;
+}
+
+void Piles(benchmark::State& state, Isa isa, int workers, bool piled) {
+  auto ragdoll = ports::LoadJoltHumanRagdoll(HumanData("ragdoll.json"), /*stabilized_masses=*/true);
+  auto pose = ports::LoadJoltAnimation(HumanData("animations/dead_pose1.json"));
+  if (!ragdoll.ok() || !pose.ok()) {
+    state.SkipWithError("../shared/data/jolt-human is not available (set TENDON_SHARED_DATA)");
+    return;
+  }
+  if (!IsIsaSupported(isa)) {
+    state.SkipWithError("this CPU cannot run the kernel asked for");
+    return;
+  }
+  const RagdollSettings& human = ragdoll.value();
+  const auto n = static_cast<int32_t>(human.parts.size());
+  // dead_pose1 in model space (part j is skeleton joint j), and the motor targets.
+  std::vector<Transform> local(n), model(n);
+  ports::SampleJoltAnimation(pose.value(), 0.0f, local);
+  std::vector<Quat> targets(n);
+  for (int32_t j = 0; j < n; ++j) {
+    const int32_t p = human.parts[j].parent;
+    model[j] = Compose(p >= 0 ? model[p] : Transform{}, local[j]);
+    targets[j] = Normalize(local[j].rotation);
+  }
+  // Each joint's anchor in its parent's and its own part frame (build pose).
+  std::vector<Vec3> anchor_parent(n), anchor_child(n);
+  for (int32_t j = 1; j < n; ++j) {
+    anchor_parent[j] = ToLocal(human.parts[human.parts[j].parent].pose, human.parts[j].joint.anchor);
+    anchor_child[j] = ToLocal(human.parts[j].pose, human.parts[j].joint.anchor);
+  }
+  double steps_per_s = 0, worst_joint = 0, rest_joint = 0, worst_depth = 0, rest_depth = 0, asleep_at = -1;
+  uint64_t hash = 0;
+  for (auto _ : state) {
+    std::unique_ptr<TbbTaskSystem> tasks;
+    WorldSettings ws;
+    ws.isa = isa;
+    if (workers > 1) {
+      tasks = std::make_unique<TbbTaskSystem>(workers);
+      ws.tasks = tasks->hooks();
+    }
+    auto world = std::move(World::Create(ws).value());
+    world->BuildStaticWorld(StaticWorldSettings{.boxes = {StaticBox{Transform{{0, -1, 0}, {}, {1, 1, 1}}, {80, 1, 80}}}});
+    const RagdollArchetypeId a = world->BuildRagdollArchetype(human).value();
+    std::vector<std::vector<Transform>> out(kPiles * kPerPile, std::vector<Transform>(n));
+    std::vector<Transform> start(n);
+    for (int pile = 0; pile < kPiles; ++pile) {
+      for (int i = 0; i < kPerPile; ++i) {
+        const int k = pile * kPerPile + i;
+        // Piles 4 m apart; free: every ragdoll 4 m from the next.
+        const Vec3 centre = piled ? Vec3{4.0f * static_cast<float>(pile % 4) - 6.0f, 0, 4.0f * static_cast<float>(pile / 4) - 6.0f}
+                                  : Vec3{4.0f * static_cast<float>(k % 13) - 24.0f, 0, 4.0f * static_cast<float>(k / 13) - 24.0f};
+        const Quat turn = AxisAngle(Vec3{0, 1, 0}, 0.62831853f * static_cast<float>(i));
+        const Vec3 hips{model[0].translation.x, 0, model[0].translation.z};
+        const float lift = 0.6f * static_cast<float>(i + 1) - model[0].translation.y;
+        for (int32_t j = 0; j < n; ++j)
+          start[j] = Transform{centre + Rotate(turn, model[j].translation - hips) + Vec3{0, lift, 0},
+                               Normalize(turn * model[j].rotation), {1, 1, 1}};
+        RagdollBinding b;
+        b.archetype = a;
+        b.start_parts = start;
+        b.output_parts = out[k];
+        const RagdollId id = world->BindRagdoll(b).value();
+        world->SetRagdollMotorTargets(id, targets, 1.0f);
+      }
+    }
+    double seconds = 0;
+    worst_joint = rest_joint = worst_depth = rest_depth = 0;
+    asleep_at = -1;
+    for (int step = 0; step < kSteps; ++step) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const FrameStats& st = world->Step(kStep);
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (asleep_at < 0 && st.sleeping_ragdolls == kPiles * kPerPile) asleep_at = (step + 1) * kStep;
+      if (asleep_at >= 0 && st.sleeping_ragdolls < kPiles * kPerPile) asleep_at = -1;  // woke again
+      double joint = 0, depth = 0;
+      for (const auto& parts : out) {
+        for (int32_t j = 1; j < n; ++j) {
+          const Vec3 on_parent = TransformPoint(parts[human.parts[j].parent], anchor_parent[j]);
+          const Vec3 on_child = TransformPoint(parts[j], anchor_child[j]);
+          joint = std::max(joint, static_cast<double>(Length(on_parent - on_child)));
+        }
+        for (int32_t j = 0; j < n; ++j) depth = std::max(depth, static_cast<double>(-LowestY(human.parts[j].shape, parts[j])));
+      }
+      worst_joint = std::max(worst_joint, joint);
+      worst_depth = std::max(worst_depth, depth);
+      if (step >= kSteps - 60) {
+        rest_joint = std::max(rest_joint, joint);
+        rest_depth = std::max(rest_depth, depth);
+      }
+    }
+    state.SetIterationTime(seconds);
+    steps_per_s = kSteps / seconds;
+    hash = world->StateHash();
+  }
+  state.counters["steps_per_s"] = steps_per_s;
+  state.counters["part_substeps_per_s"] =
+      steps_per_s * static_cast<double>(kPiles * kPerPile * n) * WorldSettings{}.ragdoll_substeps;
+  state.counters["worst_joint_error_mm"] = worst_joint * 1e3;
+  state.counters["rest_joint_error_mm"] = rest_joint * 1e3;
+  state.counters["worst_penetration_mm"] = worst_depth * 1e3;
+  state.counters["rest_penetration_mm"] = rest_depth * 1e3;
+  state.counters["all_asleep_s"] = asleep_at;
+  char label[40];
+  std::snprintf(label, sizeof label, "hash=%016llx", static_cast<unsigned long long>(hash));
+  state.SetLabel(label);
+}
+
+}  // namespace
+
+void RegisterPileBenchmarks() {
+  for (const char* impl : {"scalar", "simd"}) {
+    const Isa isa = std::string(impl) == "scalar" ? Isa::kScalar : Isa::kAuto;
+    for (int w : {1, 2}) {
+      for (bool piled : {true, false}) {
+        const std::string name =
+            std::string(piled ? "BM_RagdollPiles/" : "BM_RagdollFree/") + impl + "/workers:" + std::to_string(w);
+        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { Piles(s, isa, w, piled); })
+            ->Iterations(1)
+            ->UseManualTime()
+            ->Unit(benchmark::kSecond);
+      }
+    }
+  }
+}
