@@ -96,10 +96,13 @@ struct WorldSettings {
   // and joint iterations per substep (each one pass root to leaf and one back), [1, 16].
   int32_t ragdoll_substeps = 16;
   int32_t ragdoll_iterations = 2;
-  // A ragdoll falls asleep when, for sleep_seconds, no point of any part moves faster than
-  // ragdoll_sleep_speed (a part's centre speed plus its angular speed times its extent):
-  // it is then not stepped until woken (WakeRagdoll, an impulse, or its kinematic root
-  // moving). m/s, >= 0 (0 disables sleep); seconds > 0.
+  // A ragdoll falls asleep when, for sleep_seconds, no point of any part strays farther
+  // than ragdoll_sleep_speed x sleep_seconds from where it was when that time began (its
+  // centre's displacement plus its turn times its extent): an average speed below
+  // ragdoll_sleep_speed, so a body that jitters in place sleeps and one that slides does
+  // not; or when every point stays slower than ragdoll_sleep_speed for sleep_seconds. It
+  // is then not stepped until woken (WakeRagdoll, an impulse, contact, or its
+  // kinematic root moving). m/s, >= 0 (0 disables sleep); seconds > 0.
   float ragdoll_sleep_speed = 0.05f;
   // Rolling resistance: a part touching the static world loses this much of its angular
   // speed per second. 1/s, [0, 1000]; 0 disables.

@@ -292,7 +292,10 @@ struct RagdollSlot {
   Transform* output = nullptr;
   const Transform* kinematic_root = nullptr;
   int32_t part_count = 0;
-  float still_seconds = 0;  // how long every part has been below the sleep speeds
+  float still_seconds = 0;  // how long every part has stayed near sleep_x/q (0: not yet measuring)
+  float slow_seconds = 0;   // how long every point has been slower than the sleep speed
+  std::vector<Vec3> sleep_x;  // per part, where the current sleep window began (sized at bind)
+  std::vector<Quat> sleep_q;
   float age_seconds = 0;    // simulated time since bind
   bool asleep = false;
   bool frozen = false;
@@ -1057,13 +1060,22 @@ struct World::Impl {
           continue;
         }
         if (sa.asleep && sb.asleep) continue;
-        // A ragdoll about to be touched wakes (a frozen one stays: it acts as static).
-        for (RagdollSlot* s : {&sa, &sb}) {
-          if (s->asleep && !s->frozen) {
-            s->asleep = false;
-            s->still_seconds = 0;
-            ragdoll_groups[s->group].View(s->lane / kBlockLanes).Lane(detail::kAsleep)[s->lane % kBlockLanes] = 0.0f;
-          }
+        // A ragdoll touched by a part moving faster than twice the sleep speed wakes. One
+        // touched more gently stays asleep and acts as static in the pair (a frozen one
+        // always does): bodies settling onto a sleeping pile do not keep waking it.
+        auto speed_of = [&](const PairBody& body) {
+          RagdollGroup& g = ragdoll_groups[body.group];
+          const BodyState st = ReadBody(g.View(body.lane / kBlockLanes), body.lane % kBlockLanes, body.part);
+          return Length(st.v) + Length(st.w) * g.constants[body.part].extent;
+        };
+        const float wake_speed = 2.0f * settings.ragdoll_sleep_speed;
+        for (int side = 0; side < 2; ++side) {
+          RagdollSlot* s = side == 0 ? &sa : &sb;
+          if (!s->asleep || s->frozen) continue;
+          if (speed_of(side == 0 ? pb : pa) <= wake_speed) continue;
+          s->asleep = false;
+          s->still_seconds = s->slow_seconds = 0;
+          ragdoll_groups[s->group].View(s->lane / kBlockLanes).Lane(detail::kAsleep)[s->lane % kBlockLanes] = 0.0f;
         }
         if (pair_count >= static_cast<int32_t>(part_pairs.size())) {
           ++dropped;
@@ -1103,8 +1115,8 @@ struct World::Impl {
     for (int32_t i = 0; i < pair_count; ++i) coloured_pairs[fill[part_pairs[i].colour]++] = part_pairs[i];
   }
 
-  // Both sides of a pair, read from their blocks. A frozen ragdoll (or a kinematic part)
-  // is static where it lies: fixed, with no inverse mass.
+  // Both sides of a pair, read from their blocks. A sleeping or frozen ragdoll (or a
+  // kinematic part) is static where it lies: fixed, with no inverse mass.
   struct PairSides {
     const PairBody* pa;
     const PairBody* pb;
@@ -1135,8 +1147,8 @@ struct World::Impl {
     s.b = ReadBody(s.vb, s.lb, s.pb->part);
     s.ca = &ga.constants[s.pa->part];
     s.cb = &gb.constants[s.pb->part];
-    s.a_fixed = ragdolls[s.pa->slot].frozen || s.ca->inv_mass == 0.0f;
-    s.b_fixed = ragdolls[s.pb->slot].frozen || s.cb->inv_mass == 0.0f;
+    s.a_fixed = ragdolls[s.pa->slot].asleep || s.ca->inv_mass == 0.0f;  // asleep: frozen ones too
+    s.b_fixed = ragdolls[s.pb->slot].asleep || s.cb->inv_mass == 0.0f;
     s.ima = s.a_fixed ? 0.0f : s.ca->inv_mass;
     s.imb = s.b_fixed ? 0.0f : s.cb->inv_mass;
     return s;
@@ -1272,6 +1284,13 @@ struct World::Impl {
       a.w = a.w + InvInertiaWorld(ca, a_fixed, a.q, Cross(ra, impulse));
       b.w = b.w - InvInertiaWorld(cb, b_fixed, b.q, Cross(rb, impulse));
     }
+    // Rolling resistance between touching parts, as against the static world: their
+    // relative spin decays at ragdoll_contact_angular_damping (a pile stops rolling).
+    const float keep = std::max(1.0f - settings.ragdoll_contact_angular_damping * h, 0.0f);
+    const Vec3 spin = (a.w - b.w) * (1.0f - keep);
+    const float share_a = a_fixed ? 0.0f : (b_fixed ? 1.0f : 0.5f);
+    a.w = a.w - spin * share_a;
+    b.w = b.w + spin * (a_fixed ? 1.0f : (b_fixed ? 0.0f : 0.5f));
     StorePair(sides);
   }
 
@@ -1357,7 +1376,7 @@ struct World::Impl {
           // A moving kinematic root wakes (and unfreezes) its ragdoll.
           if (moved && ragdolls[owner].asleep) {
             ragdolls[owner].asleep = ragdolls[owner].frozen = false;
-            ragdolls[owner].still_seconds = 0;
+            ragdolls[owner].still_seconds = ragdolls[owner].slow_seconds = 0;
             view.Lane(detail::kAsleep)[l] = 0.0f;
           }
         }
@@ -1582,21 +1601,56 @@ struct World::Impl {
     if (slot.enabled) EnableLane(slot);
   }
 
-  // After a step: sleep when every part stayed slow long enough; freeze when asked.
+  // After a step: sleep when no point of any part moved farther than sleep_speed x
+  // sleep_seconds from where it was when the current window opened, for sleep_seconds (an
+  // average speed below sleep_speed: a pile that jitters in place sleeps, one that still
+  // slides does not); freeze when asked. still_seconds = 0 (set wherever a ragdoll is
+  // woken or moved) opens a new window here.
   void UpdateSleep(RagdollSlot& slot, const detail::RigidBlockView& view, int32_t l, const RagdollGroup& g,
                    float frame_seconds) {
     slot.age_seconds += frame_seconds;
-    float fastest = 0;  // the fastest point of any part: |v| + |w| * extent
+    const float limit = settings.ragdoll_sleep_speed;
+    const float tolerance = limit * settings.ragdoll_sleep_seconds;
+    auto snapshot = [&] {
+      for (int32_t j = 0; j < g.part_count; ++j) {
+        slot.sleep_x[j] = Vec3{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]};
+        slot.sleep_q[j] = Quat{view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
+                               view.Part(detail::kRbQw, j)[l]};
+      }
+      slot.still_seconds = 1e-30f;  // the window is open
+    };
+    if (!(limit > 0)) {
+      slot.still_seconds = slot.slow_seconds = 0;
+    } else if (slot.still_seconds <= 0.0f) {
+      snapshot();
+    } else {
+      float moved = 0;  // the farthest any point went: centre displacement + turn x extent
+      for (int32_t j = 0; j < g.part_count; ++j) {
+        const Vec3 x{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]};
+        const Quat q{view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
+                     view.Part(detail::kRbQw, j)[l]};
+        const Quat d = q * Conjugate(slot.sleep_q[j]);
+        const float turn = 2.0f * std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);  // ~ angle for small turns
+        moved = std::max(moved, Length(x - slot.sleep_x[j]) + turn * g.constants[j].extent);
+      }
+      if (moved > tolerance) {
+        snapshot();
+      } else {
+        slot.still_seconds += frame_seconds;
+      }
+    }
+    // Or every point slower than sleep_speed right now, for sleep_seconds in a row (a body
+    // creeping smoothly to rest gets there sooner this way).
+    float fastest = 0;
     for (int32_t j = 0; j < g.part_count; ++j) {
       const Vec3 v{view.Part(detail::kRbVx, j)[l], view.Part(detail::kRbVy, j)[l], view.Part(detail::kRbVz, j)[l]};
       const Vec3 w{view.Part(detail::kRbWx, j)[l], view.Part(detail::kRbWy, j)[l], view.Part(detail::kRbWz, j)[l]};
       fastest = std::max(fastest, Length(v) + Length(w) * g.constants[j].extent);
     }
-    const float limit = settings.ragdoll_sleep_speed;
-    const bool still = limit > 0 && fastest < limit;
-    slot.still_seconds = still ? slot.still_seconds + frame_seconds : 0.0f;
+    slot.slow_seconds = limit > 0 && fastest < limit ? slot.slow_seconds + frame_seconds : 0.0f;
     const bool force_freeze = slot.age_seconds >= slot.freeze_after_seconds;
-    if (slot.still_seconds >= settings.ragdoll_sleep_seconds || force_freeze) {
+    if (slot.still_seconds >= settings.ragdoll_sleep_seconds || slot.slow_seconds >= settings.ragdoll_sleep_seconds ||
+        force_freeze) {
       slot.asleep = true;
       slot.frozen = force_freeze || slot.freeze_when_asleep;
       view.Lane(detail::kAsleep)[l] = 1.0f;
@@ -2062,7 +2116,9 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   slot.output = b.output_parts.data();
   slot.kinematic_root = b.kinematic_root;
   slot.part_count = n;
-  slot.still_seconds = 0;
+  slot.still_seconds = slot.slow_seconds = 0;
+  slot.sleep_x.resize(n);
+  slot.sleep_q.resize(n);
   slot.age_seconds = 0;
   slot.asleep = slot.frozen = false;
   slot.freeze_when_asleep = b.freeze_when_asleep;
@@ -2112,7 +2168,7 @@ Error World::SetRagdollEnabled(RagdollId id, bool enabled) {
   if (enabled) {
     w.EnableLane(slot);
     slot.asleep = slot.frozen = false;
-    slot.still_seconds = slot.age_seconds = 0;
+    slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;
     w.ragdoll_groups[slot.group].View(slot.lane / kBlockLanes).Lane(detail::kAsleep)[slot.lane % kBlockLanes] = 0.0f;
   } else {
     w.DisableLane(slot);
@@ -2242,7 +2298,7 @@ Error World::SetRagdollPartStates(RagdollId id, std::span<const Transform> parts
   }
   for (int32_t j = 0; j < n; ++j) slot.output[j] = Transform{parts[j].translation, Normalize(parts[j].rotation), {1, 1, 1}};
   slot.asleep = slot.frozen = false;
-  slot.still_seconds = slot.age_seconds = 0;
+  slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;
   view.Lane(detail::kAsleep)[l] = 0.0f;
   return {};
 }
@@ -2257,7 +2313,7 @@ Error World::WakeRagdoll(RagdollId id) {
   if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
   RagdollSlot& r = impl_->ragdolls[id.index];
   r.asleep = r.frozen = false;
-  r.still_seconds = 0;
+  r.still_seconds = r.slow_seconds = 0;
   r.age_seconds = 0;
   impl_->ragdoll_groups[r.group].View(r.lane / kBlockLanes).Lane(detail::kAsleep)[r.lane % kBlockLanes] = 0.0f;
   return {};
