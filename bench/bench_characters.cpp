@@ -2,8 +2,9 @@
 //
 //   BM_RagdollToggle/characters:<n>          ActivateCharacter + DeactivateCharacter of one
 //       bound character per iteration (cycling through n), no Step: the cost of a toggle.
-//   BM_PoweredRagdolls/characters:<n>/workers:<w>   a whole World::Step (one fixed step) of n
-//       powered (strength 1), anchored Jolt "Human" characters (23 parts, the file's motors)
+//   BM_PoweredRagdolls/characters:<n>/workers:<w>[/limb_motors]   a whole World::Step (one
+//       fixed step) of n powered (strength 1), anchored Jolt "Human" characters (23 parts,
+//       the file's motors, in Jolt's convention or with MotorSettings::limb_inertia)
 //       tracking the walk clip in place, 2 m apart on a plane; counters ms_per_frame, the
 //       mean joint tracking error in degrees (each joint's output relative rotation against
 //       the animation's, averaged over joints and characters) and part_substeps_per_s.
@@ -43,7 +44,7 @@ struct Crowd {
   float time = 0;
 };
 
-std::unique_ptr<Crowd> MakeCrowd(benchmark::State& state, int n, int workers) {
+std::unique_ptr<Crowd> MakeCrowd(benchmark::State& state, int n, int workers, bool limb_motors = false) {
   auto crowd = std::make_unique<Crowd>();
   auto neutral = ports::LoadJoltAnimation(Data("animations/neutral.json"));
   auto walk = ports::LoadJoltAnimation(Data("animations/walk.json"));
@@ -65,6 +66,7 @@ std::unique_ptr<Crowd> MakeCrowd(benchmark::State& state, int n, int workers) {
   CharacterSettings cs;
   cs.skeleton = ports::JoltSkeleton(neutral.value());
   cs.ragdoll = ragdoll.value();
+  for (PartSettings& p : cs.ragdoll.parts) p.joint.motor.limb_inertia = limb_motors;
   crowd->skeleton = cs.skeleton;
   auto built = crowd->world->BuildCharacterArchetype(cs);
   if (!built.ok()) {
@@ -124,8 +126,8 @@ double TrackingErrorDegrees(const Crowd& c) {
   return count > 0 ? sum / count : 0.0;
 }
 
-void PoweredRagdolls(benchmark::State& state, int n, int workers) {
-  auto crowd = MakeCrowd(state, n, workers);
+void PoweredRagdolls(benchmark::State& state, int n, int workers, bool limb_motors) {
+  auto crowd = MakeCrowd(state, n, workers, limb_motors);
   if (crowd == nullptr) return;
   Advance(*crowd);
   for (CharacterId id : crowd->ids) crowd->world->ActivateCharacter(id, {.strength = 1.0f, .anchored = true});
@@ -175,10 +177,13 @@ void RegisterCharacterBenchmarks() {
       ->Unit(benchmark::kMicrosecond);
   for (int n : {100, 1000}) {
     for (int w : {1, 2}) {
-      const std::string name = "BM_PoweredRagdolls/characters:" + std::to_string(n) + "/workers:" + std::to_string(w);
-      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { PoweredRagdolls(s, n, w); })
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
+      for (bool limb : {false, true}) {
+        const std::string name = "BM_PoweredRagdolls/characters:" + std::to_string(n) + "/workers:" + std::to_string(w) +
+                                 (limb ? "/limb_motors" : "");
+        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { PoweredRagdolls(s, n, w, limb); })
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
     }
   }
 }

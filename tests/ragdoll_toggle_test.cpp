@@ -164,5 +164,48 @@ TEST(RagdollToggle, PartStatesPlaceTheBodyWithVelocities) {
   EXPECT_EQ(w->SetRagdollPartStates(r.id, at).item, 1);
 }
 
+// An arm of two capsules held out level by motors against gravity: with limb inertia the
+// shoulder's spring acts on the whole arm, so it sags far less than with the two-part
+// effective inertia (Jolt's convention) at the same frequency.
+float ArmSagDegrees(bool limb_inertia) {
+  RagdollSettings s;
+  PartSettings root;
+  root.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
+  s.parts.push_back(root);
+  for (int k = 0; k < 2; ++k) {
+    PartSettings seg;
+    seg.parent = k;
+    seg.pose = Transform{{0.1f + 0.15f + 0.3f * static_cast<float>(k), 0, 0}, AxisAngle(Vec3{0, 0, 1}, 1.5707963f), {1, 1, 1}};
+    seg.shape = {.type = PartShape::kCapsule, .radius = 0.04f, .half_height = 0.11f};
+    seg.mass = 2.0f;
+    seg.joint.anchor = {0.1f + 0.3f * static_cast<float>(k), 0, 0};
+    seg.joint.twist_axis = {1, 0, 0};
+    seg.joint.plane_axis = {0, 0, 1};
+    seg.joint.normal_half_cone_degrees = seg.joint.plane_half_cone_degrees = 170;
+    seg.joint.motor = MotorSettings{6.0f, 1.0f, 100.0f, limb_inertia};
+    s.parts.push_back(seg);
+  }
+  auto w = MakeWorld();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> parts(3);
+  Transform hold{};
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = parts;
+  b.kinematic_root = &hold;
+  const RagdollId id = w->BindRagdoll(b).value();
+  const std::vector<Quat> level = {Quat{}, AxisAngle(Vec3{0, 0, 1}, 1.5707963f), Quat{}};
+  w->SetRagdollMotorTargets(id, level, 1.0f);
+  for (int f = 0; f < 180; ++f) w->Step(kStep);
+  const Vec3 tip = TransformPoint(parts[2], Vec3{0, -0.15f, 0});  // the arm's end
+  return std::atan2(-tip.y, tip.x - 0.1f) * 57.29578f;
+}
+
+TEST(RagdollMotors, LimbInertiaMotorsHoldAnArmOutWhereTwoPartOnesSag) {
+  const float jolt = ArmSagDegrees(false), limb = ArmSagDegrees(true);
+  EXPECT_GT(jolt, 10.0f) << "the two-part spring at 6 Hz is soft for a whole arm";
+  EXPECT_LT(limb, 3.0f) << "the limb's spring holds it";
+}
+
 }  // namespace
 }  // namespace tendon::test

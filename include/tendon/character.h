@@ -112,7 +112,9 @@ struct CharacterSettings {
   float friction = 0.6f;              // [0, 10]
   float linear_damping = 0.05f;       // 1/s, [0, 100]
   float angular_damping = 0.05f;      // 1/s, [0, 100]; more settles a flailing body sooner
-  // Motors at strength 1: the spring toward the animated pose and its torque cap.
+  // Motors at strength 1: the spring toward the animated pose and its torque cap. The
+  // frequency is the whole limb's (MotorSettings::limb_inertia), so an arm held out sags a
+  // degree, not tens of degrees. A whole `ragdoll` keeps its own motor settings.
   float drive_frequency_hz = 6.0f;     // Hz, (0, 1000]
   float drive_damping_ratio = 1.0f;    // [0, 100]
   float drive_torque_per_kg = 12.0f;   // N m per kg of the part, >= 0

@@ -43,6 +43,12 @@ struct MotorSettings {
   float frequency_hz = 0.0f;       // Hz, [0, 1000]; 0: disabled
   float damping_ratio = 1.0f;      // [0, 100]
   float max_torque_per_kg = 0.0f;  // N m / kg, >= 0; the motor's torque cap (0 disables it)
+  // What frequency_hz is the natural frequency of. false (Jolt's convention): the two
+  // jointed parts' effective inertia, so a motor holding a whole arm out against gravity
+  // is much softer than its frequency suggests. true: the whole limb the joint holds (the
+  // child's subtree's inertia about the joint), so the frequency is how the limb responds;
+  // characters built by the humanoid table or a part list use this.
+  bool limb_inertia = false;
 };
 
 enum class JointType : uint8_t {

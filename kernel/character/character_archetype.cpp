@@ -566,7 +566,8 @@ Error BuildCharacterArchetype(const CharacterSettings& settings, CharacterArchet
         js.twist_max_degrees = ps.twist_degrees;
       }
       js.friction_torque_per_kg = settings.joint_friction_per_kg;
-      js.motor = MotorSettings{settings.drive_frequency_hz, settings.drive_damping_ratio, settings.drive_torque_per_kg};
+      js.motor = MotorSettings{settings.drive_frequency_hz, settings.drive_damping_ratio, settings.drive_torque_per_kg,
+                               /*limb_inertia=*/true};
       rs.parts.push_back(std::move(part));
       a.part_of_bone[bone] = i;
       a.part_bone.push_back(bone);

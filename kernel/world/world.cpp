@@ -2038,13 +2038,15 @@ std::vector<detail::RigidPartConstants> RigidConstants(const detail::RagdollArch
     c.motor_damping_ratio = jt.motor.damping_ratio;
     c.motor_max_torque = jt.motor.max_torque_per_kg * p.mass;
   }
-  // A motor holds the whole limb below its joint (an arm held out against gravity is the
-  // upper arm, forearm and hand): its spring's inertia is the subtree's about the joint
-  // (parallel-axis theorem, principal inertias averaged), not the child's alone.
+  // A limb-inertia motor holds the whole limb below its joint (an arm held out against
+  // gravity is the upper arm, forearm and hand): its spring's inertia is the subtree's
+  // about the joint (parallel-axis theorem, principal inertias averaged), not the child's
+  // alone (MotorSettings::limb_inertia).
   const auto n = static_cast<int32_t>(a.parts.size());
   auto mean_inertia = [](const detail::RigidPartArchetype& p) { return (p.inertia.x + p.inertia.y + p.inertia.z) / 3.0f; };
   for (int32_t j = 1; j < n; ++j) {
     const detail::RigidPartArchetype& child = a.parts[j];
+    if (!child.joint.motor.limb_inertia) continue;
     const Vec3 anchor = TransformPoint(child.body_pose, child.joint.anchor_in_child);
     float limb = 0;
     for (int32_t k = j; k < n; ++k) {
