@@ -369,6 +369,23 @@ TEST(Character, GoingLimpEasesTheStrengthAndActivatingCancelsIt) {
   EXPECT_EQ(s.world->GoLimp(s.Add().id).code, ErrorCode::kInactive);
 }
 
+TEST(Character, LettingGoOfTheAnchorKeepsTheHipsMoving) {
+  TENDON_NEED_SHARED_DATA();
+  Scene s;
+  HostCharacter& h = s.Add();
+  s.Steps(2);
+  ASSERT_TRUE(s.world->ActivateCharacter(h.id, {.strength = 1.0f, .anchored = true}));
+  for (int f = 0; f < 20; ++f) {  // staggering forward at 2 m/s, anchored
+    h.model.translation.z -= 2.0f * kStep;
+    s.world->Step(kStep);
+  }
+  ASSERT_EQ(s.world->GoLimp(h.id, 0.4f).code, ErrorCode::kNone);
+  CharacterState st;
+  s.world->GetCharacterState(h.id, &st);
+  EXPECT_NEAR(st.root_velocity.z, -2.0f, 0.1f) << "the hips keep the animation's motion";
+  EXPECT_FALSE(st.anchored);
+}
+
 TEST(Character, DeactivatingCrossfadesFromTheRagdollPoseToTheAnimation) {
   TENDON_NEED_SHARED_DATA();
   Scene s;

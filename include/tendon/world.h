@@ -222,6 +222,9 @@ class World {
   // dynamic again (null). Allocates a lane the first time an instance of the archetype
   // switches, unless ReserveRagdollKinematicToggle reserved one.
   Error SetRagdollKinematicRoot(RagdollId ragdoll, const Transform* root);
+  // Sets one part's linear velocity (m/s, at the part's origin) and angular velocity
+  // (rad/s), waking the ragdoll. A kinematic part ignores it.
+  Error SetRagdollPartVelocity(RagdollId ragdoll, int32_t part, Vec3 linear, Vec3 angular);
   // Freezing as in RagdollBinding, changed after binding (a character turns it off while
   // powered).
   Error SetRagdollFreezing(RagdollId ragdoll, bool freeze_when_asleep, float freeze_after_seconds);

@@ -74,6 +74,7 @@ struct CharacterSystem::Slot {
   std::vector<Transform> blend_from;  // per bone: the local pose handed back
   std::vector<Vec3> scratch_v, scratch_w;
   Transform anchor{};                 // the animated root part frame (kinematic target)
+  Transform anchor_prev{};            // last frame's, for the hips' speed when let go
   float last_frame_dt = 0;
   bool animated_ok = false;
   // What the host set (strength and anchored persist across activations).
@@ -272,6 +273,13 @@ void CharacterSystem::ApplyControls(Slot& c) {
   if (kinematic != c.kinematic) {
     world_.SetRagdollKinematicRoot(c.ragdoll, kinematic ? &c.anchor : nullptr);
     c.kinematic = kinematic;
+    if (!kinematic && c.active && c.last_frame_dt > 0) {
+      // Let go: the hips keep the motion the animation was giving them.
+      const float inv_dt = 1.0f / c.last_frame_dt;
+      world_.SetRagdollPartVelocity(
+          c.ragdoll, 0, (c.anchor.translation - c.anchor_prev.translation) * inv_dt,
+          RotationVector(Normalize(c.anchor.rotation * Conjugate(c.anchor_prev.rotation))) * inv_dt);
+    }
   }
   // A driven or anchored body never freezes.
   const bool powered = c.anchored || c.strength > 0;
@@ -322,6 +330,7 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
   c.limp_left = 0;  // activating cancels a running go_limp
   c.hit_mode = false;
   c.anchor = c.shown_cur[0];
+  c.anchor_prev = c.shown_prev[0];
   ComputeTargets(c, a);
   for (int32_t j = 0; j < n; ++j) {
     c.target_prev[j] = c.target[j];
@@ -556,6 +565,7 @@ void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double no
       continue;
     }
     // Powered: the motors pull toward the animated pose; the anchor follows the hips.
+    c.anchor_prev = c.anchor;
     c.anchor = Rigid(c.anim_world[a.part_bone[0]]);
     for (int32_t j = 0; j < n; ++j) c.target_prev[j] = c.target[j];
     ComputeTargets(c, a);

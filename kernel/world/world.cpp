@@ -2239,6 +2239,27 @@ int32_t World::DrainCharacterEvents(std::span<CharacterEvent> out) { return impl
 int32_t World::ActiveCharacterCount() const { return impl_->characters->ActiveCount(); }
 int32_t World::BoundCharacterCount() const { return impl_->characters->BoundCount(); }
 
+Error World::SetRagdollPartVelocity(RagdollId id, int32_t part, Vec3 linear, Vec3 angular) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  Impl& w = *impl_;
+  RagdollSlot& slot = w.ragdolls[id.index];
+  if (part < 0 || part >= slot.part_count) return Fail(ErrorCode::kBadReference, part, "part", "no such part");
+  if (!IsFinite(linear) || !IsFinite(angular))
+    return Fail(ErrorCode::kNotFinite, part, "linear", "the velocities are not finite");
+  RagdollGroup& g = w.ragdoll_groups[slot.group];
+  if (g.constants[part].inv_mass == 0.0f) return {};  // a kinematic root follows its frame
+  const detail::RigidBlockView view = g.View(slot.lane / kBlockLanes);
+  const int32_t l = slot.lane % kBlockLanes;
+  // Given at the part's origin; the lane holds the centre of mass's.
+  const Transform& frame = slot.output[part];
+  const Vec3 com{view.Part(detail::kRbXx, part)[l], view.Part(detail::kRbXy, part)[l], view.Part(detail::kRbXz, part)[l]};
+  const Vec3 v = linear + Cross(angular, com - frame.translation);
+  const float values[6] = {v.x, v.y, v.z, angular.x, angular.y, angular.z};
+  const int32_t fields[6] = {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz};
+  for (int32_t f = 0; f < 6; ++f) view.Part(fields[f], part)[l] = values[f];
+  return WakeRagdoll(id);
+}
+
 bool World::IsRagdollEnabled(RagdollId id) const { return IsValid(id) && impl_->ragdolls[id.index].enabled; }
 
 Error World::SetRagdollKinematicRoot(RagdollId id, const Transform* root) {
