@@ -225,9 +225,10 @@ class World {
   // Sets one part's linear velocity (m/s, at the part's origin) and angular velocity
   // (rad/s), waking the ragdoll. A kinematic part ignores it.
   Error SetRagdollPartVelocity(RagdollId ragdoll, int32_t part, Vec3 linear, Vec3 angular);
-  // Freezing as in RagdollBinding, changed after binding (a character turns it off while
-  // powered).
-  Error SetRagdollFreezing(RagdollId ragdoll, bool freeze_when_asleep, float freeze_after_seconds);
+  // Whether it may fall asleep (a powered character may not: its motors keep moving it),
+  // and freezing as in RagdollBinding. Turning sleep off wakes it; turning it back on
+  // restarts the sleep and freeze_after clocks (a body gone limp counts from then).
+  Error SetRagdollSleeping(RagdollId ragdoll, bool can_sleep, bool freeze_when_asleep, float freeze_after_seconds);
   // Reserves lanes so that `instances` more instances of `archetype` can switch their
   // kinematic root on and off without allocating (negative: gives reservations back when
   // such instances are unbound; lanes already made stay).

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "kernel/core/finite.h"
 #include "kernel/core/validation.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "tendon/world.h"
@@ -16,14 +17,7 @@ namespace {
 
 constexpr float kRadToDeg = 57.2957795f;
 
-bool AllFinite(std::span<const Transform> t) {
-  float acc = 0;
-  for (const Transform& x : t) {
-    acc += x.translation.x * 0 + x.translation.y * 0 + x.translation.z * 0 + x.rotation.x * 0 + x.rotation.y * 0 +
-           x.rotation.z * 0 + x.rotation.w * 0 + x.scale.x * 0 + x.scale.y * 0 + x.scale.z * 0;
-  }
-  return acc == 0.0f;
-}
+bool AllFinite(std::span<const Transform> t) { return detail::AllFinite(t.data(), static_cast<int64_t>(t.size())); }
 
 Transform Rigid(const Transform& t) { return Transform{t.translation, Normalize(t.rotation), {1, 1, 1}}; }
 
@@ -218,6 +212,7 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
   }
   c.ragdoll = r.value();
   c.live = true;
+  ++bound_count_;
   if (character_of_ragdoll_.size() <= c.ragdoll.index) character_of_ragdoll_.resize(c.ragdoll.index + 1, -1);
   character_of_ragdoll_[c.ragdoll.index] = index;
   for (int32_t k = 0; k < bones; ++k) {
@@ -239,6 +234,7 @@ Error CharacterSystem::Unbind(CharacterId id) {
   // Torn down: the host's bones go back to the animation.
   for (std::size_t k = 0; k < c->output_local.size(); ++k) c->output_local[k] = c->animated_local[k];
   c->live = false;
+  --bound_count_;
   c->generation = c->generation == UINT32_MAX ? 1 : c->generation + 1;
   free_.push_back(static_cast<int32_t>(id.index));
   return {};
@@ -261,11 +257,7 @@ int32_t CharacterSystem::DrainEvents(std::span<CharacterEvent> out) {
 
 int32_t CharacterSystem::ActiveCount() const { return active_count_; }
 
-int32_t CharacterSystem::BoundCount() const {
-  int32_t n = 0;
-  for (const auto& s : slots_) n += s->live ? 1 : 0;
-  return n;
-}
+int32_t CharacterSystem::BoundCount() const { return bound_count_; }
 
 // The kinematic anchor, freezing and waking follow the host's controls.
 void CharacterSystem::ApplyControls(Slot& c) {
@@ -281,9 +273,9 @@ void CharacterSystem::ApplyControls(Slot& c) {
           RotationVector(Normalize(c.anchor.rotation * Conjugate(c.anchor_prev.rotation))) * inv_dt);
     }
   }
-  // A driven or anchored body never freezes.
+  // A driven or anchored body never sleeps or freezes; a limp one's clocks start now.
   const bool powered = c.anchored || c.strength > 0;
-  world_.SetRagdollFreezing(c.ragdoll, !powered && c.freeze_when_settled,
+  world_.SetRagdollSleeping(c.ragdoll, !powered, !powered && c.freeze_when_settled,
                             powered ? std::numeric_limits<float>::infinity() : c.freeze_after_seconds);
 }
 
@@ -575,7 +567,6 @@ void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double no
                                    : Vec3{};
     }
     world_.SetRagdollMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
-    if (c.strength > 0 || c.kinematic) world_.WakeRagdoll(c.ragdoll);  // a driven body never sleeps
   }
 }
 

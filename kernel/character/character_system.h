@@ -81,6 +81,7 @@ class CharacterSystem {
   std::vector<int32_t> free_;
   std::vector<int32_t> character_of_ragdoll_;  // by ragdoll slot index, -1: none
   int32_t active_count_ = 0;
+  int32_t bound_count_ = 0;
   std::vector<CharacterEvent> events_;  // capacity grown at bind only
   std::size_t event_capacity_ = 64;
   int32_t dropped_events_ = 0;

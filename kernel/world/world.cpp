@@ -32,6 +32,7 @@
 #include "kernel/chains/chain_kernels.h"
 #include "kernel/collide/part_distance.h"
 #include "kernel/collide/static_mesh.h"
+#include "kernel/core/finite.h"
 #include "kernel/core/validation.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/rigid_kernels.h"
@@ -300,6 +301,7 @@ struct RagdollSlot {
   bool asleep = false;
   bool frozen = false;
   bool enabled = true;  // false: not stepped, no contacts, no sleep; the output is the host's
+  bool can_sleep = true;  // false: never falls asleep (a powered character)
   bool freeze_when_asleep = false;
   float freeze_after_seconds = INFINITY;
   RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
@@ -316,15 +318,7 @@ struct WorkCounters {
   int32_t teleport = 0;
 };
 
-// True when every float of `count` transforms is finite: x * 0 is 0 for finite x and NaN
-// otherwise, so one sum (which vectorises) answers for the whole span.
-static_assert(sizeof(Transform) == 10 * sizeof(float), "Transform is ten packed floats");
-bool AllFinite(const Transform* t, int32_t count) {
-  const auto* f = reinterpret_cast<const float*>(t);
-  float acc = 0.0f;
-  for (int32_t i = 0; i < count * 10; ++i) acc += f[i] * 0.0f;
-  return acc == 0.0f;
-}
+using detail::AllFinite;
 
 // Stack space for a chain's world pose, left uninitialised (Transform is trivially
 // destructible; entries are constructed as they are computed).
@@ -1619,7 +1613,7 @@ struct World::Impl {
       }
       slot.still_seconds = 1e-30f;  // the window is open
     };
-    if (!(limit > 0)) {
+    if (!(limit > 0) || !slot.can_sleep) {
       slot.still_seconds = slot.slow_seconds = 0;
     } else if (slot.still_seconds <= 0.0f) {
       snapshot();
@@ -1647,7 +1641,7 @@ struct World::Impl {
       const Vec3 w{view.Part(detail::kRbWx, j)[l], view.Part(detail::kRbWy, j)[l], view.Part(detail::kRbWz, j)[l]};
       fastest = std::max(fastest, Length(v) + Length(w) * g.constants[j].extent);
     }
-    slot.slow_seconds = limit > 0 && fastest < limit ? slot.slow_seconds + frame_seconds : 0.0f;
+    slot.slow_seconds = limit > 0 && slot.can_sleep && fastest < limit ? slot.slow_seconds + frame_seconds : 0.0f;
     const bool force_freeze = slot.age_seconds >= slot.freeze_after_seconds;
     if (slot.still_seconds >= settings.ragdoll_sleep_seconds || slot.slow_seconds >= settings.ragdoll_sleep_seconds ||
         force_freeze) {
@@ -2123,6 +2117,7 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   slot.sleep_q.resize(n);
   slot.age_seconds = 0;
   slot.asleep = slot.frozen = false;
+  slot.can_sleep = true;
   slot.freeze_when_asleep = b.freeze_when_asleep;
   slot.freeze_after_seconds = b.freeze_after_seconds;
   slot.collide_mode = b.collide_mode;
@@ -2178,11 +2173,14 @@ Error World::SetRagdollEnabled(RagdollId id, bool enabled) {
   return {};
 }
 
-Error World::SetRagdollFreezing(RagdollId id, bool freeze_when_asleep, float freeze_after_seconds) {
+Error World::SetRagdollSleeping(RagdollId id, bool can_sleep, bool freeze_when_asleep, float freeze_after_seconds) {
   if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
   if (std::isnan(freeze_after_seconds) || freeze_after_seconds < 0)
     return Fail(ErrorCode::kOutOfRange, -1, "freeze_after_seconds", "freeze_after_seconds must be >= 0 (infinity: never)");
   RagdollSlot& slot = impl_->ragdolls[id.index];
+  if (!can_sleep && slot.asleep) WakeRagdoll(id);
+  if (can_sleep && !slot.can_sleep) slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;  // clocks restart
+  slot.can_sleep = can_sleep;
   slot.freeze_when_asleep = freeze_when_asleep;
   slot.freeze_after_seconds = freeze_after_seconds;
   return {};
