@@ -349,6 +349,37 @@ void TaskTrampoline(int32_t begin, int32_t end, uint32_t worker, void* context) 
 
 namespace {
 std::vector<detail::RigidPartConstants> RigidConstants(const detail::RagdollArchetype& a, bool kinematic_root);
+
+// A part shape's sample spheres, in the shape's frame: a sphere's one; five along a
+// (tapered) capsule's axis, radius interpolated, so that a limb lying across an edge or a
+// ball touches it along its length, not only at its ends; a box's corners, and with
+// `face_centres` its face centres too (two equal boxes meeting face to face would
+// otherwise touch only where their corners are).
+template <class F>
+void ForEachShapeSample(const PartShapeSettings& sh, bool face_centres, F&& add) {
+  switch (sh.type) {
+    case PartShape::kSphere: add(Vec3{}, sh.radius); break;
+    case PartShape::kCapsule:
+    case PartShape::kTaperedCapsule: {
+      const float r0 = sh.type == PartShape::kCapsule ? sh.radius : sh.bottom_radius;
+      const float r1 = sh.type == PartShape::kCapsule ? sh.radius : sh.top_radius;
+      for (int k = 0; k < 5; ++k) {
+        const float f = static_cast<float>(k) / 4.0f;
+        add(Vec3{0, -sh.half_height + 2.0f * sh.half_height * f, 0}, r0 + (r1 - r0) * f);
+      }
+      break;
+    }
+    case PartShape::kBox: {
+      const Vec3 h = sh.half_extents;
+      for (int k = 0; k < 8; ++k) add(Vec3{(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y, (k & 4) ? h.z : -h.z}, 0.0f);
+      if (!face_centres) break;
+      for (float sign : {-1.0f, 1.0f}) add(Vec3{sign * h.x, 0, 0}, 0.0f);
+      for (float sign : {-1.0f, 1.0f}) add(Vec3{0, sign * h.y, 0}, 0.0f);
+      for (float sign : {-1.0f, 1.0f}) add(Vec3{0, 0, sign * h.z}, 0.0f);
+      break;
+    }
+  }
+}
 }  // namespace
 
 struct World::Impl {
@@ -1486,33 +1517,7 @@ struct World::Impl {
         const Vec3 body_point = TransformPoint(p.shape_in_body, local);
         points.push_back({body_point.x, body_point.y, body_point.z, radius});
       };
-      const PartShapeSettings& sh = p.shape;
-      if (sh.type == PartShape::kSphere) {
-        add({}, sh.radius);
-      } else if (sh.type == PartShape::kBox) {
-        // Corners and face centres: two equal boxes meeting face to face touch only along
-        // their edges at the corners.
-        for (int k = 0; k < 8; ++k)
-          add({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
-               (k & 4) ? sh.half_extents.z : -sh.half_extents.z},
-              0.0f);
-        for (int axis = 0; axis < 3; ++axis) {
-          for (float sign : {-1.0f, 1.0f}) {
-            Vec3 face{};
-            (axis == 0 ? face.x : (axis == 1 ? face.y : face.z)) =
-                sign * (axis == 0 ? sh.half_extents.x : (axis == 1 ? sh.half_extents.y : sh.half_extents.z));
-            add(face, 0.0f);
-          }
-        }
-      } else {
-        // Five spheres along the axis (the radius interpolated for tapered capsules).
-        const float r0 = sh.type == PartShape::kCapsule ? sh.radius : sh.bottom_radius;
-        const float r1 = sh.type == PartShape::kCapsule ? sh.radius : sh.top_radius;
-        for (int k = 0; k < 5; ++k) {
-          const float f = static_cast<float>(k) / 4.0f;
-          add({0, -sh.half_height + 2.0f * sh.half_height * f, 0}, r0 + (r1 - r0) * f);
-        }
-      }
+      ForEachShapeSample(p.shape, /*face_centres=*/true, add);
       g.pair_points.push_back(std::move(points));
       g.body_in_part.push_back(p.body_in_part);
       const Quat parent = p.parent >= 0 ? a.parts[p.parent].body_pose.rotation : Quat{};
@@ -1990,29 +1995,7 @@ std::vector<detail::RigidPartConstants> RigidConstants(const detail::RagdollArch
       c.extent = std::max(c.extent, Length(b) + radius);
       ++c.point_count;
     };
-    const PartShapeSettings& sh = p.shape;
-    switch (sh.type) {
-      case PartShape::kSphere: add_point({}, sh.radius); break;
-      case PartShape::kCapsule:
-      case PartShape::kTaperedCapsule: {
-        // The end spheres, and three between them (radius interpolated) so that a limb
-        // lying across an edge or a ball touches it along its length, not only at its ends.
-        const float r0 = sh.type == PartShape::kCapsule ? sh.radius : sh.bottom_radius;
-        const float r1 = sh.type == PartShape::kCapsule ? sh.radius : sh.top_radius;
-        for (int k = 0; k < 5; ++k) {
-          const float f = static_cast<float>(k) / 4.0f;
-          add_point({0, -sh.half_height + 2.0f * sh.half_height * f, 0}, r0 + (r1 - r0) * f);
-        }
-        break;
-      }
-      case PartShape::kBox:
-        for (int k = 0; k < 8; ++k) {
-          add_point({(k & 1) ? sh.half_extents.x : -sh.half_extents.x, (k & 2) ? sh.half_extents.y : -sh.half_extents.y,
-                     (k & 4) ? sh.half_extents.z : -sh.half_extents.z},
-                    0.0f);
-        }
-        break;
-    }
+    ForEachShapeSample(p.shape, /*face_centres=*/false, add_point);
     const detail::RigidJointArchetype& jt = p.joint;
     c.joint_type = jt.type == JointType::kHinge ? 1 : 0;
     const Vec3 ap = jt.anchor_in_parent, ac = jt.anchor_in_child;
