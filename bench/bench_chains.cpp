@@ -20,6 +20,7 @@
 
 #include "kernel/world/world_access.h"
 #include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
 #include "tendon/tbb_task_system.h"
 #include "tendon/tendon.h"
 
@@ -133,8 +134,7 @@ void ChainBudget(benchmark::State& state, int bound, int simulated) {
 // standing on a plane, spaced so that they do not touch (no pairs), or lying in a heap
 // (`heap`: contacts between them every substep).
 void RagdollStep(benchmark::State& state, int n, bool heap) {
-  const char* env = std::getenv("TENDON_SHARED_DATA");
-  const std::string path = std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/ragdoll.json";
+  const std::string path = ports::SharedDataPath("jolt-human/ragdoll.json");
   auto loaded = ports::LoadJoltHumanRagdoll(path);
   if (!loaded.ok()) {
     state.SkipWithError("../shared/data/jolt-human/ragdoll.json is not available (set TENDON_SHARED_DATA)");

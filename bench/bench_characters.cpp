@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
 #include "tendon/tbb_task_system.h"
 #include "tendon/tendon.h"
 
@@ -25,10 +26,7 @@ namespace {
 
 using namespace tendon;
 
-std::string Data(const std::string& relative) {
-  const char* env = std::getenv("TENDON_SHARED_DATA");
-  return std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/" + relative;
-}
+std::string Data(const std::string& relative) { return ports::SharedDataPath("jolt-human/" + relative); }
 
 struct Crowd {
   std::unique_ptr<TbbTaskSystem> tasks;

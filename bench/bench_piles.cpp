@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
 #include "tendon/tbb_task_system.h"
 #include "tendon/tendon.h"
 
@@ -35,10 +36,7 @@ using namespace tendon;
 constexpr int kPiles = 16, kPerPile = 10, kSteps = 500;
 constexpr float kStep = 1.0f / 60.0f;
 
-std::string HumanData(const std::string& relative) {
-  const char* env = std::getenv("TENDON_SHARED_DATA");
-  return std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/" + relative;
-}
+std::string HumanData(const std::string& relative) { return ports::SharedDataPath("jolt-human/" + relative); }
 
 Vec3 ToLocal(const Transform& frame, Vec3 p) { return Rotate(Conjugate(frame.rotation), p - frame.translation); }
 

@@ -11,6 +11,7 @@
 #include <new>
 
 #include "character_test_util.h"
+#include "kernel/character/character_archetype.h"
 #include "stickman_rig.h"
 
 #include "allocation_counter.h"
@@ -64,8 +65,7 @@ struct Scene {
 
 void ForwardKinematicsOf(const SkeletonSettings& sk, const Transform& model, const std::vector<Transform>& local,
                          std::vector<Transform>& world) {
-  for (std::size_t b = 0; b < local.size(); ++b)
-    world[b] = Compose(sk.parents[b] >= 0 ? world[sk.parents[b]] : model, local[b]);
+  detail::ForwardKinematics(sk.parents, model, local.data(), world.data());
 }
 void ForwardKinematics(const HostCharacter& h, const Scene& s, std::vector<Transform>& world) {
   ForwardKinematicsOf(s.skeleton, h.model, h.animated, world);

@@ -8,15 +8,13 @@
 #include <vector>
 
 #include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
 #include "ports/vrm/vrm_skeleton.h"
 #include "test_util.h"
 
 namespace tendon::test {
 
-inline std::string SharedData(const std::string& relative) {
-  const char* env = std::getenv("TENDON_SHARED_DATA");
-  return std::string(env != nullptr ? env : "../shared/data") + "/" + relative;
-}
+inline std::string SharedData(const std::string& relative) { return ports::SharedDataPath(relative); }
 
 // The assets live beside the repository (../shared/data); without them the suites that
 // need them skip, as the ragdoll suites do.

@@ -8,6 +8,7 @@
 #include "kernel/collide/part_distance.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
 #include "ports/json/json.h"
 #include "test_util.h"
 
@@ -16,10 +17,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-std::string SharedData(const std::string& relative) {
-  const char* env = std::getenv("TENDON_SHARED_DATA");
-  return std::string(env != nullptr ? env : "../shared/data") + "/" + relative;
-}
+std::string SharedData(const std::string& relative) { return ports::SharedDataPath(relative); }
 
 PartSettings Part(int32_t parent, Vec3 position, PartShape shape = PartShape::kCapsule) {
   PartSettings p;

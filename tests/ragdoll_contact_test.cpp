@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
 #include "ports/json/json.h"
 #include "test_util.h"
 
@@ -115,8 +116,7 @@ TEST(RagdollContacts, StaticCollideModeMeetsOnlyItsOwnKind) {
 }
 
 TEST(RagdollContacts, APileOfTwentyRagdollsSettlesWithoutGainingEnergy) {
-  const char* env = std::getenv("TENDON_SHARED_DATA");
-  const std::string path = std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/ragdoll.json";
+  const std::string path = ports::SharedDataPath("jolt-human/ragdoll.json");
   if (!json::ParseFile(path).ok) GTEST_SKIP() << path << " is not available";
   auto w = MakeWorld();
   const RagdollSettings human = ports::LoadJoltHumanRagdoll(path).value();

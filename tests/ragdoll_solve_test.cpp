@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
 #include "ports/json/json.h"
 #include "test_util.h"
 
@@ -16,10 +17,7 @@ namespace {
 constexpr float kStep = 1.0f / 60.0f;
 constexpr float kDeg = 3.14159265f / 180.0f;
 
-std::string HumanPath() {
-  const char* env = std::getenv("TENDON_SHARED_DATA");
-  return std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/ragdoll.json";
-}
+std::string HumanPath() { return ports::SharedDataPath("jolt-human/ragdoll.json"); }
 
 struct Rig {
   std::unique_ptr<World> world;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
 #include "tendon/tbb_task_system.h"
 #include "tendon/tendon.h"
 
@@ -217,8 +218,7 @@ void WalkOn(Stuntman& m, float dt, const Yard& yard) {
 }
 
 bool BuildYard(World& world, int count, std::mt19937& rng, Yard* yard, std::string* why) {
-  const char* env = std::getenv("TENDON_SHARED_DATA");
-  const std::string data = std::string(env != nullptr ? env : "../shared/data") + "/jolt-human/";
+  const std::string data = ports::SharedDataPath("jolt-human/");
   auto neutral = ports::LoadJoltAnimation(data + "animations/neutral.json");
   auto walk = ports::LoadJoltAnimation(data + "animations/walk.json");
   auto ragdoll = ports::LoadJoltHumanRagdoll(data + "ragdoll.json");
