@@ -45,7 +45,8 @@ enum RigidField : int32_t {
 enum ContactField : int32_t {
   kLambdaN,      // normal positional impulse this substep (>0: in contact)
   kNormalSpeed,  // normal speed before the position solve (for restitution)
-  kCnx, kCny, kCnz,  // contact normal (from the static shape toward the part)
+  kCnx, kCny, kCnz,  // contact normal (from the static shape toward the part), found once
+  kPlaneOffset,      // per frame with the plane's offset: dot(x, n) = offset on the surface
   kTouching,     // 1 when in contact this substep
   kContactFieldCount
 };
@@ -111,6 +112,11 @@ struct RigidSolveParams {
   int32_t shape_count = 0;
   const StaticShape* shapes = nullptr;
   float contact_angular_damping = 0;  // 1/s, parts touching the static world
+  // Static contacts are found on the frame's first substep (find_static_contacts), over
+  // the path a contact sphere would take in frame_seconds at its velocity, and the
+  // substeps after it solve against those planes.
+  bool find_static_contacts = true;
+  float frame_seconds = 0;
   // Triangle meshes and heightfields: a scalar sphere query each lane calls for itself
   // (compiled for the baseline; see kernel/collide/static_mesh.h). Null when there are none.
   bool (*mesh_contact)(const void* mesh, const float c[3], const float c_prev[3], float r, float* depth,

@@ -32,10 +32,28 @@
 
 namespace tendon::detail::TENDON_RIGID_KERNEL_NS {
 
+// The inverse inertia in world space, a symmetric 3x3 matrix R diag(I^-1) R^T. It is
+// computed once per half substep, from the orientation after integration (positions) or
+// after the position solve (velocities), and used for every correction of that half: the
+// corrections turn a body by a small angle, so the frame's change within the half moves
+// it by a second-order amount (Macklin et al. 2019 hold it fixed over a substep too), and
+// one 3x3 product replaces two quaternion rotations per use.
+template <class V>
+struct InvI {
+  V xx, yy, zz, xy, xz, yz;
+};
+template <class V>
+inline V3<V> Mul(const InvI<V>& m, const V3<V>& u) {
+  using O = Ops<V>;
+  return {O::Fma(m.xx, u.x, O::Fma(m.xy, u.y, m.xz * u.z)), O::Fma(m.xy, u.x, O::Fma(m.yy, u.y, m.yz * u.z)),
+          O::Fma(m.xz, u.x, O::Fma(m.yz, u.y, m.zz * u.z))};
+}
+
 template <class V>
 struct Body {
   V3<V> x, v, w, xp;
   Q4<V> q, qp;
+  InvI<V> ii;
 };
 
 template <class V>
@@ -92,29 +110,49 @@ inline Q4<V> QNormalize(const Q4<V>& q) {
   const V inv = O::Splat(1.0f) / O::Sqrt(O::Max(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w, O::Splat(1e-30f)));
   return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
 }
-// q + s/2 [u, 0] q, normalised: q turned by the small rotation vector s u.
+// q + s/2 [u, 0] q: q turned by the small rotation vector s u, brought back to unit length
+// by one Newton step of 1/sqrt about 1 (q (3 - |q|^2) / 2): no square root or division,
+// and for a turn of angle t the length error left is about 3 t^4 / 64 (t = 0.1 rad:
+// 5e-6), which the next turn's step shrinks again.
 template <class V>
 inline Q4<V> Turn(const Q4<V>& q, const V3<V>& u, const V& s) {
   using O = Ops<V>;
   const V half = s * O::Splat(0.5f);
   const Q4<V> d = QMul(Q4<V>{u.x * half, u.y * half, u.z * half, O::Splat(0.0f)}, q);
-  return QNormalize(Q4<V>{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w});
+  const Q4<V> t{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w};
+  const V len2 = O::Fma(t.x, t.x, O::Fma(t.y, t.y, O::Fma(t.z, t.z, t.w * t.w)));
+  const V k = O::Fma(len2, O::Splat(-0.5f), O::Splat(1.5f));
+  return {t.x * k, t.y * k, t.z * k, t.w * k};
 }
-// I^-1 u for a world vector u (I diagonal in the body frame).
+// The body's world inverse inertia from its orientation (I diagonal in the body frame).
 template <class V>
-inline V3<V> InvInertia(const Q4<V>& q, const RigidPartConstants& c, const V3<V>& u) {
+inline void UpdateWorldInertia(Body<V>& b, const RigidPartConstants& c) {
   using O = Ops<V>;
-  const V3<V> b = QRotate(QConj(q), u);
-  return QRotate(q, V3<V>{b.x * O::Splat(c.inv_inertia[0]), b.y * O::Splat(c.inv_inertia[1]),
-                          b.z * O::Splat(c.inv_inertia[2])});
+  const Q4<V>& q = b.q;
+  const V two = O::Splat(2.0f), one = O::Splat(1.0f);
+  // Rotation matrix columns (body axes in world).
+  const V xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  const V wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  const V3<V> c0{one - two * (yy + zz), two * (xy + wz), two * (xz - wy)};
+  const V3<V> c1{two * (xy - wz), one - two * (xx + zz), two * (yz + wx)};
+  const V3<V> c2{two * (xz + wy), two * (yz - wx), one - two * (xx + yy)};
+  const V i0 = O::Splat(c.inv_inertia[0]), i1 = O::Splat(c.inv_inertia[1]), i2 = O::Splat(c.inv_inertia[2]);
+  auto entry = [&](const V& a0, const V& a1, const V& a2, const V& b0, const V& b1, const V& b2) {
+    return O::Fma(a0 * b0, i0, O::Fma(a1 * b1, i1, a2 * b2 * i2));
+  };
+  b.ii = InvI<V>{entry(c0.x, c1.x, c2.x, c0.x, c1.x, c2.x), entry(c0.y, c1.y, c2.y, c0.y, c1.y, c2.y),
+                 entry(c0.z, c1.z, c2.z, c0.z, c1.z, c2.z), entry(c0.x, c1.x, c2.x, c0.y, c1.y, c2.y),
+                 entry(c0.x, c1.x, c2.x, c0.z, c1.z, c2.z), entry(c0.y, c1.y, c2.y, c0.z, c1.z, c2.z)};
+}
+// I^-1 u for a world vector u.
+template <class V>
+inline V3<V> InvInertia(const Body<V>& b, const V3<V>& u) {
+  return Mul(b.ii, u);
 }
 // u^T I^-1 u.
 template <class V>
-inline V InvInertiaNorm(const Q4<V>& q, const RigidPartConstants& c, const V3<V>& u) {
-  using O = Ops<V>;
-  const V3<V> b = QRotate(QConj(q), u);
-  return b.x * b.x * O::Splat(c.inv_inertia[0]) + b.y * b.y * O::Splat(c.inv_inertia[1]) +
-         b.z * b.z * O::Splat(c.inv_inertia[2]);
+inline V InvInertiaNorm(const Body<V>& b, const V3<V>& u) {
+  return Dot3(u, Mul(b.ii, u));
 }
 
 // Positional correction: body 2's point (r2 from its centre) should move by e relative to
@@ -125,15 +163,21 @@ inline V ApplyPositional(Body<V>* a, const RigidPartConstants* ca, const V3<V>& 
   using O = Ops<V>;
   const V c = Length3(e);
   const V3<V> n = SafeNormal(e);
-  V w = O::Splat(cb.inv_mass) + InvInertiaNorm(b.q, cb, Cross3(r2, n));
-  if (a != nullptr) w = w + O::Splat(ca->inv_mass) + InvInertiaNorm(a->q, *ca, Cross3(r1, n));
-  const V lambda = c / O::Max(w, O::Splat(1e-12f));
-  const V3<V> p = Scale(n, lambda);
-  b.x = Add(b.x, Scale(p, O::Splat(cb.inv_mass)));
-  b.q = Turn(b.q, InvInertia(b.q, cb, Cross3(r2, p)), O::Splat(1.0f));
+  const V3<V> rn2 = Cross3(r2, n);
+  const V3<V> ti2 = InvInertia(b, rn2);  // turn of body 2 per unit impulse
+  V w = O::Splat(cb.inv_mass) + Dot3(rn2, ti2);
+  V3<V> ti1{};
   if (a != nullptr) {
-    a->x = Sub(a->x, Scale(p, O::Splat(ca->inv_mass)));
-    a->q = Turn(a->q, InvInertia(a->q, *ca, Cross3(r1, p)), O::Splat(-1.0f));
+    const V3<V> rn1 = Cross3(r1, n);
+    ti1 = InvInertia(*a, rn1);
+    w = w + O::Splat(ca->inv_mass) + Dot3(rn1, ti1);
+  }
+  const V lambda = c / O::Max(w, O::Splat(1e-12f));
+  b.x = Add(b.x, Scale(n, lambda * O::Splat(cb.inv_mass)));
+  b.q = Turn(b.q, ti2, lambda);
+  if (a != nullptr) {
+    a->x = Sub(a->x, Scale(n, lambda * O::Splat(ca->inv_mass)));
+    a->q = Turn(a->q, ti1, O::Splat(0.0f) - lambda);
   }
   return lambda;
 }
@@ -142,19 +186,15 @@ inline V ApplyPositional(Body<V>* a, const RigidPartConstants* ca, const V3<V>& 
 template <class V>
 inline void ApplyAngular(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb,
                          const V3<V>& e) {
+  (void)ca, (void)cb;
   using O = Ops<V>;
-  const V theta = Length3(e);
-  const V3<V> n = SafeNormal(e);
-  const V w = InvInertiaNorm(a.q, ca, n) + InvInertiaNorm(b.q, cb, n);
-  const V3<V> p = Scale(n, theta / O::Max(w, O::Splat(1e-12f)));
-  a.q = Turn(a.q, InvInertia(a.q, ca, p), O::Splat(-1.0f));
-  b.q = Turn(b.q, InvInertia(b.q, cb, p), O::Splat(1.0f));
-}
-
-// Signed angle from u1 to u2 about unit n (both perpendicular to n).
-template <class V>
-inline V AngleAbout(const V3<V>& u1, const V3<V>& u2, const V3<V>& n) {
-  return Atan2<V>(Dot3(Cross3(u1, u2), n), Dot3(u1, u2));
+  // The impulse along e that turns body 2 by |e| relative to body 1: lambda = |e| / w with
+  // w = e^ . (I1^-1 + I2^-1) e^, that is e / (e . (I1^-1 + I2^-1) e) without normalising e.
+  const V3<V> ta = InvInertia(a, e), tb = InvInertia(b, e);
+  const V w = Dot3(e, ta) + Dot3(e, tb);
+  const V k = O::Select(w > O::Splat(1e-24f), Dot3(e, e) / O::Max(w, O::Splat(1e-24f)), O::Splat(0.0f));
+  a.q = Turn(a.q, ta, O::Splat(0.0f) - k);
+  b.q = Turn(b.q, tb, k);
 }
 
 // The correction that brings an angle phi about n back into [lo, hi]; zero inside.
@@ -175,49 +215,58 @@ inline void SolveAttachment(Body<V>& a, const RigidPartConstants& ca, Body<V>& b
   ApplyPositional(&a, &ca, r1, b, cb, r2, Sub(Add(a.x, r1), Add(b.x, r2)));
 }
 
+// The x, y and z axes of a unit quaternion's frame (its rotation matrix's columns).
+template <class V>
+struct Frame3 {
+  V3<V> x, y, z;
+};
+template <class V>
+inline Frame3<V> QFrame(const Q4<V>& q) {
+  using O = Ops<V>;
+  const V two = O::Splat(2.0f), one = O::Splat(1.0f);
+  const V xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  const V wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  return {{one - two * (yy + zz), two * (xy + wz), two * (xz - wy)},
+          {two * (xy - wz), one - two * (xx + zz), two * (yz + wx)},
+          {two * (xz + wy), two * (yz - wx), one - two * (xx + yy)}};
+}
+
+// The limits of one joint as one angular correction: the swing-twist joint's cone and
+// twist range, or the hinge's axis alignment and angle range, each measured from the same
+// pose and summed (the swing turns about an axis normal to both twist axes and the twist
+// about their mean, so the two are orthogonal and one correction serves both).
 template <class V>
 inline void SolveLimits(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb) {
   using O = Ops<V>;
-  const V3<V> kX{O::Splat(1.0f), O::Splat(0.0f), O::Splat(0.0f)};
-  const V3<V> kY{O::Splat(0.0f), O::Splat(1.0f), O::Splat(0.0f)};
+  const V zero = O::Splat(0.0f);
+  const Frame3<V> fa = QFrame(QMul(a.q, SplatQ<V>(cb.frame_parent)));
+  const Frame3<V> fb = QFrame(QMul(b.q, SplatQ<V>(cb.frame_child)));
+  const V3<V>& a1 = fa.x;
+  const V3<V>& a2 = fb.x;
+  const V3<V> axis = Cross3(a1, a2);  // swing axis times sin(swing)
+  const V sin_swing = Length3(axis);
+  const V swing = Atan2<V>(sin_swing, Dot3(a1, a2));
+  // The angle about the mean twist axis between the plane axes, projected normal to it
+  // (atan2 of unnormalised projections: it is scale-free).
+  const V3<V> tn = SafeNormal(Add(a1, a2));
+  const V3<V> p1 = Sub(fa.y, Scale(tn, Dot3(fa.y, tn))), p2 = Sub(fb.y, Scale(tn, Dot3(fb.y, tn)));
+  const V twist = Atan2<V>(Dot3(Cross3(p1, p2), tn), Dot3(p1, p2));
   if (cb.joint_type == 1) {
-    // Hinge: align the axes, then limit the angle about them.
-    Q4<V> fa = QMul(a.q, SplatQ<V>(cb.frame_parent)), fb = QMul(b.q, SplatQ<V>(cb.frame_child));
-    const V3<V> a1 = QRotate(fa, kX), a2 = QRotate(fb, kX);
-    const V3<V> axis = Cross3(a2, a1);
-    ApplyAngular(a, ca, b, cb, Scale(SafeNormal(axis), Atan2<V>(Length3(axis), Dot3(a1, a2))));
-    fa = QMul(a.q, SplatQ<V>(cb.frame_parent));
-    fb = QMul(b.q, SplatQ<V>(cb.frame_child));
-    const V3<V> n = QRotate(fa, kX);
-    const V3<V> b1 = SafeNormal(Sub(QRotate(fa, kY), Scale(n, Dot3(QRotate(fa, kY), n))));
-    const V3<V> b2 = SafeNormal(Sub(QRotate(fb, kY), Scale(n, Dot3(QRotate(fb, kY), n))));
-    ApplyAngular(a, ca, b, cb, LimitCorrection(AngleAbout(b1, b2, n), cb.hinge_min, cb.hinge_max, n));
+    // Hinge: the axes aligned (turn body 2 by -swing about the swing axis), the angle about
+    // them within [hinge_min, hinge_max].
+    const V k = O::Select(sin_swing > O::Splat(1e-12f), swing / O::Max(sin_swing, O::Splat(1e-12f)), zero);
+    ApplyAngular(a, ca, b, cb, Sub(LimitCorrection(twist, cb.hinge_min, cb.hinge_max, tn), Scale(axis, k)));
     return;
   }
-  // Swing: the angle between the twist axes, inside an elliptical cone whose half-angles
-  // are about the parent's plane axis (normal_half_cone) and its normal (plane_half_cone).
-  {
-    const Q4<V> fa = QMul(a.q, SplatQ<V>(cb.frame_parent)), fb = QMul(b.q, SplatQ<V>(cb.frame_child));
-    const V3<V> a1 = QRotate(fa, kX), a2 = QRotate(fb, kX);
-    const V3<V> axis = Cross3(a1, a2);
-    const V3<V> n = SafeNormal(axis);
-    const V theta = Atan2<V>(Length3(axis), Dot3(a1, a2));
-    const V3<V> nl = QRotate(QConj(fa), n);  // (0, ny, nz) in the parent's joint frame
-    const V ky = nl.y / O::Splat(cb.normal_half_cone > 1e-6f ? cb.normal_half_cone : 1e-6f);
-    const V kz = nl.z / O::Splat(cb.plane_half_cone > 1e-6f ? cb.plane_half_cone : 1e-6f);
-    const V limit = O::Splat(1.0f) / O::Sqrt(O::Max(ky * ky + kz * kz, O::Splat(1e-12f)));
-    const V excess = O::Max(theta - limit, O::Splat(0.0f));
-    ApplyAngular(a, ca, b, cb, Scale(n, O::Splat(0.0f) - excess));
-  }
-  // Twist: the angle between the plane axes about the mean twist axis.
-  {
-    const Q4<V> fa = QMul(a.q, SplatQ<V>(cb.frame_parent)), fb = QMul(b.q, SplatQ<V>(cb.frame_child));
-    const V3<V> n = SafeNormal(Add(QRotate(fa, kX), QRotate(fb, kX)));
-    const V3<V> y1 = QRotate(fa, kY), y2 = QRotate(fb, kY);
-    const V3<V> b1 = SafeNormal(Sub(y1, Scale(n, Dot3(y1, n))));
-    const V3<V> b2 = SafeNormal(Sub(y2, Scale(n, Dot3(y2, n))));
-    ApplyAngular(a, ca, b, cb, LimitCorrection(AngleAbout(b1, b2, n), cb.twist_min, cb.twist_max, n));
-  }
+  // Swing inside an elliptical cone whose half-angles are about the parent's plane axis
+  // (normal_half_cone) and its normal (plane_half_cone): the limit along the swing axis n
+  // is 1 / |(n.y / normal_half_cone, n.z / plane_half_cone)| in the parent's joint frame.
+  const V3<V> n = SafeNormal(axis);
+  const V ky = Dot3(n, fa.y) * O::Splat(1.0f / (cb.normal_half_cone > 1e-6f ? cb.normal_half_cone : 1e-6f));
+  const V kz = Dot3(n, fa.z) * O::Splat(1.0f / (cb.plane_half_cone > 1e-6f ? cb.plane_half_cone : 1e-6f));
+  const V limit = O::Splat(1.0f) / O::Sqrt(O::Max(ky * ky + kz * kz, O::Splat(1e-12f)));
+  const V excess = O::Max(swing - limit, zero);
+  ApplyAngular(a, ca, b, cb, Sub(LimitCorrection(twist, cb.twist_min, cb.twist_max, tn), Scale(n, excess)));
 }
 
 template <class V>
@@ -260,7 +309,8 @@ inline void Integrate(Body<V>& b, const RigidPartConstants& c, const RigidSolveP
   wb = Sub(wb, V3<V>{torque.x * O::Splat(sp.dt * c.inv_inertia[0]), torque.y * O::Splat(sp.dt * c.inv_inertia[1]),
                      torque.z * O::Splat(sp.dt * c.inv_inertia[2])});
   b.w = QRotate(b.q, wb);
-  b.q = Turn(b.q, b.w, h);
+  // Exactly normalised once a substep (the corrections' turns only hold it near unit).
+  b.q = QNormalize(Turn(b.q, b.w, h));
 }
 
 template <class V>
@@ -323,7 +373,7 @@ inline void ShapeDistance(const StaticShape& sh, const V3<V>& c, V* dist, V3<V>*
 }
 
 // The deepest contact of a sphere (centre c, previous centre c_prev, radius r) against the
-// static world. Speculative: the contact plane (normal and surface point) comes from where
+// static world's planes and shapes (MeshContact adds the meshes). Speculative: the contact plane (normal and surface point) comes from where
 // the sphere was at the substep's start, so a fast part meets the face it came through
 // instead of being pushed out of the far side of a thin wall. Returns the signed depth
 // (< 0: penetrating) and the normal.
@@ -364,8 +414,19 @@ inline void StaticContact(const RigidSolveParams& sp, const V3<V>& c, const V3<V
     best = O::Select(deeper, d, best);
     best_n = Select3(deeper, n, best_n);
   }
-  if (sp.mesh_contact != nullptr) {
-    // Meshes and heightfields: each lane queries the BVH for itself.
+  *depth = best;
+  *normal = best_n;
+}
+
+// Meshes and heightfields: each lane queries the BVH for itself; a contact deeper than
+// (depth, normal) replaces it.
+template <class V>
+inline void MeshContact(const RigidSolveParams& sp, const V3<V>& c, const V3<V>& c_prev, const V& r, V* depth,
+                        V3<V>* normal) {
+  using O = Ops<V>;
+  V best = *depth;
+  V3<V> best_n = *normal;
+  {
     alignas(64) float cx[O::kSize], cy[O::kSize], cz[O::kSize], px[O::kSize], py[O::kSize], pz[O::kSize];
     alignas(64) float rr[O::kSize], bd[O::kSize], nx[O::kSize], ny[O::kSize], nz[O::kSize];
     O::Store(cx, c.x), O::Store(cy, c.y), O::Store(cz, c.z);
@@ -387,9 +448,38 @@ inline void StaticContact(const RigidSolveParams& sp, const V3<V>& c, const V3<V
   *normal = best_n;
 }
 
-// Contacts of one part against the static world: positions. Each contact sphere finds
-// its deepest contact once per substep (a plane: normal and offset); then a few sweeps of
-// sequential corrections against those planes let a box's corners share the push-out (one
+// The contact planes of one part's spheres against the static world, once per frame:
+// each sphere's deepest contact over the path it would take this frame at its current
+// velocity (the speculative test in StaticContact: a fast part meets the face it is
+// heading for), kept as a plane (normal, offset) in the block. Within a frame a sphere
+// moves a few centimetres at most at ragdoll speeds, so the plane of its nearest feature
+// stays a close stand-in for the feature (a box's face exactly; a sphere or capsule of
+// radius R off by s^2 / 2R after a slide s); a 50 m/s part moves 0.8 m and is held at the
+// face it came through.
+template <class V>
+inline void FindStaticContacts(const RigidBlockView& blk, int32_t part, int32_t lane, const Body<V>& b,
+                               const RigidPartConstants& c, const RigidSolveParams& sp) {
+  using O = Ops<V>;
+  const V ahead = O::Splat(sp.frame_seconds);
+  for (int32_t k = 0; k < c.point_count; ++k) {
+    const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
+    const V radius = O::Splat(c.points[k][3]);
+    const V3<V> arm = QRotate(b.qp, local);
+    const V3<V> start = Add(b.xp, arm);
+    const V3<V> end = Add(start, Scale(Add(b.v, Cross3(b.w, arm)), ahead));
+    V depth;
+    V3<V> n;
+    StaticContact(sp, end, start, radius, &depth, &n);
+    if (sp.mesh_contact != nullptr) MeshContact(sp, end, start, radius, &depth, &n);
+    O::Store(blk.Contact(kCnx, part, k) + lane, n.x);
+    O::Store(blk.Contact(kCny, part, k) + lane, n.y);
+    O::Store(blk.Contact(kCnz, part, k) + lane, n.z);
+    O::Store(blk.Contact(kPlaneOffset, part, k) + lane, Dot3(end, n) - radius - depth);
+  }
+}
+
+// Contacts of one part against the static world: positions, against the frame's planes.
+// A few sweeps of sequential corrections let a box's corners share the push-out (one
 // sweep alone would spin a box that lands flat, and Jacobi averaging under-corrects a
 // light, fast part enough to let it through a thin wall).
 template <class V>
@@ -401,25 +491,38 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
   V3<V> normals[kMaxContactPoints];
   V offsets[kMaxContactPoints];
   V lambdas[kMaxContactPoints];
+  if (sp.find_static_contacts) FindStaticContacts(blk, part, lane, b, c, sp);
+  bool any_touching = false;
   for (int32_t k = 0; k < c.point_count; ++k) {
     const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
     const V radius = O::Splat(c.points[k][3]);
-    const V3<V> centre = Add(b.x, QRotate(b.q, local));
-    V depth;
-    V3<V> n;
-    StaticContact(sp, centre, Add(b.xp, QRotate(b.qp, local)), radius, &depth, &n);
-    const auto touching = depth < zero;
-    // The contact plane: dot(x, n) = offset holds the sphere's surface point.
+    V3<V> n{O::Load(blk.Contact(kCnx, part, k) + lane), O::Load(blk.Contact(kCny, part, k) + lane),
+            O::Load(blk.Contact(kCnz, part, k) + lane)};
+    V offset = O::Load(blk.Contact(kPlaneOffset, part, k) + lane);
+    const V3<V> arm = QRotate(b.q, local);
+    if (sp.mesh_contact != nullptr) {
+      // A mesh's surface bends from triangle to triangle (a valley of a heightfield), so
+      // meshes are also queried every substep; a contact deeper than the frame's plane
+      // stands in for it this substep.
+      const V3<V> centre = Add(b.x, arm);
+      V depth = Dot3(centre, n) - radius - offset;
+      const V before = depth;
+      MeshContact(sp, centre, Add(b.xp, QRotate(b.qp, local)), radius, &depth, &n);
+      offset = O::Select(depth < before, Dot3(centre, n) - radius - depth, offset);
+    }
     normals[k] = n;
-    offsets[k] = Dot3(centre, n) - radius - depth;
+    offsets[k] = offset;
     lambdas[k] = zero;
-    const V3<V> r = Sub(QRotate(b.q, local), Scale(n, radius));
+    const auto touching = Dot3(Add(b.x, arm), n) - radius < offsets[k];
+    any_touching = any_touching || O::AnyOf(touching);
+    const V3<V> r = Sub(arm, Scale(n, radius));
     // Normal speed before the position solve, for restitution.
     O::Store(blk.Contact(kNormalSpeed, part, k) + lane, Dot3(Add(b.v, Cross3(b.w, r)), n));
-    O::Store(blk.Contact(kCnx, part, k) + lane, n.x);
-    O::Store(blk.Contact(kCny, part, k) + lane, n.y);
-    O::Store(blk.Contact(kCnz, part, k) + lane, n.z);
     O::Store(blk.Contact(kTouching, part, k) + lane, O::Select(touching, O::Splat(1.0f), zero));
+  }
+  if (!any_touching) {
+    for (int32_t k = 0; k < c.point_count; ++k) O::Store(blk.Contact(kLambdaN, part, k) + lane, zero);
+    return;
   }
   for (int32_t sweep = 0; sweep < kSweeps; ++sweep) {
     for (int32_t k = 0; k < c.point_count; ++k) {
@@ -431,11 +534,11 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
       const auto penetrating = depth < zero;
       if (!O::AnyOf(penetrating)) continue;
       const V3<V> r = Sub(arm, Scale(n, radius));
-      const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b.q, c, Cross3(r, n));
+      const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b, Cross3(r, n));
       const V lambda = O::Select(penetrating, (zero - depth) / O::Max(w, O::Splat(1e-12f)), zero);
       const V3<V> p = Scale(n, lambda);
       b.x = Add(b.x, Scale(p, O::Splat(c.inv_mass)));
-      b.q = Turn(b.q, InvInertia(b.q, c, Cross3(r, p)), O::Splat(1.0f));
+      b.q = Turn(b.q, InvInertia(b, Cross3(r, p)), O::Splat(1.0f));
       lambdas[k] = lambdas[k] + lambda;
     }
   }
@@ -455,12 +558,12 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     V3<V> slide = Sub(before, Add(b.x, r));
     slide = Sub(slide, Scale(n, Dot3(slide, n)));
     const V3<V> tn = SafeNormal(slide);
-    const V wt = O::Splat(c.inv_mass) + InvInertiaNorm(b.q, c, Cross3(r, tn));
+    const V wt = O::Splat(c.inv_mass) + InvInertiaNorm(b, Cross3(r, tn));
     const V lambda_t = Length3(slide) / O::Max(wt, O::Splat(1e-12f));
     const auto sticks = O::And(touching, lambda_t < lambda_n * O::Splat(c.friction));
     const V3<V> p = Scale(tn, O::Select(sticks, lambda_t, zero));
     b.x = Add(b.x, Scale(p, O::Splat(c.inv_mass)));
-    b.q = Turn(b.q, InvInertia(b.q, c, Cross3(r, p)), O::Splat(1.0f));
+    b.q = Turn(b.q, InvInertia(b, Cross3(r, p)), O::Splat(1.0f));
   }
 }
 
@@ -501,10 +604,10 @@ inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t l
       const V e = O::Select(pre < O::Splat(-2.0f * g * sp.dt), O::Splat(c.restitution), zero);
       const V target = O::Max(zero - e * pre, zero);
       dv = Select3(active, Add(dv, Scale(n, target - vn)), zero3);
-      const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b.q, c, Cross3(r, SafeNormal(dv)));
+      const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b, Cross3(r, SafeNormal(dv)));
       const V3<V> p = Scale(dv, O::Splat(1.0f) / O::Max(w, O::Splat(1e-12f)));
       b.v = Add(b.v, Scale(p, O::Splat(c.inv_mass)));
-      b.w = Add(b.w, InvInertia(b.q, c, Cross3(r, p)));
+      b.w = Add(b.w, InvInertia(b, Cross3(r, p)));
     }
   }
   // Rolling resistance: a part touching the world loses angular speed at
@@ -524,7 +627,7 @@ inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t l
 // RigidPartConstants::motor_stiffness_scale), the impulse capped by strength x
 // max_torque x h^2 per substep (see shared/notes/xpbd-rigid-bodies.md, "Motors").
 template <class V>
-inline void SolveMotor(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& a, const RigidPartConstants& ca,
+inline void SolveMotor(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& a, const RigidPartConstants& /*ca*/,
                        Body<V>& b, const RigidPartConstants& cb, const RigidSolveParams& sp, const V& strength) {
   using O = Ops<V>;
   auto ld = [&](int32_t f) { return O::Load(blk.Part(f, part) + lane); };
@@ -535,7 +638,7 @@ inline void SolveMotor(const RigidBlockView& blk, int32_t part, int32_t lane, Bo
   const V3<V> axis{d.x, d.y, d.z};
   const V3<V> n = SafeNormal(axis);
   const V theta = O::Splat(2.0f) * Atan2<V>(Length3(axis), d.w);
-  const V w = InvInertiaNorm(a.q, ca, n) + InvInertiaNorm(b.q, cb, n);
+  const V w = InvInertiaNorm(a, n) + InvInertiaNorm(b, n);
   // alpha~ = alpha / h^2 = w / (s (omega h)^2), s the limb's inertia over the child's.
   const float oh = cb.motor_omega * sp.dt;
   const V alpha = w * O::Splat(1.0f / (oh * oh * cb.motor_stiffness_scale));
@@ -543,43 +646,43 @@ inline void SolveMotor(const RigidBlockView& blk, int32_t part, int32_t lane, Bo
   const V cap = strength * O::Splat(cb.motor_max_torque * sp.dt * sp.dt);
   lambda = O::Min(lambda, cap);
   const V3<V> p = Scale(n, lambda);
-  a.q = Turn(a.q, InvInertia(a.q, ca, p), O::Splat(-1.0f));
-  b.q = Turn(b.q, InvInertia(b.q, cb, p), O::Splat(1.0f));
+  a.q = Turn(a.q, InvInertia(a, p), O::Splat(-1.0f));
+  b.q = Turn(b.q, InvInertia(b, p), O::Splat(1.0f));
 }
 
 // Motor, velocity part: damp the relative angular velocity toward the target one with
 // ratio zeta (a fraction 2 zeta omega h per substep), capped by strength x max_torque x h.
 template <class V>
-inline void MotorDamping(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& a, const RigidPartConstants& ca,
+inline void MotorDamping(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& a, const RigidPartConstants& /*ca*/,
                          Body<V>& b, const RigidPartConstants& cb, const RigidSolveParams& sp, const V& strength) {
   using O = Ops<V>;
   auto ld = [&](int32_t f) { return O::Load(blk.Part(f, part) + lane); };
   const V3<V> target = QRotate(a.q, V3<V>{ld(kMotorWx), ld(kMotorWy), ld(kMotorWz)});
   const V3<V> error = Sub(Sub(b.w, a.w), target);
   const V3<V> n = SafeNormal(error);
-  const V w = InvInertiaNorm(a.q, ca, n) + InvInertiaNorm(b.q, cb, n);
+  const V w = InvInertiaNorm(a, n) + InvInertiaNorm(b, n);
   const float damp = 2.0f * cb.motor_damping_ratio * cb.motor_omega * sp.dt;
   const float fraction = damp < 1.0f ? damp : 1.0f;
   V impulse = Length3(error) * O::Splat(fraction) / O::Max(w, O::Splat(1e-12f));
   impulse = O::Min(impulse, strength * O::Splat(cb.motor_max_torque * sp.dt));
   const V3<V> p = Scale(n, impulse);
-  a.w = Add(a.w, InvInertia(a.q, ca, p));
-  b.w = Sub(b.w, InvInertia(b.q, cb, p));
+  a.w = Add(a.w, InvInertia(a, p));
+  b.w = Sub(b.w, InvInertia(b, p));
 }
 
 // Joint friction: resist the relative angular velocity with at most friction_torque.
 template <class V>
-inline void JointFriction(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb,
+inline void JointFriction(Body<V>& a, const RigidPartConstants& /*ca*/, Body<V>& b, const RigidPartConstants& cb,
                           const RigidSolveParams& sp) {
   using O = Ops<V>;
   if (cb.friction_torque <= 0.0f) return;
   const V3<V> rel = Sub(b.w, a.w);
   const V3<V> n = SafeNormal(rel);
-  const V w = InvInertiaNorm(a.q, ca, n) + InvInertiaNorm(b.q, cb, n);
+  const V w = InvInertiaNorm(a, n) + InvInertiaNorm(b, n);
   const V impulse = O::Min(Length3(rel) / O::Max(w, O::Splat(1e-12f)), O::Splat(cb.friction_torque * sp.dt));
   const V3<V> p = Scale(n, impulse);
-  a.w = Add(a.w, InvInertia(a.q, ca, p));
-  b.w = Sub(b.w, InvInertia(b.q, cb, p));
+  a.w = Add(a.w, InvInertia(a, p));
+  b.w = Sub(b.w, InvInertia(b, p));
 }
 
 // Planar mode: back into the plane (along its normal) and back to a pure turn about the
@@ -630,7 +733,10 @@ inline SliceState<V> LoadSlice(const RigidBlockView& blk, int32_t lane) {
 template <class V>
 inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* bodies, const SliceState<V>& st,
                              const RigidSolveParams& sp) {
-  for (int32_t j = 0; j < sp.part_count; ++j) Integrate(bodies[j], sp.parts[j], sp);
+  for (int32_t j = 0; j < sp.part_count; ++j) {
+    Integrate(bodies[j], sp.parts[j], sp);
+    UpdateWorldInertia(bodies[j], sp.parts[j]);
+  }
   if (st.motors) {
     for (int32_t j = 1; j < sp.part_count; ++j) {
       const int32_t p = sp.parts[j].parent;
@@ -653,8 +759,17 @@ inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* b
   for (int32_t j = 0; j < sp.part_count; ++j) {
     if (sp.parts[j].inv_mass > 0.0f) SolveContacts(blk, j, lane, bodies[j], sp.parts[j], sp);
   }
-  // One more joint pass after the contacts, so that a limb pressed into the ground against
-  // its limit leaves the substep with the limit (not the contact) exact.
+}
+
+// The velocity half: one more joint pass (after the static contacts and the contacts
+// between ragdolls, which run between the halves, so that a limb pressed into the ground
+// or a pile against its limit leaves the substep with the joint, not the contact, exact),
+// planar projection, velocities from the positions, then joint friction, motor damping
+// and the static contacts' friction and restitution.
+template <class V>
+inline void SubstepVelocities(const RigidBlockView& blk, int32_t lane, Body<V>* bodies, const SliceState<V>& st,
+                              const RigidSolveParams& sp) {
+  for (int32_t j = 0; j < sp.part_count; ++j) UpdateWorldInertia(bodies[j], sp.parts[j]);
   for (int32_t j = 1; j < sp.part_count; ++j) {
     const int32_t p = sp.parts[j].parent;
     SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
@@ -664,13 +779,6 @@ inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* b
       if (sp.parts[j].inv_mass > 0.0f) ProjectPlanar(blk, j, lane, bodies[j], st.planar_n, st.planar);
     }
   }
-}
-
-// The velocity half: velocities from the positions, then joint friction, motor damping and
-// the static contacts' friction and restitution.
-template <class V>
-inline void SubstepVelocities(const RigidBlockView& blk, int32_t lane, Body<V>* bodies, const SliceState<V>& st,
-                              const RigidSolveParams& sp) {
   for (int32_t j = 0; j < sp.part_count; ++j) UpdateVelocities(bodies[j], sp.parts[j], sp);
   for (int32_t j = 1; j < sp.part_count; ++j) {
     const int32_t p = sp.parts[j].parent;
@@ -692,6 +800,9 @@ void RunStages(const RigidBlockView* blocks, int32_t count, const RigidSolvePara
   constexpr int32_t kMaxParts = 64;
   static_assert(kBlockLanes % kW == 0, "the block width must be a multiple of the batch width");
   if (sp.part_count <= 0 || sp.part_count > kMaxParts) return;
+  // Static contacts are found on the first substep of the call's run only.
+  RigidSolveParams later = sp;
+  later.find_static_contacts = false;
   for (int32_t g = 0; g < count; ++g) {
     const RigidBlockView& blk = blocks[g];
     for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
@@ -704,7 +815,7 @@ void RunStages(const RigidBlockView* blocks, int32_t count, const RigidSolvePara
       const SliceState<V> st = LoadSlice<V>(blk, lane);
       const int32_t repeats = stages == 3 ? sp.substeps : 1;
       for (int32_t s = 0; s < repeats; ++s) {
-        if (stages & 1) SubstepPositions(blk, lane, bodies, st, sp);
+        if (stages & 1) SubstepPositions(blk, lane, bodies, st, s == 0 ? sp : later);
         if (stages & 2) SubstepVelocities(blk, lane, bodies, st, sp);
       }
       for (int32_t j = 0; j < sp.part_count; ++j) StoreBodyMasked(blk, j, lane, bodies[j], keep);

@@ -62,7 +62,9 @@ namespace {
 constexpr int32_t kGatherChunk = 512;
 constexpr int32_t kPairsPerPart = 16;  // capacity of ragdoll-ragdoll part pairs per bound part
 constexpr int32_t kPairColours = 64;
-constexpr int32_t kContactsPerPair = 4;  // contacts of a pair kept for its velocity pass
+constexpr int32_t kContactsPerPair = 4;  // contacts of a pair, found once per frame
+constexpr float kPairRemeasureDepth = 0.01f;  // m (see PairPositions)
+constexpr float kPairRemeasureSlide = 0.02f;  // m
 constexpr int32_t kPendulumChunk = 256;
 constexpr float kPi = 3.14159265358979f;
 
@@ -419,13 +421,29 @@ struct World::Impl {
     int32_t a, b, colour;
   };
   std::vector<PairBody> pair_bodies;
-  std::vector<BroadEntry> broad;
+  std::vector<BroadEntry> broad;  // per body, in ragdoll order (broad[i].body == i)
+  struct RagdollBox {
+    Vec3 lo, hi;
+    int32_t first, count;  // its parts' bodies
+    int32_t slot;
+  };
+  std::vector<RagdollBox> ragdoll_boxes;  // per enabled ragdoll, sized at bind time
+  std::vector<int32_t> box_order;
+  std::vector<int32_t> near_a, near_b;    // kMaxRagdollParts each
   std::vector<PartPair> part_pairs, coloured_pairs;
+  // A contact of a pair, found once per frame and re-measured every substep from points
+  // fixed in the two bodies (Müller et al. 2020, section 3.5: collisions are detected once
+  // per time step and their depth re-evaluated per substep), so the substeps never run the
+  // shape distance.
   struct PairContact {
-    Vec3 normal;        // from part b toward part a
+    Vec3 normal;        // from part b toward part a, in the frame of the body whose shape
+                        // gave it (normal_on_a: a's, else b's), so it turns with that body
     Vec3 arm_a, arm_b;  // contact point relative to each centre, in each body's frame
-    float lambda;       // normal positional impulse
+    float lambda;       // normal positional impulse this substep (0: apart)
     float pre;          // relative normal speed before the position solve
+    bool normal_on_a;   // the shape is a's, the sample sphere b's
+    Vec3 sample;        // the sample sphere's centre in its body's frame, and its radius
+    float radius;
   };
   std::vector<PairContact> pair_contacts;   // kContactsPerPair per pair slot
   std::vector<int32_t> pair_contact_count;  // per pair slot
@@ -1031,21 +1049,26 @@ struct World::Impl {
     for (int32_t f = 0; f < 13; ++f) view.Part(detail::kRbXx + f, j)[l] = values[f];
   }
 
-  // Once per frame: every awake or sleeping part's bounds (grown by its speed over the
-  // frame), sorted along x and swept for overlapping pairs of different ragdolls (or of
-  // listed self-collision pairs), filtered by collision groups; a sleeping ragdoll that may
+  // Once per frame: every awake or sleeping part's bounds (grown by its motion over the
+  // frame) and each ragdoll's (their union). Ragdolls are sorted along x and swept for
+  // overlapping pairs, filtered by collision groups and modes; within an overlapping pair,
+  // only the parts inside the other ragdoll's bounds are tested against each other (a pile
+  // of ragdolls lined up along x would otherwise sweep most of its parts against most
+  // others). Listed self-collision pairs are tested directly. A sleeping ragdoll that may
   // be touched is woken; then the pairs are coloured so that no colour touches a body twice.
   void RagdollBroadPhase(float frame_seconds) {
-    int32_t n = 0;
+    int32_t n = 0, boxes = 0;
     for (std::size_t i = 0; i < ragdolls.size(); ++i) {
       const RagdollSlot& r = ragdolls[i];
       if (!r.live || !r.enabled) continue;
       RagdollGroup& g = ragdoll_groups[r.group];
       const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
       const int32_t l = r.lane % kBlockLanes;
+      RagdollBox& box = ragdoll_boxes[boxes++];
+      box = RagdollBox{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}, n, r.part_count, static_cast<int32_t>(i)};
       for (int32_t j = 0; j < r.part_count; ++j) {
         const BodyState body = ReadBody(view, l, j);
-        const float margin = Length(body.v) * frame_seconds + 0.01f;
+        const float margin = (Length(body.v) + Length(body.w) * g.constants[j].extent) * frame_seconds + 0.01f;
         Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
         for (const auto& p : g.pair_points[j]) {
           const Vec3 c = body.x + Rotate(body.q, Vec3{p[0], p[1], p[2]});
@@ -1055,59 +1078,87 @@ struct World::Impl {
         }
         pair_bodies[n] = PairBody{r.group, r.lane, j, static_cast<int32_t>(i)};
         broad[n] = BroadEntry{lo, hi, n};
+        box.lo = Vec3{std::min(box.lo.x, lo.x), std::min(box.lo.y, lo.y), std::min(box.lo.z, lo.z)};
+        box.hi = Vec3{std::max(box.hi.x, hi.x), std::max(box.hi.y, hi.y), std::max(box.hi.z, hi.z)};
         ++n;
       }
     }
-    std::sort(broad.begin(), broad.begin() + n, [](const BroadEntry& a, const BroadEntry& b) {
-      return a.lo.x < b.lo.x || (a.lo.x == b.lo.x && a.body < b.body);
+    for (int32_t i = 0; i < boxes; ++i) box_order[i] = i;
+    std::sort(box_order.begin(), box_order.begin() + boxes, [&](int32_t a, int32_t b) {
+      return ragdoll_boxes[a].lo.x < ragdoll_boxes[b].lo.x || (ragdoll_boxes[a].lo.x == ragdoll_boxes[b].lo.x && a < b);
     });
+    auto overlap = [](Vec3 alo, Vec3 ahi, Vec3 blo, Vec3 bhi) {
+      return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y && alo.z <= bhi.z && blo.z <= ahi.z;
+    };
     pair_count = 0;
     int32_t dropped = 0;
-    for (int32_t a = 0; a < n; ++a) {
-      for (int32_t b = a + 1; b < n && broad[b].lo.x <= broad[a].hi.x; ++b) {
-        const BroadEntry& ea = broad[a];
-        const BroadEntry& eb = broad[b];
-        if (ea.lo.y > eb.hi.y || eb.lo.y > ea.hi.y || ea.lo.z > eb.hi.z || eb.lo.z > ea.hi.z) continue;
-        const PairBody& pa = pair_bodies[ea.body];
-        const PairBody& pb = pair_bodies[eb.body];
-        RagdollSlot& sa = ragdolls[pa.slot];
-        RagdollSlot& sb = ragdolls[pb.slot];
-        const RagdollGroup& ga = ragdoll_groups[pa.group];
-        const RagdollGroup& gb = ragdoll_groups[pb.group];
-        if (pa.slot == pb.slot) {
-          bool listed = false;
-          for (const auto& [x, y] : ga.self_pairs)
-            listed = listed || (x == pa.part && y == pb.part) || (x == pb.part && y == pa.part);
-          if (!listed) continue;
-        } else if ((ga.collision_group & gb.collision_mask) == 0 || (gb.collision_group & ga.collision_mask) == 0 ||
-                   sa.collide_mode != sb.collide_mode) {
-          // Filtered by groups, or one is in 'static' collide mode and the other is not.
+    const float wake_speed = 2.0f * settings.ragdoll_sleep_speed;
+    // A ragdoll touched by a part moving faster than twice the sleep speed wakes. One
+    // touched more gently stays asleep and acts as static in the pair (a frozen one always
+    // does): bodies settling onto a sleeping pile do not keep waking it.
+    auto add_pair = [&](int32_t body_a, int32_t body_b) {
+      const PairBody& pa = pair_bodies[body_a];
+      const PairBody& pb = pair_bodies[body_b];
+      RagdollSlot& sa = ragdolls[pa.slot];
+      RagdollSlot& sb = ragdolls[pb.slot];
+      if (sa.asleep && sb.asleep) return;
+      auto speed_of = [&](const PairBody& body) {
+        RagdollGroup& g = ragdoll_groups[body.group];
+        const BodyState st = ReadBody(g.View(body.lane / kBlockLanes), body.lane % kBlockLanes, body.part);
+        return Length(st.v) + Length(st.w) * g.constants[body.part].extent;
+      };
+      for (int side = 0; side < 2; ++side) {
+        RagdollSlot* s = side == 0 ? &sa : &sb;
+        if (!s->asleep || s->frozen) continue;
+        if (speed_of(side == 0 ? pb : pa) <= wake_speed) continue;
+        s->asleep = false;
+        s->still_seconds = s->slow_seconds = 0;
+        ragdoll_groups[s->group].View(s->lane / kBlockLanes).Lane(detail::kAsleep)[s->lane % kBlockLanes] = 0.0f;
+      }
+      if (pair_count >= static_cast<int32_t>(part_pairs.size())) {
+        ++dropped;
+        return;
+      }
+      part_pairs[pair_count++] = PartPair{std::min(body_a, body_b), std::max(body_a, body_b), 0};
+    };
+    for (int32_t oa = 0; oa < boxes; ++oa) {
+      const RagdollBox& ba = ragdoll_boxes[box_order[oa]];
+      const RagdollSlot& sa = ragdolls[ba.slot];
+      const RagdollGroup& ga = ragdoll_groups[sa.group];
+      // Listed self-collision pairs.
+      if (!sa.asleep) {
+        for (const auto& [x, y] : ga.self_pairs) {
+          if (x >= ba.count || y >= ba.count) continue;
+          const BroadEntry& ex = broad[ba.first + x];
+          const BroadEntry& ey = broad[ba.first + y];
+          if (overlap(ex.lo, ex.hi, ey.lo, ey.hi)) add_pair(ba.first + x, ba.first + y);
+        }
+      }
+      for (int32_t ob = oa + 1; ob < boxes && ragdoll_boxes[box_order[ob]].lo.x <= ba.hi.x; ++ob) {
+        const RagdollBox& bb = ragdoll_boxes[box_order[ob]];
+        if (!overlap(ba.lo, ba.hi, bb.lo, bb.hi)) continue;
+        const RagdollSlot& sb = ragdolls[bb.slot];
+        const RagdollGroup& gb = ragdoll_groups[sb.group];
+        // Filtered by groups, or one is in 'static' collide mode and the other is not.
+        if ((ga.collision_group & gb.collision_mask) == 0 || (gb.collision_group & ga.collision_mask) == 0 ||
+            sa.collide_mode != sb.collide_mode || (sa.asleep && sb.asleep))
           continue;
+        int32_t na = 0, nb = 0;
+        for (int32_t j = 0; j < ba.count; ++j) {
+          const BroadEntry& e = broad[ba.first + j];
+          if (overlap(e.lo, e.hi, bb.lo, bb.hi)) near_a[na++] = ba.first + j;
         }
-        if (sa.asleep && sb.asleep) continue;
-        // A ragdoll touched by a part moving faster than twice the sleep speed wakes. One
-        // touched more gently stays asleep and acts as static in the pair (a frozen one
-        // always does): bodies settling onto a sleeping pile do not keep waking it.
-        auto speed_of = [&](const PairBody& body) {
-          RagdollGroup& g = ragdoll_groups[body.group];
-          const BodyState st = ReadBody(g.View(body.lane / kBlockLanes), body.lane % kBlockLanes, body.part);
-          return Length(st.v) + Length(st.w) * g.constants[body.part].extent;
-        };
-        const float wake_speed = 2.0f * settings.ragdoll_sleep_speed;
-        for (int side = 0; side < 2; ++side) {
-          RagdollSlot* s = side == 0 ? &sa : &sb;
-          if (!s->asleep || s->frozen) continue;
-          if (speed_of(side == 0 ? pb : pa) <= wake_speed) continue;
-          s->asleep = false;
-          s->still_seconds = s->slow_seconds = 0;
-          ragdoll_groups[s->group].View(s->lane / kBlockLanes).Lane(detail::kAsleep)[s->lane % kBlockLanes] = 0.0f;
+        for (int32_t j = 0; j < bb.count; ++j) {
+          const BroadEntry& e = broad[bb.first + j];
+          if (overlap(e.lo, e.hi, ba.lo, ba.hi)) near_b[nb++] = bb.first + j;
         }
-        if (pair_count >= static_cast<int32_t>(part_pairs.size())) {
-          ++dropped;
-          continue;
+        for (int32_t i = 0; i < na; ++i) {
+          const BroadEntry& ea = broad[near_a[i]];
+          for (int32_t k = 0; k < nb; ++k) {
+            const BroadEntry& eb = broad[near_b[k]];
+            if (overlap(ea.lo, ea.hi, eb.lo, eb.hi)) add_pair(near_a[i], near_b[k]);
+          }
         }
-        // Lower body index first: the order does not depend on the sort's tie breaking.
-        part_pairs[pair_count++] = PartPair{std::min(ea.body, eb.body), std::max(ea.body, eb.body), 0};
       }
     }
     stats.dropped_ragdoll_pairs = dropped;
@@ -1183,92 +1234,151 @@ struct World::Impl {
     if (!s.b_fixed) WriteBody(s.vb, s.lb, s.pb->part, s.b);
   }
 
-  // The position half of a pair, between the halves of a substep: every sample sphere of
-  // each part against the other part's exact shape; a penetration is pushed apart (XPBD
+  // Once per frame, after the broad phase: the contacts of a pair. Every sample sphere of
+  // each part against the other part's exact shape; a sample within the frame's reach of
+  // the shape (the speed of both over the frame, plus 1 cm) is a contact: the sphere's
+  // point nearest the shape and the shape's nearest surface point, each fixed in its body,
+  // and the shape's normal there. The kContactsPerPair closest are kept.
+  void FindPairContacts(int32_t pair_index, float frame_seconds) {
+    const PartPair& pair = coloured_pairs[pair_index];
+    const PairBody& pa = pair_bodies[pair.a];
+    const PairBody& pb = pair_bodies[pair.b];
+    RagdollGroup& ga = ragdoll_groups[pa.group];
+    RagdollGroup& gb = ragdoll_groups[pb.group];
+    const BodyState a = ReadBody(ga.View(pa.lane / kBlockLanes), pa.lane % kBlockLanes, pa.part);
+    const BodyState b = ReadBody(gb.View(pb.lane / kBlockLanes), pb.lane % kBlockLanes, pb.part);
+    const detail::RigidPartConstants& ca = ga.constants[pa.part];
+    const detail::RigidPartConstants& cb = gb.constants[pb.part];
+    PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
+    int32_t& count = pair_contact_count[pair_index];
+    count = 0;
+    const float margin = (Length(a.v - b.v) + Length(a.w) * ca.extent + Length(b.w) * cb.extent) * frame_seconds + 0.01f;
+    const float reach = ca.extent + cb.extent + margin;
+    if (LengthSquared(a.x - b.x) > reach * reach) return;
+    float separation[kContactsPerPair];
+    // p is the body whose sample spheres are tested, q the body whose shape they meet.
+    auto find = [&](const BodyState& p, const RagdollGroup& gp, int32_t part_p, const BodyState& q,
+                    const detail::RigidPartConstants& cq, const RagdollGroup& gq, int32_t part_q, bool p_is_a) {
+      const Transform q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
+      for (const auto& smp : gp.pair_points[part_p]) {
+        const Vec3 c = p.x + Rotate(p.q, Vec3{smp[0], smp[1], smp[2]});
+        const float reach_q = cq.extent + smp[3] + margin;
+        if (LengthSquared(c - q.x) >= reach_q * reach_q) continue;
+        Vec3 n;  // out of q, toward p
+        const float dist = detail::PartShapeDistanceNormal(gq.shapes[part_q], q_shape, c, &n);
+        const float gap = dist - smp[3];
+        if (!(gap < margin)) continue;
+        // Keep the closest: fill, then replace the farthest kept when this one is closer.
+        int32_t slot = count;
+        if (count == kContactsPerPair) {
+          slot = 0;
+          for (int32_t k = 1; k < kContactsPerPair; ++k)
+            if (separation[k] > separation[slot]) slot = k;
+          if (!(gap < separation[slot])) continue;
+        } else {
+          ++count;
+        }
+        separation[slot] = gap;
+        PairContact& ct = contacts[slot];
+        ct.sample = Vec3{smp[0], smp[1], smp[2]};
+        ct.radius = smp[3];
+        ct.normal_on_a = !p_is_a;
+        ct.lambda = ct.pre = 0;
+        Anchor(ct, p, q, c, n, dist);
+      }
+    };
+    find(a, ga, pa.part, b, cb, gb, pb.part, true);
+    find(b, gb, pb.part, a, ca, ga, pa.part, false);
+  }
+
+  // Fixes a contact's points and normal in its bodies from a measurement: the sample
+  // sphere of p (centre c) is `dist` from q's shape along n (out of q).
+  static void Anchor(PairContact& ct, const BodyState& p, const BodyState& q, Vec3 c, Vec3 n, float dist) {
+    const Vec3 on_p = Rotate(Conjugate(p.q), c - n * ct.radius - p.x), on_q = Rotate(Conjugate(q.q), c - n * dist - q.x);
+    const Vec3 n_local = Rotate(Conjugate(q.q), n);
+    ct.normal = ct.normal_on_a ? -n_local : n_local;
+    ct.arm_a = ct.normal_on_a ? on_q : on_p;
+    ct.arm_b = ct.normal_on_a ? on_p : on_q;
+  }
+
+  // The position half of a pair, between the halves of a substep: each of the frame's
+  // contacts is re-measured along its normal; a penetration is pushed apart (XPBD
   // positional correction with both generalised inverse masses), then static friction
   // undoes the contact's slide over the substep while it stays inside the friction cone.
-  // Up to kContactsPerPair contacts are kept for the velocity half.
   void PairPositions(int32_t pair_index) {
+    const int32_t count = pair_contact_count[pair_index];
+    if (count == 0) return;
     PairSides sides = LoadPair(pair_index);
     BodyState& a = sides.a;
     BodyState& b = sides.b;
     const detail::RigidPartConstants& ca = *sides.ca;
     const detail::RigidPartConstants& cb = *sides.cb;
-    const RagdollGroup& ga = *sides.ga;
-    const RagdollGroup& gb = *sides.gb;
     const bool a_fixed = sides.a_fixed, b_fixed = sides.b_fixed;
     const float ima = sides.ima, imb = sides.imb;
     const float friction = std::sqrt(ca.friction * cb.friction);
     PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
-    int32_t& count = pair_contact_count[pair_index];
-    count = 0;
-    // The frame's broad phase kept the pair; this substep, its bounding spheres (every
-    // shape point lies within `extent` of its centre of mass) may still be apart.
-    const float reach = ca.extent + cb.extent;
-    if (LengthSquared(a.x - b.x) > reach * reach) return;
-    // p is the body whose sample sphere is tested, q the body whose shape it is tested
-    // against; `p_is_a` says which way round to record the contact (normal from b to a).
-    auto resolve = [&](BodyState& p, const detail::RigidPartConstants& cp, bool p_fixed, float imp,
-                       const RagdollGroup& gp, int32_t part_p, BodyState& q, const detail::RigidPartConstants& cq,
-                       bool q_fixed, float imq, const RagdollGroup& gq, int32_t part_q, bool p_is_a) {
-      Transform q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
-      for (const auto& smp : gp.pair_points[part_p]) {
-        const Vec3 c = p.x + Rotate(p.q, Vec3{smp[0], smp[1], smp[2]});
-        // Every point of q's shape lies within cq.extent of q's centre of mass: a sample
-        // farther than that plus its radius cannot touch it (skips most exact distances).
-        const float reach_q = cq.extent + smp[3];
-        if (LengthSquared(c - q.x) >= reach_q * reach_q) continue;
-        const float dist = PartShapeDistance(gq.shapes[part_q], q_shape, c);
-        const float depth = dist - smp[3];
-        if (!(depth < 0)) continue;
-        Vec3 n;  // out of q, toward p (the normal only where there is a contact)
-        detail::PartShapeDistanceNormal(gq.shapes[part_q], q_shape, c, &n);
-        const Vec3 rp = c - n * smp[3] - p.x, rq = c - n * dist - q.x;
-        const Vec3 ip = InvInertiaWorld(cp, p_fixed, p.q, Cross(rp, n)), iq = InvInertiaWorld(cq, q_fixed, q.q, Cross(rq, n));
-        const float w = imp + imq + Dot(Cross(rp, n), ip) + Dot(Cross(rq, n), iq);
-        if (!(w > 1e-12f)) continue;
-        // The relative normal speed before the position solve (restitution's reference).
-        const float pre = Dot((p.v + Cross(p.w, rp)) - (q.v + Cross(q.w, rq)), n);
-        const float lambda = -depth / w;
-        p.x = p.x + n * (lambda * imp);
-        q.x = q.x - n * (lambda * imq);
-        p.q = TurnBy(p.q, ip * lambda);
-        q.q = TurnBy(q.q, iq * -lambda);
-        q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
-        // Static friction against the slide of the contact points over this substep.
-        const Vec3 now_p = p.x + rp, now_q = q.x + rq;
-        const Vec3 was_p = p.xp + Rotate(p.qp, Rotate(Conjugate(p.q), rp));
-        const Vec3 was_q = q.xp + Rotate(q.qp, Rotate(Conjugate(q.q), rq));
-        Vec3 slide = (now_p - was_p) - (now_q - was_q);
-        slide = slide - n * Dot(slide, n);
-        const float slide_len = Length(slide);
-        if (slide_len > 1e-9f) {
-          const Vec3 t = slide * (1.0f / slide_len);
-          const Vec3 it_p = InvInertiaWorld(cp, p_fixed, p.q, Cross(rp, t));
-          const Vec3 it_q = InvInertiaWorld(cq, q_fixed, q.q, Cross(rq, t));
-          const float wt = imp + imq + Dot(Cross(rp, t), it_p) + Dot(Cross(rq, t), it_q);
-          const float lambda_t = wt > 1e-12f ? slide_len / wt : 0.0f;
-          if (lambda_t < friction * lambda) {
-            p.x = p.x - t * (lambda_t * imp);
-            q.x = q.x + t * (lambda_t * imq);
-            p.q = TurnBy(p.q, it_p * -lambda_t);
-            q.q = TurnBy(q.q, it_q * lambda_t);
-            q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
-          }
-        }
-        if (count < kContactsPerPair) {
-          // Recorded from b toward a, arms in each body's frame.
-          const Vec3 arm_a = p_is_a ? rp : rq, arm_b = p_is_a ? rq : rp;
-          const BodyState& body_a = p_is_a ? p : q;
-          const BodyState& body_b = p_is_a ? q : p;
-          contacts[count++] = PairContact{p_is_a ? n : -n, Rotate(Conjugate(body_a.q), arm_a),
-                                          Rotate(Conjugate(body_b.q), arm_b), lambda, pre};
-        }
+    bool moved = false;
+    for (int32_t k = 0; k < count; ++k) {
+      PairContact& ct = contacts[k];
+      Vec3 n = Rotate(ct.normal_on_a ? a.q : b.q, ct.normal);
+      Vec3 ra = Rotate(a.q, ct.arm_a), rb = Rotate(b.q, ct.arm_b);
+      Vec3 gap = (a.x + ra) - (b.x + rb);
+      float depth = Dot(gap, n);
+      // The fixed points measure the gap along the frame's normal, which holds while they
+      // stay close (a resting or slowly sliding contact). A point that went deeper than
+      // kPairRemeasureDepth, or slid kPairRemeasureSlide along the surface, may be passing
+      // beside the shape (the tangent plane extends past it): measure the sample against
+      // the shape again and fix the new points.
+      const Vec3 slid = gap - n * depth;
+      if (depth < -kPairRemeasureDepth || LengthSquared(slid) > kPairRemeasureSlide * kPairRemeasureSlide) {
+        const BodyState& p = ct.normal_on_a ? b : a;
+        const BodyState& q = ct.normal_on_a ? a : b;
+        const RagdollGroup& gq = ct.normal_on_a ? *sides.ga : *sides.gb;
+        const int32_t part_q = ct.normal_on_a ? sides.pa->part : sides.pb->part;
+        const Vec3 c = p.x + Rotate(p.q, ct.sample);
+        Vec3 nq;
+        const float dist = detail::PartShapeDistanceNormal(gq.shapes[part_q],
+                                                           Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]), c, &nq);
+        Anchor(ct, p, q, c, nq, dist);
+        n = ct.normal_on_a ? -nq : nq;
+        ra = Rotate(a.q, ct.arm_a), rb = Rotate(b.q, ct.arm_b);
+        depth = dist - ct.radius;
       }
-    };
-    resolve(a, ca, a_fixed, ima, ga, sides.pa->part, b, cb, b_fixed, imb, gb, sides.pb->part, true);
-    resolve(b, cb, b_fixed, imb, gb, sides.pb->part, a, ca, a_fixed, ima, ga, sides.pa->part, false);
-    StorePair(sides);
+      // The relative normal speed before the position solve (restitution's reference).
+      ct.pre = Dot((a.v + Cross(a.w, ra)) - (b.v + Cross(b.w, rb)), n);
+      ct.lambda = 0;
+      if (!(depth < 0)) continue;
+      const Vec3 ia = InvInertiaWorld(ca, a_fixed, a.q, Cross(ra, n)), ib = InvInertiaWorld(cb, b_fixed, b.q, Cross(rb, n));
+      const float w = ima + imb + Dot(Cross(ra, n), ia) + Dot(Cross(rb, n), ib);
+      if (!(w > 1e-12f)) continue;
+      const float lambda = -depth / w;
+      ct.lambda = lambda;
+      moved = true;
+      a.x = a.x + n * (lambda * ima);
+      b.x = b.x - n * (lambda * imb);
+      a.q = TurnBy(a.q, ia * lambda);
+      b.q = TurnBy(b.q, ib * -lambda);
+      // Static friction against the slide of the contact points over this substep.
+      const Vec3 now_a = a.x + Rotate(a.q, ct.arm_a), now_b = b.x + Rotate(b.q, ct.arm_b);
+      const Vec3 was_a = a.xp + Rotate(a.qp, ct.arm_a), was_b = b.xp + Rotate(b.qp, ct.arm_b);
+      Vec3 slide = (was_a - now_a) - (was_b - now_b);
+      slide = slide - n * Dot(slide, n);
+      const float slide_len = Length(slide);
+      if (!(slide_len > 1e-9f)) continue;
+      const Vec3 t = slide * (1.0f / slide_len);
+      const Vec3 ra2 = now_a - a.x, rb2 = now_b - b.x;
+      const Vec3 it_a = InvInertiaWorld(ca, a_fixed, a.q, Cross(ra2, t));
+      const Vec3 it_b = InvInertiaWorld(cb, b_fixed, b.q, Cross(rb2, t));
+      const float wt = ima + imb + Dot(Cross(ra2, t), it_a) + Dot(Cross(rb2, t), it_b);
+      const float lambda_t = wt > 1e-12f ? slide_len / wt : 0.0f;
+      if (lambda_t < friction * lambda) {
+        a.x = a.x + t * (lambda_t * ima);
+        b.x = b.x - t * (lambda_t * imb);
+        a.q = TurnBy(a.q, it_a * lambda_t);
+        b.q = TurnBy(b.q, it_b * -lambda_t);
+      }
+    }
+    if (moved) StorePair(sides);
   }
 
   // The velocity half of a pair, after the velocities were derived from the positions:
@@ -1287,9 +1397,12 @@ struct World::Impl {
     const float friction = std::sqrt(ca.friction * cb.friction);
     const float g = Length(settings.gravity);
     const PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
+    bool touching = false;
     for (int32_t k = 0; k < count; ++k) {
       const PairContact& ct = contacts[k];
-      const Vec3 n = ct.normal;
+      if (!(ct.lambda > 0)) continue;
+      touching = true;
+      const Vec3 n = Rotate(ct.normal_on_a ? a.q : b.q, ct.normal);
       const Vec3 ra = Rotate(a.q, ct.arm_a), rb = Rotate(b.q, ct.arm_b);
       const Vec3 vr = (a.v + Cross(a.w, ra)) - (b.v + Cross(b.w, rb));
       const float vn = Dot(vr, n);
@@ -1309,6 +1422,7 @@ struct World::Impl {
       a.w = a.w + InvInertiaWorld(ca, a_fixed, a.q, Cross(ra, impulse));
       b.w = b.w - InvInertiaWorld(cb, b_fixed, b.q, Cross(rb, impulse));
     }
+    if (!touching) return;
     // Rolling resistance between touching parts, as against the static world: their
     // relative spin decays at ragdoll_contact_angular_damping (a pile stops rolling).
     const float keep = std::max(1.0f - settings.ragdoll_contact_angular_damping * h, 0.0f);
@@ -1370,6 +1484,7 @@ struct World::Impl {
     params.shape_count = static_cast<int32_t>(static_shapes.size());
     params.shapes = static_shapes.data();
     params.contact_angular_damping = settings.ragdoll_contact_angular_damping;
+    params.frame_seconds = static_cast<float>(clock.step()) * static_cast<float>(substeps);
     if (!static_mesh.empty()) {
       params.mesh_contact = &detail::MeshSphereContact;
       params.mesh = &static_mesh;
@@ -1413,6 +1528,12 @@ struct World::Impl {
     stats.ragdoll_pairs = stats.dropped_ragdoll_pairs = 0;
     pair_count = 0;
     if (substeps > 0 && enabled > 1) RagdollBroadPhase(frame_seconds);
+    if (pair_count > 0) {
+      auto find = [&](int32_t begin, int32_t end, uint32_t) {
+        for (int32_t i = begin; i < end; ++i) FindPairContacts(i, frame_seconds);
+      };
+      ParallelFor(pair_count, 64, find);
+    }
     const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
     params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
     // A kernel over every block: 0 the whole substeps, 1 positions, 2 velocities.
@@ -1437,6 +1558,7 @@ struct World::Impl {
       }
       // XPBD order with the pairs inside the substep: positions (the kernel's, then the
       // pairs'), velocities from positions (the kernel's pass), the pairs' velocity pass.
+      params.find_static_contacts = call == 0;
       run(1);
       ForEachColouredPair([&](int32_t i) { PairPositions(i); });
       run(2);
@@ -2115,6 +2237,10 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   w.total_parts += n;
   w.pair_bodies.resize(w.total_parts);
   w.broad.resize(w.total_parts);
+  w.ragdoll_boxes.resize(w.ragdolls.size());
+  w.box_order.resize(w.ragdolls.size());
+  w.near_a.resize(detail::kMaxRagdollParts);
+  w.near_b.resize(detail::kMaxRagdollParts);
   w.body_colours.resize(w.total_parts);
   w.part_pairs.resize(static_cast<std::size_t>(w.total_parts) * kPairsPerPart);
   w.coloured_pairs.resize(w.part_pairs.size());
