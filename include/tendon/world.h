@@ -108,6 +108,12 @@ struct WorldSettings {
   // speed per second. 1/s, [0, 1000]; 0 disables.
   float ragdoll_contact_angular_damping = 4.0f;
   float ragdoll_sleep_seconds = 0.5f;
+  // Settling: a ragdoll whose every point has moved slower than 4 x ragdoll_sleep_speed
+  // over each frame for ragdoll_sleep_seconds (it is coming to rest but has not yet
+  // slept: a pile creeping as its bodies push on each other) loses this much of its
+  // linear and angular speed per second until it sleeps or moves faster again. It brings
+  // piles to rest sooner without damping anything that moves. 1/s, [0, 100]; 0 disables.
+  float ragdoll_settle_damping = 5.0f;
   // At most this many characters are active (ragdolled) at once: activating past it
   // releases the oldest. >= 0; 0 refuses every activation.
   int32_t max_active_characters = 16;

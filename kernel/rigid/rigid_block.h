@@ -69,6 +69,7 @@ enum RigidLaneField : int32_t {
   kAsleep,  // 1: asleep (or frozen): the lane is not stepped and its state is not written
   kMotorStrength,  // [0, 1]: scales every motor's torque cap (0: motors off)
   kPlanarNx, kPlanarNy, kPlanarNz,  // planar mode's unit normal; zero: 3D
+  kSettleDamping,  // 1/s, extra linear and angular damping of a ragdoll coming to rest
   kRigidLaneFieldCount
 };
 

@@ -710,17 +710,22 @@ template <class V>
 struct SliceState {
   V strength;
   bool motors;
+  V settle_keep;  // 1 - settle damping x h: what a settling ragdoll keeps of its speeds
+  bool settling;
   V3<V> planar_n;
   typename Ops<V>::Mask planar;
   bool any_planar;
 };
 
 template <class V>
-inline SliceState<V> LoadSlice(const RigidBlockView& blk, int32_t lane) {
+inline SliceState<V> LoadSlice(const RigidBlockView& blk, int32_t lane, const RigidSolveParams& sp) {
   using O = Ops<V>;
   SliceState<V> st;
   st.strength = O::Load(blk.Lane(kMotorStrength) + lane);
   st.motors = O::AnyOf(st.strength > O::Splat(0.0f));
+  const V settle = O::Load(blk.Lane(kSettleDamping) + lane);
+  st.settling = O::AnyOf(settle > O::Splat(0.0f));
+  st.settle_keep = O::Max(O::Splat(1.0f) - settle * O::Splat(sp.dt), O::Splat(0.0f));
   st.planar_n = {O::Load(blk.Lane(kPlanarNx) + lane), O::Load(blk.Lane(kPlanarNy) + lane),
                  O::Load(blk.Lane(kPlanarNz) + lane)};
   st.planar = Dot3(st.planar_n, st.planar_n) > O::Splat(0.5f);
@@ -734,6 +739,10 @@ template <class V>
 inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* bodies, const SliceState<V>& st,
                              const RigidSolveParams& sp) {
   for (int32_t j = 0; j < sp.part_count; ++j) {
+    if (st.settling) {
+      bodies[j].v = Scale(bodies[j].v, st.settle_keep);
+      bodies[j].w = Scale(bodies[j].w, st.settle_keep);
+    }
     Integrate(bodies[j], sp.parts[j], sp);
     UpdateWorldInertia(bodies[j], sp.parts[j]);
   }
@@ -812,7 +821,7 @@ void RunStages(const RigidBlockView* blocks, int32_t count, const RigidSolvePara
       if (O::AllOf(keep)) continue;
       Body<V> bodies[kMaxParts];
       for (int32_t j = 0; j < sp.part_count; ++j) bodies[j] = LoadBody<V>(blk, j, lane);
-      const SliceState<V> st = LoadSlice<V>(blk, lane);
+      const SliceState<V> st = LoadSlice<V>(blk, lane, sp);
       const int32_t repeats = stages == 3 ? sp.substeps : 1;
       for (int32_t s = 0; s < repeats; ++s) {
         if (stages & 1) SubstepPositions(blk, lane, bodies, st, s == 0 ? sp : later);

@@ -62,6 +62,7 @@ namespace {
 constexpr int32_t kGatherChunk = 512;
 constexpr int32_t kPairsPerPart = 16;  // capacity of ragdoll-ragdoll part pairs per bound part
 constexpr int32_t kPairColours = 64;
+constexpr int32_t kColouredIsland = 512;  // pairs; bigger islands are coloured (see OrderPairs)
 constexpr int32_t kContactsPerPair = 4;  // contacts of a pair, found once per frame
 constexpr float kPairRemeasureDepth = 0.01f;  // m (see PairPositions)
 constexpr float kPairRemeasureSlide = 0.02f;  // m
@@ -271,6 +272,7 @@ struct RagdollGroup {
     view.Lane(detail::kActive)[l] = active ? 1.0f : 0.0f;
     view.Lane(detail::kAsleep)[l] = 0.0f;
     view.Lane(detail::kMotorStrength)[l] = 0.0f;
+    view.Lane(detail::kSettleDamping)[l] = 0.0f;
     for (int32_t f : {detail::kPlanarNx, detail::kPlanarNy, detail::kPlanarNz}) view.Lane(f)[l] = 0.0f;
   }
   // Planar mode for a lane: the normal, and each body's offset along it.
@@ -297,6 +299,10 @@ struct RagdollSlot {
   int32_t part_count = 0;
   float still_seconds = 0;  // how long every part has stayed near sleep_x/q (0: not yet measuring)
   float slow_seconds = 0;   // how long every point has been slower than the sleep speed
+  float calm_seconds = 0;   // how long every part's frame speed has been below 4 x sleep speed
+  std::vector<Vec3> frame_x;  // per part, the body pose at the end of the last frame
+  std::vector<Quat> frame_q;
+  std::vector<float> frame_speed;  // per part, its speed over the last frame (see UpdateFrameSpeeds)
   std::vector<Vec3> sleep_x;  // per part, where the current sleep window began (sized at bind)
   std::vector<Quat> sleep_q;
   float age_seconds = 0;    // simulated time since bind
@@ -430,7 +436,11 @@ struct World::Impl {
   std::vector<RagdollBox> ragdoll_boxes;  // per enabled ragdoll, sized at bind time
   std::vector<int32_t> box_order;
   std::vector<int32_t> near_a, near_b;    // kMaxRagdollParts each
-  std::vector<PartPair> part_pairs, coloured_pairs;
+  std::vector<PartPair> part_pairs;
+  std::vector<PartPair> ordered_pairs;  // by island, then the big islands' pairs by colour
+  std::vector<int32_t> island_parent, island_size, island_fill;  // per ragdoll slot
+  std::vector<int32_t> island_start;  // per small island, and one past the last
+  int32_t island_count = 0;
   // A contact of a pair, found once per frame and re-measured every substep from points
   // fixed in the two bodies (Müller et al. 2020, section 3.5: collisions are detected once
   // per time step and their depth re-evaluated per substep), so the substeps never run the
@@ -447,6 +457,7 @@ struct World::Impl {
   };
   std::vector<PairContact> pair_contacts;   // kContactsPerPair per pair slot
   std::vector<int32_t> pair_contact_count;  // per pair slot
+  std::vector<uint8_t> pair_touching;       // per pair slot: 1 when a contact pushed this substep
   std::vector<uint64_t> body_colours;
   std::vector<int32_t> colour_start;
   int32_t pair_count = 0;
@@ -1093,24 +1104,25 @@ struct World::Impl {
     pair_count = 0;
     int32_t dropped = 0;
     const float wake_speed = 2.0f * settings.ragdoll_sleep_speed;
-    // A ragdoll touched by a part moving faster than twice the sleep speed wakes. One
-    // touched more gently stays asleep and acts as static in the pair (a frozen one always
-    // does): bodies settling onto a sleeping pile do not keep waking it.
+    // A ragdoll touched by a part moving faster than twice the sleep speed over the last
+    // frame wakes. One touched more gently stays asleep and acts as static in the pair (a
+    // frozen one always does): bodies settling onto a sleeping pile do not keep waking it.
+    // The speed is the part's frame speed (RagdollSlot::frame_speed), not its velocity:
+    // contacts that settle a pile leave parts with velocities of 0.1-0.5 m/s that go back
+    // and forth within a frame while the parts move a few mm/s, and waking on those woke
+    // neighbour after neighbour and kept piles awake.
     auto add_pair = [&](int32_t body_a, int32_t body_b) {
       const PairBody& pa = pair_bodies[body_a];
       const PairBody& pb = pair_bodies[body_b];
       RagdollSlot& sa = ragdolls[pa.slot];
       RagdollSlot& sb = ragdolls[pb.slot];
       if (sa.asleep && sb.asleep) return;
-      auto speed_of = [&](const PairBody& body) {
-        RagdollGroup& g = ragdoll_groups[body.group];
-        const BodyState st = ReadBody(g.View(body.lane / kBlockLanes), body.lane % kBlockLanes, body.part);
-        return Length(st.v) + Length(st.w) * g.constants[body.part].extent;
-      };
+      auto speed_of = [&](const PairBody& body) { return ragdolls[body.slot].frame_speed[body.part]; };
       for (int side = 0; side < 2; ++side) {
         RagdollSlot* s = side == 0 ? &sa : &sb;
         if (!s->asleep || s->frozen) continue;
-        if (speed_of(side == 0 ? pb : pa) <= wake_speed) continue;
+        const PairBody& other = side == 0 ? pb : pa;
+        if (speed_of(other) <= wake_speed || ragdolls[other.slot].calm_seconds >= settings.ragdoll_sleep_seconds) continue;
         s->asleep = false;
         s->still_seconds = s->slow_seconds = 0;
         ragdoll_groups[s->group].View(s->lane / kBlockLanes).Lane(detail::kAsleep)[s->lane % kBlockLanes] = 0.0f;
@@ -1163,12 +1175,71 @@ struct World::Impl {
     }
     stats.dropped_ragdoll_pairs = dropped;
     stats.ragdoll_pairs = pair_count;
-    // Greedy colouring: the lowest colour neither body has used. Colour kPairColours - 1
-    // takes the overflow and is solved serially.
-    for (int32_t i = 0; i < n; ++i) body_colours[i] = 0;
+    OrderPairs(n);
+  }
+
+  // Islands: ragdolls joined by pairs in which both are awake (a sleeping ragdoll is
+  // static in its pairs and only read, so it joins nothing). The pairs of an island touch
+  // no body of another island, so islands are solved in parallel, each one's pairs in
+  // order on one thread: one task per island and stage instead of one parallel pass per
+  // colour. An island of more than kColouredIsland pairs (one big heap, which would keep
+  // one thread busy while the others wait) is coloured instead: the greedy lowest colour
+  // neither body has used, colours one after another, each colour's pairs in parallel;
+  // colour kPairColours - 1 takes the overflow and runs serially. The split depends on the
+  // scene only, never on the worker count, so results are the same for any worker count.
+  int32_t IslandOf(int32_t slot) {
+    while (island_parent[slot] != slot) {
+      island_parent[slot] = island_parent[island_parent[slot]];
+      slot = island_parent[slot];
+    }
+    return slot;
+  }
+  void OrderPairs(int32_t bodies) {
+    for (std::size_t i = 0; i < ragdolls.size(); ++i) {
+      island_parent[i] = static_cast<int32_t>(i);
+      island_size[i] = 0;
+    }
+    auto awake_slot = [&](int32_t body) {
+      const int32_t slot = pair_bodies[body].slot;
+      return ragdolls[slot].asleep ? -1 : slot;
+    };
+    for (int32_t i = 0; i < pair_count; ++i) {
+      const int32_t sa = awake_slot(part_pairs[i].a), sb = awake_slot(part_pairs[i].b);
+      if (sa < 0 || sb < 0) continue;
+      const int32_t ra = IslandOf(sa), rb = IslandOf(sb);
+      if (ra != rb) island_parent[std::max(ra, rb)] = std::min(ra, rb);  // the lower slot is the root
+    }
+    for (int32_t i = 0; i < pair_count; ++i) {
+      const int32_t sa = awake_slot(part_pairs[i].a);
+      part_pairs[i].colour = IslandOf(sa >= 0 ? sa : awake_slot(part_pairs[i].b));  // the island, for now
+      ++island_size[part_pairs[i].colour];
+    }
+    // Small islands first, in slot order of their roots, each one's pairs in broad-phase
+    // order; each island's range is [island_start[k], island_start[k + 1]).
+    island_count = 0;
+    int32_t next = 0;
+    for (std::size_t i = 0; i < ragdolls.size(); ++i) {
+      const int32_t size = island_size[i];
+      if (size == 0 || size > kColouredIsland) continue;
+      island_fill[i] = next;
+      island_start[island_count++] = next;
+      next += size;
+    }
+    island_start[island_count] = next;
+    const int32_t coloured_begin = next;
+    for (int32_t i = 0; i < pair_count; ++i) {
+      const int32_t island = part_pairs[i].colour;
+      if (island_size[island] <= kColouredIsland) ordered_pairs[island_fill[island]++] = part_pairs[i];
+    }
+    // Big islands: coloured.
+    for (int32_t i = 0; i < bodies; ++i) body_colours[i] = 0;
     int32_t counts[kPairColours] = {};
     for (int32_t i = 0; i < pair_count; ++i) {
       PartPair& p = part_pairs[i];
+      if (island_size[p.colour] <= kColouredIsland) {
+        p.colour = -1;
+        continue;
+      }
       const uint64_t used = body_colours[p.a] | body_colours[p.b];
       int32_t colour = kPairColours - 1;
       for (int32_t c = 0; c < kPairColours - 1; ++c) {
@@ -1184,11 +1255,12 @@ struct World::Impl {
       }
       ++counts[colour];
     }
-    colour_start[0] = 0;  // sized kPairColours + 1 at construction
+    colour_start[0] = coloured_begin;  // sized kPairColours + 1 at construction
     for (int32_t c = 0; c < kPairColours; ++c) colour_start[c + 1] = colour_start[c] + counts[c];
     int32_t fill[kPairColours];
     for (int32_t c = 0; c < kPairColours; ++c) fill[c] = colour_start[c];
-    for (int32_t i = 0; i < pair_count; ++i) coloured_pairs[fill[part_pairs[i].colour]++] = part_pairs[i];
+    for (int32_t i = 0; i < pair_count; ++i)
+      if (part_pairs[i].colour >= 0) ordered_pairs[fill[part_pairs[i].colour]++] = part_pairs[i];
   }
 
   // Both sides of a pair, read from their blocks. A sleeping or frozen ragdoll (or a
@@ -1207,7 +1279,7 @@ struct World::Impl {
     float ima, imb;
   };
   PairSides LoadPair(int32_t pair_index) {
-    const PartPair& pair = coloured_pairs[pair_index];
+    const PartPair& pair = ordered_pairs[pair_index];
     PairSides s;
     s.pa = &pair_bodies[pair.a];
     s.pb = &pair_bodies[pair.b];
@@ -1240,7 +1312,7 @@ struct World::Impl {
   // point nearest the shape and the shape's nearest surface point, each fixed in its body,
   // and the shape's normal there. The kContactsPerPair closest are kept.
   void FindPairContacts(int32_t pair_index, float frame_seconds) {
-    const PartPair& pair = coloured_pairs[pair_index];
+    const PartPair& pair = ordered_pairs[pair_index];
     const PairBody& pa = pair_bodies[pair.a];
     const PairBody& pb = pair_bodies[pair.b];
     RagdollGroup& ga = ragdoll_groups[pa.group];
@@ -1307,6 +1379,7 @@ struct World::Impl {
   // undoes the contact's slide over the substep while it stays inside the friction cone.
   void PairPositions(int32_t pair_index) {
     const int32_t count = pair_contact_count[pair_index];
+    pair_touching[pair_index] = 0;
     if (count == 0) return;
     PairSides sides = LoadPair(pair_index);
     BodyState& a = sides.a;
@@ -1379,13 +1452,14 @@ struct World::Impl {
       }
     }
     if (moved) StorePair(sides);
+    pair_touching[pair_index] = moved ? 1 : 0;
   }
 
   // The velocity half of a pair, after the velocities were derived from the positions:
   // restitution (none for slow approaches) and dynamic friction at the recorded contacts.
   void PairVelocities(int32_t pair_index, float h) {
     const int32_t count = pair_contact_count[pair_index];
-    if (count == 0) return;
+    if (pair_touching[pair_index] == 0) return;  // no contact pushed this substep
     PairSides sides = LoadPair(pair_index);
     BodyState& a = sides.a;
     BodyState& b = sides.b;
@@ -1439,11 +1513,16 @@ struct World::Impl {
     return Rotate(q, Vec3{l.x * c.inv_inertia[0], l.y * c.inv_inertia[1], l.z * c.inv_inertia[2]});
   }
 
-  // Runs `stage` (positions or velocities) over the coloured pairs: colours one after
-  // another, the pairs of a colour in parallel (they share no body); the overflow colour
-  // serially.
+  // Runs `stage` (positions or velocities) over the ordered pairs: the small islands in
+  // parallel, each one's pairs in order; then the big islands' colours one after another,
+  // the pairs of a colour in parallel (they share no body), the overflow colour serially.
   template <class F>
-  void ForEachColouredPair(const F& stage) {
+  void ForEachPair(const F& stage) {
+    auto islands = [&](int32_t b, int32_t e, uint32_t) {
+      for (int32_t k = b; k < e; ++k)
+        for (int32_t i = island_start[k]; i < island_start[k + 1]; ++i) stage(i);
+    };
+    ParallelFor(island_count, 1, islands);
     for (int32_t c = 0; c < kPairColours; ++c) {
       const int32_t begin = colour_start[c], end = colour_start[c + 1];
       if (begin == end) continue;
@@ -1560,9 +1639,9 @@ struct World::Impl {
       // pairs'), velocities from positions (the kernel's pass), the pairs' velocity pass.
       params.find_static_contacts = call == 0;
       run(1);
-      ForEachColouredPair([&](int32_t i) { PairPositions(i); });
+      ForEachPair([&](int32_t i) { PairPositions(i); });
       run(2);
-      ForEachColouredPair([&](int32_t i) { PairVelocities(i, h); });
+      ForEachPair([&](int32_t i) { PairVelocities(i, h); });
     }
     // 3. Non-finite lanes are reset; sleep; part frames go to the host.
     auto task = [&](int32_t begin, int32_t end, uint32_t) {
@@ -1590,7 +1669,10 @@ struct World::Impl {
             g.PlaceBodies(slot.lane, bodies, Vec3{}, Vec3{});
             continue;
           }
-          if (!slot.asleep) UpdateSleep(slot, view, l, g, frame_seconds);
+          if (!slot.asleep) {
+            UpdateFrameSpeeds(slot, view, l, g, frame_seconds);
+            UpdateSleep(slot, view, l, g, frame_seconds);
+          }
           for (int32_t j = 0; j < g.part_count; ++j) {
             const Transform body{{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]},
                                  {view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
@@ -1727,6 +1809,24 @@ struct World::Impl {
   // average speed below sleep_speed: a pile that jitters in place sleeps, one that still
   // slides does not); freeze when asked. still_seconds = 0 (set wherever a ragdoll is
   // woken or moved) opens a new window here.
+  // Each part's speed over the frame: the lesser of its displacement since the last frame
+  // (over the frame's time) and its velocity, for the centre and for the turn times the
+  // part's extent. The velocity bounds it where the host placed the part (a teleport is
+  // not speed), the displacement where contacts make the velocity go back and forth.
+  static void UpdateFrameSpeeds(RagdollSlot& slot, const detail::RigidBlockView& view, int32_t l, const RagdollGroup& g,
+                                float frame_seconds) {
+    for (int32_t j = 0; j < g.part_count; ++j) {
+      const BodyState b = ReadBody(view, l, j);
+      const Quat d = b.q * Conjugate(slot.frame_q[j]);
+      const float turn = 2.0f * std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);  // ~ angle for small turns
+      const float inv_t = frame_seconds > 0 ? 1.0f / frame_seconds : 0.0f;
+      slot.frame_speed[j] = std::min(Length(b.x - slot.frame_x[j]) * inv_t, Length(b.v)) +
+                            std::min(turn * inv_t, Length(b.w)) * g.constants[j].extent;
+      slot.frame_x[j] = b.x;
+      slot.frame_q[j] = b.q;
+    }
+  }
+
   void UpdateSleep(RagdollSlot& slot, const detail::RigidBlockView& view, int32_t l, const RagdollGroup& g,
                    float frame_seconds) {
     slot.age_seconds += frame_seconds;
@@ -1769,12 +1869,21 @@ struct World::Impl {
       fastest = std::max(fastest, Length(v) + Length(w) * g.constants[j].extent);
     }
     slot.slow_seconds = limit > 0 && slot.can_sleep && fastest < limit ? slot.slow_seconds + frame_seconds : 0.0f;
+    // Settling (WorldSettings::ragdoll_settle_damping), on frame speeds.
+    float fastest_frame = 0;
+    for (int32_t j = 0; j < g.part_count; ++j) fastest_frame = std::max(fastest_frame, slot.frame_speed[j]);
+    slot.calm_seconds =
+        limit > 0 && slot.can_sleep && fastest_frame < 4.0f * limit ? slot.calm_seconds + frame_seconds : 0.0f;
+    view.Lane(detail::kSettleDamping)[l] =
+        slot.calm_seconds >= settings.ragdoll_sleep_seconds ? settings.ragdoll_settle_damping : 0.0f;
     const bool force_freeze = slot.age_seconds >= slot.freeze_after_seconds;
     if (slot.still_seconds >= settings.ragdoll_sleep_seconds || slot.slow_seconds >= settings.ragdoll_sleep_seconds ||
         force_freeze) {
       slot.asleep = true;
       slot.frozen = force_freeze || slot.freeze_when_asleep;
       view.Lane(detail::kAsleep)[l] = 1.0f;
+      slot.calm_seconds = 0;  // woken, it starts settling afresh
+      view.Lane(detail::kSettleDamping)[l] = 0.0f;
       for (int32_t j = 0; j < g.part_count; ++j) {
         for (int32_t f : {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz})
           view.Part(f, j)[l] = 0.0f;
@@ -1899,6 +2008,8 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_contact_angular_damping", "must be within [0, 1000]");
   if (!(s.ragdoll_sleep_seconds > 0) || !std::isfinite(s.ragdoll_sleep_seconds))
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_sleep_seconds", "ragdoll_sleep_seconds must be positive");
+  if (!(s.ragdoll_settle_damping >= 0.0f && s.ragdoll_settle_damping <= 100.0f))
+    return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_settle_damping", "ragdoll_settle_damping must be within [0, 100] 1/s");
   if (s.ragdoll_iterations < 1 || s.ragdoll_iterations > 16)
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_iterations", "ragdoll_iterations must be within [1, 16]");
   if ((s.tasks.enqueue == nullptr) != (s.tasks.finish == nullptr))
@@ -2220,6 +2331,13 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   slot.still_seconds = slot.slow_seconds = 0;
   slot.sleep_x.resize(n);
   slot.sleep_q.resize(n);
+  slot.frame_x.resize(n);
+  slot.frame_q.resize(n);
+  slot.frame_speed.assign(n, 0.0f);
+  for (int32_t j = 0; j < n; ++j) {
+    slot.frame_x[j] = bodies[j].translation;
+    slot.frame_q[j] = bodies[j].rotation;
+  }
   slot.age_seconds = 0;
   slot.asleep = slot.frozen = false;
   slot.can_sleep = true;
@@ -2243,9 +2361,14 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   w.near_b.resize(detail::kMaxRagdollParts);
   w.body_colours.resize(w.total_parts);
   w.part_pairs.resize(static_cast<std::size_t>(w.total_parts) * kPairsPerPart);
-  w.coloured_pairs.resize(w.part_pairs.size());
+  w.ordered_pairs.resize(w.part_pairs.size());
+  w.island_parent.resize(w.ragdolls.size());
+  w.island_size.resize(w.ragdolls.size());
+  w.island_fill.resize(w.ragdolls.size());
+  w.island_start.resize(w.ragdolls.size() + 1);
   w.pair_contacts.resize(w.part_pairs.size() * kContactsPerPair);
   w.pair_contact_count.resize(w.part_pairs.size());
+  w.pair_touching.resize(w.part_pairs.size());
   return RagdollId{static_cast<uint32_t>(index), slot.generation};
 }
 
