@@ -97,6 +97,7 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
     WorldSettings ws;
     ws.isa = isa;
     ws.ragdoll_substeps = substeps;
+    if (getenv("ITER")) ws.ragdoll_iterations = atoi(getenv("ITER"));
     if (workers > 1) {
       tasks = std::make_unique<TbbTaskSystem>(workers);
       ws.tasks = tasks->hooks();
@@ -123,7 +124,7 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
         b.start_parts = start;
         b.output_parts = out[k];
         const RagdollId id = world->BindRagdoll(b).value();
-        world->SetRagdollMotorTargets(id, targets, 1.0f);
+        if (!getenv("NOMOTOR")) world->SetRagdollMotorTargets(id, targets, 1.0f);
       }
     }
     double seconds = 0;
@@ -190,7 +191,7 @@ void RegisterPileBenchmarks() {
     }
   }
   // The substeps knob (WorldSettings::ragdoll_substeps, 16 by default): speed against fidelity.
-  for (int substeps : {4, 8}) {
+  for (int substeps : {4, 6, 8}) {
     for (int w : {1, 2}) {
       const std::string name = "BM_RagdollPiles/simd/workers:" + std::to_string(w) + "/substeps:" + std::to_string(substeps);
       benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { Piles(s, Isa::kAuto, w, true, substeps); })

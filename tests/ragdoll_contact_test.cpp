@@ -139,13 +139,19 @@ TEST(RagdollContacts, APileOfTwentyRagdollsSettlesWithoutGainingEnergy) {
     w->GetRagdollPartInfo(a, j, &info);
     masses[j] = info.mass;
   }
-  auto energy = [&]() {
+  auto kinetic = [&]() {
     double e = 0;
     std::vector<Vec3> v(23), wv(23);
     for (int i = 0; i < 20; ++i) {
       w->GetRagdollVelocities(ids[i], v, wv);
-      for (int j = 0; j < 23; ++j) e += 0.5 * masses[j] * LengthSquared(v[j]) + masses[j] * 9.81 * parts[i][j].translation.y;
+      for (int j = 0; j < 23; ++j) e += 0.5 * masses[j] * LengthSquared(v[j]);
     }
+    return e;
+  };
+  auto energy = [&]() {
+    double e = kinetic();
+    for (int i = 0; i < 20; ++i)
+      for (int j = 0; j < 23; ++j) e += masses[j] * 9.81 * parts[i][j].translation.y;
     return e;
   };
   const double released = energy();
@@ -158,10 +164,11 @@ TEST(RagdollContacts, APileOfTwentyRagdollsSettlesWithoutGainingEnergy) {
   // offset is fixed per part, so the comparison holds) never exceeds its value at release.
   EXPECT_LE(highest, released * 1.0005 + 1.0);
   EXPECT_EQ(w->LastStats().dropped_ragdoll_pairs, 0);
-  // Settling: after 5 s the 460 parts have lost 95% of the energy the fall released and
-  // move slowly. (Not asleep yet: a few parts keep creeping at ~0.1 m/s; see the note.)
-  const double now = energy();
-  EXPECT_LT(now, released * 0.05);
+  // Settling: after 5 s the 460 parts have lost most of the energy the fall released (how
+  // high the heap stands at rest varies with how it fell) and their kinetic energy is a
+  // hundred-thousandth of it; they move slowly.
+  EXPECT_LT(energy(), released * 0.1);
+  EXPECT_LT(kinetic(), released * 1e-5);
   std::vector<Vec3> v(23), wv(23);
   float fastest = 0;
   for (int i = 0; i < 20; ++i) {

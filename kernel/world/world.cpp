@@ -337,11 +337,30 @@ struct PoseScratch {
 
 Vec3 Normalize3(Vec3 v) { return NormalizeOr(v, Vec3{0, 0, 1}); }
 
-// q turned by the small rotation vector u: q + 1/2 [u, 0] q, normalised.
-Quat TurnBy(Quat q, Vec3 u) {
+
+// q turned by the small rotation vector u, brought back to unit length by one Newton step
+// of 1/sqrt about 1 (as the rigid kernels' Turn): no square root or division.
+inline Quat TurnSmall(Quat q, Vec3 u) {
   const Quat d = Quat{u.x * 0.5f, u.y * 0.5f, u.z * 0.5f, 0} * q;
-  return Normalize(Quat{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w});
+  const Quat t{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w};
+  const float k = 1.5f - 0.5f * (t.x * t.x + t.y * t.y + t.z * t.z + t.w * t.w);
+  return Quat{t.x * k, t.y * k, t.z * k, t.w * k};
 }
+
+// A rotation as its matrix's columns (the body's axes in world): the pair passes rotate
+// many vectors by the same body, and a matrix does it in 9 multiply-adds.
+struct Rot3 {
+  Vec3 x, y, z;
+};
+inline Rot3 RotationOf(Quat q) {
+  const float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  const float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  return Rot3{{1 - 2 * (yy + zz), 2 * (xy + wz), 2 * (xz - wy)},
+              {2 * (xy - wz), 1 - 2 * (xx + zz), 2 * (yz + wx)},
+              {2 * (xz + wy), 2 * (yz - wx), 1 - 2 * (xx + yy)}};
+}
+inline Vec3 Apply(const Rot3& r, Vec3 v) { return r.x * v.x + r.y * v.y + r.z * v.z; }
+inline Vec3 ApplyInverse(const Rot3& r, Vec3 v) { return Vec3{Dot(r.x, v), Dot(r.y, v), Dot(r.z, v)}; }
 
 double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -454,6 +473,10 @@ struct World::Impl {
     bool normal_on_a;   // the shape is a's, the sample sphere b's
     Vec3 sample;        // the sample sphere's centre in its body's frame, and its radius
     float radius;
+    // Static friction holds the contact where it first touched this frame: `stick` is the
+    // points' offset along the surface then, `lambda_sum` the normal impulse since.
+    Vec3 stick;
+    float lambda_sum;
   };
   std::vector<PairContact> pair_contacts;   // kContactsPerPair per pair slot
   std::vector<int32_t> pair_contact_count;  // per pair slot
@@ -1371,6 +1394,8 @@ struct World::Impl {
     ct.normal = ct.normal_on_a ? -n_local : n_local;
     ct.arm_a = ct.normal_on_a ? on_q : on_p;
     ct.arm_b = ct.normal_on_a ? on_p : on_q;
+    ct.stick = Vec3{};
+    ct.lambda_sum = 0;  // new points: friction holds them from when they next touch
   }
 
   // The position half of a pair, between the halves of a substep: each of the frame's
@@ -1390,11 +1415,12 @@ struct World::Impl {
     const float ima = sides.ima, imb = sides.imb;
     const float friction = std::sqrt(ca.friction * cb.friction);
     PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
+    Rot3 rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);
     bool moved = false;
     for (int32_t k = 0; k < count; ++k) {
       PairContact& ct = contacts[k];
-      Vec3 n = Rotate(ct.normal_on_a ? a.q : b.q, ct.normal);
-      Vec3 ra = Rotate(a.q, ct.arm_a), rb = Rotate(b.q, ct.arm_b);
+      Vec3 n = Apply(ct.normal_on_a ? rot_a : rot_b, ct.normal);
+      Vec3 ra = Apply(rot_a, ct.arm_a), rb = Apply(rot_b, ct.arm_b);
       Vec3 gap = (a.x + ra) - (b.x + rb);
       float depth = Dot(gap, n);
       // The fixed points measure the gap along the frame's normal, which holds while they
@@ -1408,20 +1434,20 @@ struct World::Impl {
         const BodyState& q = ct.normal_on_a ? a : b;
         const RagdollGroup& gq = ct.normal_on_a ? *sides.ga : *sides.gb;
         const int32_t part_q = ct.normal_on_a ? sides.pa->part : sides.pb->part;
-        const Vec3 c = p.x + Rotate(p.q, ct.sample);
+        const Vec3 c = p.x + Apply(ct.normal_on_a ? rot_b : rot_a, ct.sample);
         Vec3 nq;
         const float dist = detail::PartShapeDistanceNormal(gq.shapes[part_q],
                                                            Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]), c, &nq);
         Anchor(ct, p, q, c, nq, dist);
         n = ct.normal_on_a ? -nq : nq;
-        ra = Rotate(a.q, ct.arm_a), rb = Rotate(b.q, ct.arm_b);
+        ra = Apply(rot_a, ct.arm_a), rb = Apply(rot_b, ct.arm_b);
         depth = dist - ct.radius;
       }
       // The relative normal speed before the position solve (restitution's reference).
       ct.pre = Dot((a.v + Cross(a.w, ra)) - (b.v + Cross(b.w, rb)), n);
       ct.lambda = 0;
       if (!(depth < 0)) continue;
-      const Vec3 ia = InvInertiaWorld(ca, a_fixed, a.q, Cross(ra, n)), ib = InvInertiaWorld(cb, b_fixed, b.q, Cross(rb, n));
+      const Vec3 ia = InvInertiaWorld(ca, a_fixed, rot_a, Cross(ra, n)), ib = InvInertiaWorld(cb, b_fixed, rot_b, Cross(rb, n));
       const float w = ima + imb + Dot(Cross(ra, n), ia) + Dot(Cross(rb, n), ib);
       if (!(w > 1e-12f)) continue;
       const float lambda = -depth / w;
@@ -1429,26 +1455,34 @@ struct World::Impl {
       moved = true;
       a.x = a.x + n * (lambda * ima);
       b.x = b.x - n * (lambda * imb);
-      a.q = TurnBy(a.q, ia * lambda);
-      b.q = TurnBy(b.q, ib * -lambda);
-      // Static friction against the slide of the contact points over this substep.
-      const Vec3 now_a = a.x + Rotate(a.q, ct.arm_a), now_b = b.x + Rotate(b.q, ct.arm_b);
-      const Vec3 was_a = a.xp + Rotate(a.qp, ct.arm_a), was_b = b.xp + Rotate(b.qp, ct.arm_b);
-      Vec3 slide = (was_a - now_a) - (was_b - now_b);
-      slide = slide - n * Dot(slide, n);
+      a.q = TurnSmall(a.q, ia * lambda);
+      b.q = TurnSmall(b.q, ib * -lambda);
+      rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);
+      // Static friction: the points stay where they first touched this frame while the
+      // tangential impulse that takes stays within friction x the normal impulse since
+      // (Coulomb's cone over the contact's life in the frame, not over one substep: a
+      // resting contact's normal impulse per substep is only its weight's, too small to
+      // hold it against the joints' pulls, and a pile crept a few cm/s under them).
+      const bool first = !(ct.lambda_sum > 0);
+      ct.lambda_sum += lambda;
+      const Vec3 ra2 = Apply(rot_a, ct.arm_a), rb2 = Apply(rot_b, ct.arm_b);
+      Vec3 offset = (a.x + ra2) - (b.x + rb2);
+      offset = offset - n * Dot(offset, n);
+      if (first) ct.stick = offset;
+      const Vec3 slide = ct.stick - offset;  // how a's point must move back, relative to b's
       const float slide_len = Length(slide);
       if (!(slide_len > 1e-9f)) continue;
       const Vec3 t = slide * (1.0f / slide_len);
-      const Vec3 ra2 = now_a - a.x, rb2 = now_b - b.x;
-      const Vec3 it_a = InvInertiaWorld(ca, a_fixed, a.q, Cross(ra2, t));
-      const Vec3 it_b = InvInertiaWorld(cb, b_fixed, b.q, Cross(rb2, t));
+      const Vec3 it_a = InvInertiaWorld(ca, a_fixed, rot_a, Cross(ra2, t));
+      const Vec3 it_b = InvInertiaWorld(cb, b_fixed, rot_b, Cross(rb2, t));
       const float wt = ima + imb + Dot(Cross(ra2, t), it_a) + Dot(Cross(rb2, t), it_b);
       const float lambda_t = wt > 1e-12f ? slide_len / wt : 0.0f;
-      if (lambda_t < friction * lambda) {
+      if (lambda_t < friction * ct.lambda_sum) {
         a.x = a.x + t * (lambda_t * ima);
         b.x = b.x - t * (lambda_t * imb);
-        a.q = TurnBy(a.q, it_a * lambda_t);
-        b.q = TurnBy(b.q, it_b * -lambda_t);
+        a.q = TurnSmall(a.q, it_a * lambda_t);
+        b.q = TurnSmall(b.q, it_b * -lambda_t);
+        rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);
       }
     }
     if (moved) StorePair(sides);
@@ -1472,12 +1506,13 @@ struct World::Impl {
     const float g = Length(settings.gravity);
     const PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
     bool touching = false;
+    const Rot3 rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);  // orientations are fixed here
     for (int32_t k = 0; k < count; ++k) {
       const PairContact& ct = contacts[k];
       if (!(ct.lambda > 0)) continue;
       touching = true;
-      const Vec3 n = Rotate(ct.normal_on_a ? a.q : b.q, ct.normal);
-      const Vec3 ra = Rotate(a.q, ct.arm_a), rb = Rotate(b.q, ct.arm_b);
+      const Vec3 n = Apply(ct.normal_on_a ? rot_a : rot_b, ct.normal);
+      const Vec3 ra = Apply(rot_a, ct.arm_a), rb = Apply(rot_b, ct.arm_b);
       const Vec3 vr = (a.v + Cross(a.w, ra)) - (b.v + Cross(b.w, rb));
       const float vn = Dot(vr, n);
       const Vec3 vt = vr - n * vn;
@@ -1487,14 +1522,14 @@ struct World::Impl {
       const float cut = std::min(friction * ct.lambda / h, vt_len);
       const Vec3 dv = n * (target - vn) - (vt_len > 1e-9f ? vt * (cut / vt_len) : Vec3{});
       const Vec3 dir = NormalizeOr(dv, n);
-      const Vec3 ja = InvInertiaWorld(ca, a_fixed, a.q, Cross(ra, dir)), jb = InvInertiaWorld(cb, b_fixed, b.q, Cross(rb, dir));
+      const Vec3 ja = InvInertiaWorld(ca, a_fixed, rot_a, Cross(ra, dir)), jb = InvInertiaWorld(cb, b_fixed, rot_b, Cross(rb, dir));
       const float w = ima + imb + Dot(Cross(ra, dir), ja) + Dot(Cross(rb, dir), jb);
       if (!(w > 1e-12f)) continue;
       const Vec3 impulse = dv * (1.0f / w);
       a.v = a.v + impulse * ima;
       b.v = b.v - impulse * imb;
-      a.w = a.w + InvInertiaWorld(ca, a_fixed, a.q, Cross(ra, impulse));
-      b.w = b.w - InvInertiaWorld(cb, b_fixed, b.q, Cross(rb, impulse));
+      a.w = a.w + InvInertiaWorld(ca, a_fixed, rot_a, Cross(ra, impulse));
+      b.w = b.w - InvInertiaWorld(cb, b_fixed, rot_b, Cross(rb, impulse));
     }
     if (!touching) return;
     // Rolling resistance between touching parts, as against the static world: their
@@ -1507,10 +1542,10 @@ struct World::Impl {
     StorePair(sides);
   }
 
-  static Vec3 InvInertiaWorld(const detail::RigidPartConstants& c, bool fixed, Quat q, Vec3 u) {
+  static Vec3 InvInertiaWorld(const detail::RigidPartConstants& c, bool fixed, const Rot3& r, Vec3 u) {
     if (fixed) return Vec3{};
-    const Vec3 l = Rotate(Conjugate(q), u);
-    return Rotate(q, Vec3{l.x * c.inv_inertia[0], l.y * c.inv_inertia[1], l.z * c.inv_inertia[2]});
+    const Vec3 l = ApplyInverse(r, u);
+    return Apply(r, Vec3{l.x * c.inv_inertia[0], l.y * c.inv_inertia[1], l.z * c.inv_inertia[2]});
   }
 
   // Runs `stage` (positions or velocities) over the ordered pairs: the small islands in
