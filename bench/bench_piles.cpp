@@ -97,7 +97,6 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
     WorldSettings ws;
     ws.isa = isa;
     ws.ragdoll_substeps = substeps;
-    if (getenv("ITER")) ws.ragdoll_iterations = atoi(getenv("ITER"));
     if (workers > 1) {
       tasks = std::make_unique<TbbTaskSystem>(workers);
       ws.tasks = tasks->hooks();
@@ -124,7 +123,7 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
         b.start_parts = start;
         b.output_parts = out[k];
         const RagdollId id = world->BindRagdoll(b).value();
-        if (!getenv("NOMOTOR")) world->SetRagdollMotorTargets(id, targets, 1.0f);
+        world->SetRagdollMotorTargets(id, targets, 1.0f);
       }
     }
     double seconds = 0;
