@@ -48,6 +48,8 @@ enum ContactField : int32_t {
   kCnx, kCny, kCnz,  // contact normal (from the static shape toward the part), found once
   kPlaneOffset,      // per frame with the plane's offset: dot(x, n) = offset on the surface
   kTouching,     // 1 when in contact this substep
+  kStickX, kStickY, kStickZ,  // where the sphere's contact point is held (static friction)
+  kLambdaSum, kTangentSum,    // the normal and tangential impulses over a recent window
   kContactFieldCount
 };
 

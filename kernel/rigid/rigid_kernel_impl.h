@@ -266,7 +266,10 @@ inline void SolveLimits(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, co
   const V kz = Dot3(n, fa.z) * O::Splat(1.0f / (cb.plane_half_cone > 1e-6f ? cb.plane_half_cone : 1e-6f));
   const V limit = O::Splat(1.0f) / O::Sqrt(O::Max(ky * ky + kz * kz, O::Splat(1e-12f)));
   const V excess = O::Max(swing - limit, zero);
-  ApplyAngular(a, ca, b, cb, Sub(LimitCorrection(twist, cb.twist_min, cb.twist_max, tn), Scale(n, excess)));
+  const V3<V> twist_fix = LimitCorrection(twist, cb.twist_min, cb.twist_max, tn);
+  // Within both limits in every lane (a joint at rest mostly is): nothing to turn.
+  if (!O::AnyOf(O::Or(excess > zero, O::Or(twist < O::Splat(cb.twist_min), twist > O::Splat(cb.twist_max))))) return;
+  ApplyAngular(a, ca, b, cb, Sub(twist_fix, Scale(n, excess)));
 }
 
 template <class V>
@@ -471,6 +474,13 @@ inline void FindStaticContacts(const RigidBlockView& blk, int32_t part, int32_t 
     V3<V> n;
     StaticContact(sp, end, start, radius, &depth, &n);
     if (sp.mesh_contact != nullptr) MeshContact(sp, end, start, radius, &depth, &n);
+    // A point resting on the same face keeps its static friction hold across frames; one
+    // that meets another face starts afresh.
+    const V3<V> was{O::Load(blk.Contact(kCnx, part, k) + lane), O::Load(blk.Contact(kCny, part, k) + lane),
+                    O::Load(blk.Contact(kCnz, part, k) + lane)};
+    const auto same_face = Dot3(was, n) > O::Splat(0.95f);
+    float* sum = blk.Contact(kLambdaSum, part, k) + lane;
+    O::Store(sum, O::Select(same_face, O::Load(sum), O::Splat(0.0f)));
     O::Store(blk.Contact(kCnx, part, k) + lane, n.x);
     O::Store(blk.Contact(kCny, part, k) + lane, n.y);
     O::Store(blk.Contact(kCnz, part, k) + lane, n.z);
@@ -486,7 +496,9 @@ template <class V>
 inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& b,
                           const RigidPartConstants& c, const RigidSolveParams& sp) {
   using O = Ops<V>;
-  constexpr int32_t kSweeps = 3;
+  // One sweep per contact sphere, at most three: a sphere's one contact needs one, a
+  // capsule's two ends share the push-out in two.
+  const int32_t sweeps = c.point_count < 3 ? c.point_count : 3;
   const V zero = O::Splat(0.0f);
   V3<V> normals[kMaxContactPoints];
   V offsets[kMaxContactPoints];
@@ -521,10 +533,13 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     O::Store(blk.Contact(kTouching, part, k) + lane, O::Select(touching, O::Splat(1.0f), zero));
   }
   if (!any_touching) {
-    for (int32_t k = 0; k < c.point_count; ++k) O::Store(blk.Contact(kLambdaN, part, k) + lane, zero);
+    for (int32_t k = 0; k < c.point_count; ++k) {
+      O::Store(blk.Contact(kLambdaN, part, k) + lane, zero);
+      O::Store(blk.Contact(kLambdaSum, part, k) + lane, zero);  // the hold is let go
+    }
     return;
   }
-  for (int32_t sweep = 0; sweep < kSweeps; ++sweep) {
+  for (int32_t sweep = 0; sweep < sweeps; ++sweep) {
     for (int32_t k = 0; k < c.point_count; ++k) {
       const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
       const V radius = O::Splat(c.points[k][3]);
@@ -542,8 +557,14 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
       lambdas[k] = lambdas[k] + lambda;
     }
   }
-  // Static friction: undo each contact point's tangential slide over this substep while
-  // the tangential impulse that takes stays within friction x normal impulse.
+  // Static friction: the contact point is held where it touched while Coulomb's cone
+  // holds for the impulses over a recent window (each decays by kFrictionWindow a
+  // substep): the tangential impulse that holds it within friction x the normal one. One
+  // substep alone (Müller et al. 2020) compares the weight's small share of normal impulse
+  // with whatever slide the joints' corrections left in that substep, which lets a body
+  // at rest creep; a point that slips is held afresh from where it is.
+  constexpr float kFrictionWindow = 0.875f;  // about 8 substeps
+  const V window = O::Splat(kFrictionWindow);
   for (int32_t k = 0; k < c.point_count; ++k) {
     const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
     const V radius = O::Splat(c.points[k][3]);
@@ -551,16 +572,34 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     const V lambda_n = lambdas[k];
     O::Store(blk.Contact(kLambdaN, part, k) + lane, lambda_n);
     const auto touching = lambda_n > zero;
-    if (!O::AnyOf(touching)) continue;
+    float* normal_sum = blk.Contact(kLambdaSum, part, k) + lane;
+    if (!O::AnyOf(touching)) {
+      O::Store(normal_sum, zero);
+      continue;
+    }
     O::Store(blk.Contact(kTouching, part, k) + lane, O::Select(touching, O::Splat(1.0f), zero));
+    const V sum_before = O::Load(normal_sum);
+    const V sum = O::Select(touching, O::Fma(sum_before, window, lambda_n), zero);
+    O::Store(normal_sum, sum);
     const V3<V> r = Sub(QRotate(b.q, local), Scale(n, radius));
-    const V3<V> before = Add(b.xp, Sub(QRotate(b.qp, local), Scale(n, radius)));
-    V3<V> slide = Sub(before, Add(b.x, r));
+    const V3<V> now = Add(b.x, r);
+    const auto first = O::And(touching, sum_before <= zero);
+    const V3<V> anchor = Select3(first, now,
+                                 V3<V>{O::Load(blk.Contact(kStickX, part, k) + lane), O::Load(blk.Contact(kStickY, part, k) + lane),
+                                       O::Load(blk.Contact(kStickZ, part, k) + lane)});
+    const V tangent_before = O::Select(first, zero, O::Load(blk.Contact(kTangentSum, part, k) + lane));
+    V3<V> slide = Sub(anchor, now);
     slide = Sub(slide, Scale(n, Dot3(slide, n)));
     const V3<V> tn = SafeNormal(slide);
     const V wt = O::Splat(c.inv_mass) + InvInertiaNorm(b, Cross3(r, tn));
     const V lambda_t = Length3(slide) / O::Max(wt, O::Splat(1e-12f));
-    const auto sticks = O::And(touching, lambda_t < lambda_n * O::Splat(c.friction));
+    const V tangent = O::Fma(tangent_before, window, lambda_t);
+    const auto sticks = O::And(touching, tangent < sum * O::Splat(c.friction));
+    const V3<V> kept = Select3(sticks, anchor, now);
+    O::Store(blk.Contact(kStickX, part, k) + lane, kept.x);
+    O::Store(blk.Contact(kStickY, part, k) + lane, kept.y);
+    O::Store(blk.Contact(kStickZ, part, k) + lane, kept.z);
+    O::Store(blk.Contact(kTangentSum, part, k) + lane, O::Select(sticks, tangent, zero));
     const V3<V> p = Scale(tn, O::Select(sticks, lambda_t, zero));
     b.x = Add(b.x, Scale(p, O::Splat(c.inv_mass)));
     b.q = Turn(b.q, InvInertia(b, Cross3(r, p)), O::Splat(1.0f));
@@ -574,12 +613,12 @@ template <class V>
 inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& b,
                               const RigidPartConstants& c, const RigidSolveParams& sp) {
   using O = Ops<V>;
-  constexpr int32_t kSweeps = 4;
+  const int32_t sweeps = c.point_count < 4 ? c.point_count : 4;  // as in SolveContacts
   const V zero = O::Splat(0.0f);
   const V3<V> zero3{zero, zero, zero};
   const float g2 = sp.gravity[0] * sp.gravity[0] + sp.gravity[1] * sp.gravity[1] + sp.gravity[2] * sp.gravity[2];
   const float g = std::sqrt(g2);
-  for (int32_t sweep = 0; sweep < kSweeps; ++sweep) {
+  for (int32_t sweep = 0; sweep < sweeps; ++sweep) {
     for (int32_t k = 0; k < c.point_count; ++k) {
       const auto active = O::Load(blk.Contact(kTouching, part, k) + lane) > O::Splat(0.5f);
       if (!O::AnyOf(active)) continue;
@@ -671,6 +710,9 @@ inline void MotorDamping(const RigidBlockView& blk, int32_t part, int32_t lane, 
 }
 
 // Joint friction: resist the relative angular velocity with at most friction_torque.
+// (Tried at the position level, undoing the substep's relative turn within
+// friction_torque h^2 as static contact friction does: limbs then held in odd poses and
+// settled slower on a slope, and motors pulled against it; velocity level it stays.)
 template <class V>
 inline void JointFriction(Body<V>& a, const RigidPartConstants& /*ca*/, Body<V>& b, const RigidPartConstants& cb,
                           const RigidSolveParams& sp) {

@@ -1483,6 +1483,8 @@ struct World::Impl {
         a.q = TurnSmall(a.q, it_a * lambda_t);
         b.q = TurnSmall(b.q, it_b * -lambda_t);
         rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);
+      } else {
+        ct.stick = offset;  // it slips: hold from here (pulling it back later would yank it)
       }
     }
     if (moved) StorePair(sides);
