@@ -157,7 +157,10 @@ TEST(RagdollToggle, PartStatesPlaceTheBodyWithVelocities) {
   ASSERT_EQ(w->SetRagdollPartStates(r.id, at, lin).code, ErrorCode::kNone);
   EXPECT_EQ(r.parts[0].translation.x, 10.0f) << "the output shows the placed pose at once";
   for (int f = 0; f < 60; ++f) w->Step(kStep);
-  EXPECT_NEAR(r.parts[0].translation.x, 13.0f, 0.05f) << "3 m/s for a second (light damping)";
+  // 3 m/s for a second less the parts' 0.05/s damping: 2.93 m. (The velocity comes from
+  // positions 10 m from the origin, whose float steps are a few parts in 10^4 of a
+  // substep's move, so the damping's 10^-4 per substep partly rounds away: 2.93-3.0 m.)
+  EXPECT_NEAR(r.parts[0].translation.x, 12.96f, 0.06f);
   std::vector<Transform> short_list(1);
   EXPECT_EQ(w->SetRagdollPartStates(r.id, short_list).code, ErrorCode::kNullBuffer);
   at[1].translation.y = std::nanf("");

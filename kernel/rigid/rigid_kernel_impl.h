@@ -709,22 +709,35 @@ inline void MotorDamping(const RigidBlockView& blk, int32_t part, int32_t lane, 
   b.w = Sub(b.w, InvInertia(b, p));
 }
 
-// Joint friction: resist the relative angular velocity with at most friction_torque.
-// (Tried at the position level, undoing the substep's relative turn within
-// friction_torque h^2 as static contact friction does: limbs then held in odd poses and
-// settled slower on a slope, and motors pulled against it; velocity level it stays.)
+// Joint friction, right after integration: undo the relative turn the substep's
+// integration gave the joint while the angular impulse that takes stays within
+// friction_torque x h^2, else turn it back by that much (Coulomb friction at the position
+// level, applied before the constraints as a velocity solver applies it before moving the
+// bodies). Resisting the relative angular velocity after the position solve instead
+// cannot hold a limb: by then gravity has moved it by g h^2, so a limb the friction could
+// hold sagged at about g h (2 cm/s at 480 substeps a second). Applied after the
+// constraints, it would also fight the contacts' and limits' corrections.
 template <class V>
 inline void JointFriction(Body<V>& a, const RigidPartConstants& /*ca*/, Body<V>& b, const RigidPartConstants& cb,
                           const RigidSolveParams& sp) {
   using O = Ops<V>;
   if (cb.friction_torque <= 0.0f) return;
-  const V3<V> rel = Sub(b.w, a.w);
-  const V3<V> n = SafeNormal(rel);
-  const V w = InvInertiaNorm(a, n) + InvInertiaNorm(b, n);
-  const V impulse = O::Min(Length3(rel) / O::Max(w, O::Splat(1e-12f)), O::Splat(cb.friction_torque * sp.dt));
-  const V3<V> p = Scale(n, impulse);
-  a.w = Add(a.w, InvInertia(a, p));
-  b.w = Sub(b.w, InvInertia(b, p));
+  // The turn of b (relative to a) back to the relative rotation at the substep's start:
+  // q_a (q_a,prev^-1 q_b,prev) q_b^-1, as a rotation vector.
+  const Q4<V> d = QMul(QMul(a.q, QMul(QConj(a.qp), b.qp)), QConj(b.q));
+  const V sign = O::Select(d.w < O::Splat(0.0f), O::Splat(-2.0f), O::Splat(2.0f));
+  const V3<V> e{d.x * sign, d.y * sign, d.z * sign};
+  const V3<V> ta = InvInertia(a, e), tb = InvInertia(b, e);
+  const V w = Dot3(e, ta) + Dot3(e, tb);  // |e|^2 x the generalised inverse inertia along e
+  const V e2 = Dot3(e, e);
+  const V safe_w = O::Max(w, O::Splat(1e-24f));
+  // The impulse that undoes it, |e|^3 / w, capped: turn by the fraction the cap allows.
+  const V needed = e2 * O::Sqrt(e2) / safe_w;
+  const V cap = O::Splat(cb.friction_torque * sp.dt * sp.dt);
+  const V fraction = O::Select(needed > cap, cap / O::Max(needed, O::Splat(1e-30f)), O::Splat(1.0f));
+  const V k = O::Select(w > O::Splat(1e-24f), e2 / safe_w * fraction, O::Splat(0.0f));
+  a.q = Turn(a.q, ta, O::Splat(0.0f) - k);
+  b.q = Turn(b.q, tb, k);
 }
 
 // Planar mode: back into the plane (along its normal) and back to a pure turn about the
@@ -788,6 +801,10 @@ inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* b
     Integrate(bodies[j], sp.parts[j], sp);
     UpdateWorldInertia(bodies[j], sp.parts[j]);
   }
+  for (int32_t j = 1; j < sp.part_count; ++j) {
+    const int32_t p = sp.parts[j].parent;
+    JointFriction(bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp);
+  }
   if (st.motors) {
     for (int32_t j = 1; j < sp.part_count; ++j) {
       const int32_t p = sp.parts[j].parent;
@@ -833,7 +850,6 @@ inline void SubstepVelocities(const RigidBlockView& blk, int32_t lane, Body<V>* 
   for (int32_t j = 0; j < sp.part_count; ++j) UpdateVelocities(bodies[j], sp.parts[j], sp);
   for (int32_t j = 1; j < sp.part_count; ++j) {
     const int32_t p = sp.parts[j].parent;
-    JointFriction(bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp);
     if (st.motors && sp.parts[j].motor_omega > 0.0f && sp.parts[j].motor_max_torque > 0.0f)
       MotorDamping(blk, j, lane, bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp, st.strength);
   }
