@@ -200,11 +200,17 @@ void RegisterAll() {
 
 void RegisterCharacterBenchmarks();  // bench_characters.cpp
 void RegisterPileBenchmarks();       // bench_piles.cpp
+#ifdef TENDON_HAVE_BULLET
+void RegisterBulletBenchmarks();  // bench_bullet.cpp, where libbullet-dev is installed
+#endif
 
 int main(int argc, char** argv) {
   RegisterAll();
   RegisterCharacterBenchmarks();
   RegisterPileBenchmarks();
+#ifdef TENDON_HAVE_BULLET
+  RegisterBulletBenchmarks();
+#endif
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
