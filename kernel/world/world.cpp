@@ -1095,28 +1095,39 @@ struct World::Impl {
     for (std::size_t i = 0; i < ragdolls.size(); ++i) {
       const RagdollSlot& r = ragdolls[i];
       if (!r.live || !r.enabled) continue;
-      RagdollGroup& g = ragdoll_groups[r.group];
-      const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
-      const int32_t l = r.lane % kBlockLanes;
-      RagdollBox& box = ragdoll_boxes[boxes++];
-      box = RagdollBox{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}, n, r.part_count, static_cast<int32_t>(i)};
-      for (int32_t j = 0; j < r.part_count; ++j) {
-        const BodyState body = ReadBody(view, l, j);
-        const float margin = (Length(body.v) + Length(body.w) * g.constants[j].extent) * frame_seconds + 0.01f;
-        Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
-        for (const auto& p : g.pair_points[j]) {
-          const Vec3 c = body.x + Rotate(body.q, Vec3{p[0], p[1], p[2]});
-          const float e = p[3] + margin;
-          lo = Vec3{std::min(lo.x, c.x - e), std::min(lo.y, c.y - e), std::min(lo.z, c.z - e)};
-          hi = Vec3{std::max(hi.x, c.x + e), std::max(hi.y, c.y + e), std::max(hi.z, c.z + e)};
-        }
-        pair_bodies[n] = PairBody{r.group, r.lane, j, static_cast<int32_t>(i)};
-        broad[n] = BroadEntry{lo, hi, n};
-        box.lo = Vec3{std::min(box.lo.x, lo.x), std::min(box.lo.y, lo.y), std::min(box.lo.z, lo.z)};
-        box.hi = Vec3{std::max(box.hi.x, hi.x), std::max(box.hi.y, hi.y), std::max(box.hi.z, hi.z)};
-        ++n;
-      }
+      ragdoll_boxes[boxes++] = RagdollBox{{}, {}, n, r.part_count, static_cast<int32_t>(i)};
+      n += r.part_count;
     }
+    // The bounds, in parallel over ragdolls (each writes its own bodies' entries).
+    auto bounds = [&](int32_t begin, int32_t end, uint32_t) {
+      for (int32_t k = begin; k < end; ++k) {
+        RagdollBox& box = ragdoll_boxes[k];
+        const RagdollSlot& r = ragdolls[box.slot];
+        RagdollGroup& g = ragdoll_groups[r.group];
+        const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+        const int32_t l = r.lane % kBlockLanes;
+        box.lo = Vec3{1e30f, 1e30f, 1e30f};
+        box.hi = Vec3{-1e30f, -1e30f, -1e30f};
+        for (int32_t j = 0; j < r.part_count; ++j) {
+          const BodyState body = ReadBody(view, l, j);
+          const float margin = (Length(body.v) + Length(body.w) * g.constants[j].extent) * frame_seconds + 0.01f;
+          const Rot3 rot = RotationOf(body.q);
+          Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+          for (const auto& p : g.pair_points[j]) {
+            const Vec3 c = body.x + Apply(rot, Vec3{p[0], p[1], p[2]});
+            const float e = p[3] + margin;
+            lo = Vec3{std::min(lo.x, c.x - e), std::min(lo.y, c.y - e), std::min(lo.z, c.z - e)};
+            hi = Vec3{std::max(hi.x, c.x + e), std::max(hi.y, c.y + e), std::max(hi.z, c.z + e)};
+          }
+          const int32_t body_index = box.first + j;
+          pair_bodies[body_index] = PairBody{r.group, r.lane, j, box.slot};
+          broad[body_index] = BroadEntry{lo, hi, body_index};
+          box.lo = Vec3{std::min(box.lo.x, lo.x), std::min(box.lo.y, lo.y), std::min(box.lo.z, lo.z)};
+          box.hi = Vec3{std::max(box.hi.x, hi.x), std::max(box.hi.y, hi.y), std::max(box.hi.z, hi.z)};
+        }
+      }
+    };
+    ParallelFor(boxes, 8, bounds);
     for (int32_t i = 0; i < boxes; ++i) box_order[i] = i;
     std::sort(box_order.begin(), box_order.begin() + boxes, [&](int32_t a, int32_t b) {
       return ragdoll_boxes[a].lo.x < ragdoll_boxes[b].lo.x || (ragdoll_boxes[a].lo.x == ragdoll_boxes[b].lo.x && a < b);
