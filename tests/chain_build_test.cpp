@@ -179,6 +179,14 @@ TEST(WorldCreate, RejectsBadSettings) {
   s = {};
   s.tasks.enqueue = [](TaskFn*, int32_t, int32_t, void*, void*) -> void* { return nullptr; };
   check(s, ErrorCode::kOutOfRange, "tasks");
+  s = {};
+  s.ragdoll_settle_damping = -1;
+  check(s, ErrorCode::kOutOfRange, "ragdoll_settle_damping");
+  s.ragdoll_settle_damping = kNaN;
+  check(s, ErrorCode::kOutOfRange, "ragdoll_settle_damping");
+  s = {};
+  s.ragdoll_iterations = 0;
+  check(s, ErrorCode::kOutOfRange, "ragdoll_iterations");
 }
 
 TEST(ChainBind, RejectsMissingOrShortBuffers) {

@@ -214,6 +214,52 @@ TEST(Determinism, StateHashIsIdenticalOnOneTbbForOneTwoAndEightWorkers) {
   }
 }
 
+// A heap of 288 crates touching in a 6 x 6 x 8 block is one island of more than 512
+// pairs, which is solved by colour (in parallel within a colour) instead of as one task:
+// that path is bit-identical for any worker count too.
+std::vector<uint64_t> RunHeap(const TaskHooks& hooks, bool* saw_coloured) {
+  WorldSettings ws;
+  ws.tasks = hooks;
+  auto w = MakeWorld(ws);
+  RagdollSettings crate;
+  PartSettings box;
+  box.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
+  box.mass = 1;
+  crate.parts.push_back(box);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(crate).value();
+  EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  std::vector<std::vector<Transform>> out(288, std::vector<Transform>(1));
+  for (int i = 0; i < 288; ++i) {
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement = Transform{{0.205f * static_cast<float>(i % 6), 0.11f + 0.205f * static_cast<float>(i / 36),
+                             0.205f * static_cast<float>((i / 6) % 6)},
+                            AxisAngle(Vec3{0, 1, 0}, 0.05f * static_cast<float>(i % 7)), {1, 1, 1}};
+    b.output_parts = out[i];
+    EXPECT_TRUE(w->BindRagdoll(b).ok());
+  }
+  std::vector<uint64_t> hashes;
+  for (int f = 0; f < 20; ++f) {
+    w->Step(1.0f / 60.0f);
+    hashes.push_back(w->StateHash());
+    *saw_coloured = *saw_coloured || w->LastStats().coloured_ragdoll_pairs > 0;
+  }
+  return hashes;
+}
+
+TEST(Determinism, ABigIslandSolvedByColourIsIdenticalForOneTwoAndEightWorkers) {
+  bool coloured = false;
+  const std::vector<uint64_t> serial = RunHeap(TaskHooks{nullptr, nullptr, nullptr, 1}, &coloured);
+  EXPECT_TRUE(coloured) << "the heap must be one island big enough to be coloured";
+  for (int workers : {1, 2, 8}) {
+    ThreadPoolHooks pool(workers);
+    bool unused = false;
+    const std::vector<uint64_t> threaded = RunHeap(pool.hooks(), &unused);
+    ASSERT_EQ(threaded.size(), serial.size());
+    for (std::size_t f = 0; f < serial.size(); ++f) ASSERT_EQ(threaded[f], serial[f]) << workers << " workers, frame " << f;
+  }
+}
+
 TEST(Determinism, WorkerIndicesStayBelowTheWorkerCount) {
 #ifdef TENDON_TSAN
   GTEST_SKIP() << "libtbb is not instrumented for ThreadSanitizer";

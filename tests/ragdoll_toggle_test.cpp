@@ -204,6 +204,75 @@ float ArmSagDegrees(bool limb_inertia) {
   return std::atan2(-tip.y, tip.x - 0.1f) * 57.29578f;
 }
 
+// Settling: a body drifting at 0.1 m/s (above the sleep speed, below four times it) is
+// coming to rest; settle damping slows it until it sleeps, while one at 1 m/s is left alone.
+TEST(RagdollSleep, SettleDampingBringsASlowDrifterToRestAndLeavesAFastOneAlone) {
+  auto drift = [](float settle, float speed) {
+    WorldSettings ws;
+    ws.gravity = {};
+    ws.ragdoll_settle_damping = settle;
+    auto w = MakeWorld(ws);
+    RagdollSettings s = Pendulum();
+    for (PartSettings& p : s.parts) p.linear_damping = p.angular_damping = 0;
+    const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+    Bound r;
+    RagdollBinding b;
+    b.archetype = a;
+    b.output_parts = r.parts;
+    b.linear_velocity = {speed, 0, 0};
+    r.id = w->BindRagdoll(b).value();
+    float asleep_at = -1;
+    for (int f = 0; f < 300 && asleep_at < 0; ++f) {
+      w->Step(kStep);
+      if (w->IsRagdollAsleep(r.id)) asleep_at = static_cast<float>(f + 1) * kStep;
+    }
+    return std::make_pair(asleep_at, r.parts[0].translation.x);
+  };
+  const auto [slow_settled, slow_x] = drift(5.0f, 0.1f);
+  const auto [slow_free, slow_free_x] = drift(0.0f, 0.1f);
+  EXPECT_GT(slow_settled, 0.0f) << "settle damping brings it to rest";
+  EXPECT_LT(slow_settled, 2.0f);
+  EXPECT_LT(slow_free, 0.0f) << "without it, a steady drift above the sleep speed never sleeps";
+  EXPECT_NEAR(slow_free_x, 0.5f, 1e-3f) << "5 s at 0.1 m/s";
+  const auto [fast, fast_x] = drift(5.0f, 1.0f);
+  EXPECT_LT(fast, 0.0f);
+  EXPECT_NEAR(fast_x, 5.0f, 5e-3f) << "a body moving at 1 m/s is not settling";
+}
+
+// Joint friction holds a limb whose weight's torque it can carry without creeping, and
+// lets a heavier one fall.
+TEST(RagdollJoints, JointFrictionHoldsALimbItCanCarryAndNotOneItCannot) {
+  auto sag = [](float friction_per_kg) {
+    auto w = MakeWorld();
+    RagdollSettings s = Pendulum();
+    // The arm sticks out sideways: 1 kg whose centre is 0.25 m from the joint, about
+    // 2.5 N m of gravity torque.
+    s.parts[1].pose = Transform{{0.25f, -0.1f, 0}, AxisAngle(Vec3{0, 0, 1}, 1.5707963f), {1, 1, 1}};
+    s.parts[1].joint.friction_torque_per_kg = friction_per_kg;
+    s.parts[1].angular_damping = 0;
+    const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+    Transform root{{0, 2, 0}, {}, {1, 1, 1}};
+    Bound r;
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement = root;
+    b.kinematic_root = &root;
+    b.output_parts = r.parts;
+    r.id = w->BindRagdoll(b).value();
+    // A second to take up the joint's play (the friction holds the turn; the attachment
+    // settles by a mm or two), then two seconds in which it must not move.
+    const float built = r.parts[1].translation.y;
+    for (int f = 0; f < 60; ++f) w->Step(kStep);
+    const float start = r.parts[1].translation.y;
+    for (int f = 0; f < 120; ++f) w->Step(kStep);
+    return std::make_pair(built - start, start - r.parts[1].translation.y);
+  };
+  const auto [held_drop, held_creep] = sag(4.0f);
+  EXPECT_LT(held_drop, 5e-3f) << "4 N m holds 2.5 N m";
+  EXPECT_LT(held_creep, 1e-4f) << "and it does not creep";
+  EXPECT_GT(sag(1.0f).first, 0.1f) << "1 N m does not: the arm falls";
+}
+
 TEST(RagdollMotors, LimbInertiaMotorsHoldAnArmOutWhereTwoPartOnesSag) {
   const float jolt = ArmSagDegrees(false), limb = ArmSagDegrees(true);
   EXPECT_GT(jolt, 10.0f) << "the two-part spring at 6 Hz is soft for a whole arm";

@@ -113,7 +113,7 @@ struct WorldSettings {
   // slept: a pile creeping as its bodies push on each other) loses this much of its
   // linear and angular speed per second until it sleeps or moves faster again. It brings
   // piles to rest sooner without damping anything that moves. 1/s, [0, 100]; 0 disables.
-  float ragdoll_settle_damping = 5.0f;
+  float ragdoll_settle_damping = 8.0f;
   // At most this many characters are active (ragdolled) at once: activating past it
   // releases the oldest. >= 0; 0 refuses every activation.
   int32_t max_active_characters = 16;

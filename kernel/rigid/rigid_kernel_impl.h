@@ -54,6 +54,7 @@ struct Body {
   V3<V> x, v, w, xp;
   Q4<V> q, qp;
   InvI<V> ii;
+  V friction_left;  // the joint to the parent: friction impulse left this substep
 };
 
 template <class V>
@@ -62,7 +63,7 @@ inline Body<V> LoadBody(const RigidBlockView& b, int32_t part, int32_t lane) {
   auto ld = [&](int32_t f) { return O::Load(b.Part(f, part) + lane); };
   return Body<V>{{ld(kRbXx), ld(kRbXy), ld(kRbXz)},     {ld(kRbVx), ld(kRbVy), ld(kRbVz)},
                  {ld(kRbWx), ld(kRbWy), ld(kRbWz)},  {ld(kRbXPx), ld(kRbXPy), ld(kRbXPz)},
-                 {ld(kRbQx), ld(kRbQy), ld(kRbQz), ld(kRbQw)}, {ld(kRbQPx), ld(kRbQPy), ld(kRbQPz), ld(kRbQPw)}};
+                 {ld(kRbQx), ld(kRbQy), ld(kRbQz), ld(kRbQw)}, {ld(kRbQPx), ld(kRbQPy), ld(kRbQPz), ld(kRbQPw)}, {}, O::Splat(0.0f)};
 }
 
 // Stores the body except in `keep` lanes, whose memory keeps its old value.
@@ -114,15 +115,21 @@ inline Q4<V> QNormalize(const Q4<V>& q) {
 // by one Newton step of 1/sqrt about 1 (q (3 - |q|^2) / 2): no square root or division,
 // and for a turn of angle t the length error left is about 3 t^4 / 64 (t = 0.1 rad:
 // 5e-6), which the next turn's step shrinks again.
+// A lane whose turn is zero keeps q bit for bit (the renormalisation would move its last
+// bits), so that a lane's result never depends on what the other lanes of its batch do:
+// the SIMD kernels skip work when no lane needs it, and the scalar reference per lane.
 template <class V>
 inline Q4<V> Turn(const Q4<V>& q, const V3<V>& u, const V& s) {
   using O = Ops<V>;
   const V half = s * O::Splat(0.5f);
-  const Q4<V> d = QMul(Q4<V>{u.x * half, u.y * half, u.z * half, O::Splat(0.0f)}, q);
+  const V3<V> h{u.x * half, u.y * half, u.z * half};
+  const Q4<V> d = QMul(Q4<V>{h.x, h.y, h.z, O::Splat(0.0f)}, q);
   const Q4<V> t{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w};
   const V len2 = O::Fma(t.x, t.x, O::Fma(t.y, t.y, O::Fma(t.z, t.z, t.w * t.w)));
   const V k = O::Fma(len2, O::Splat(-0.5f), O::Splat(1.5f));
-  return {t.x * k, t.y * k, t.z * k, t.w * k};
+  const auto still = O::And(h.x == O::Splat(0.0f), O::And(h.y == O::Splat(0.0f), h.z == O::Splat(0.0f)));
+  return {O::Select(still, q.x, t.x * k), O::Select(still, q.y, t.y * k), O::Select(still, q.z, t.z * k),
+          O::Select(still, q.w, t.w * k)};
 }
 // The body's world inverse inertia from its orientation (I diagonal in the body frame).
 template <class V>
@@ -272,8 +279,40 @@ inline void SolveLimits(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, co
   ApplyAngular(a, ca, b, cb, Sub(twist_fix, Scale(n, excess)));
 }
 
+// Joint friction, at the position level and inside the joint's solve: the joint's
+// relative rotation is held at the substep's start while the angular impulse that takes,
+// summed over the substep's joint passes, stays within friction_torque x h^2 (Coulomb
+// friction; b.friction_left is what is left of it). Solved with the attachment, pass after
+// pass, a limb whose weight the friction can carry stays put: neither turning alone nor
+// turning after the attachment has converted gravity's drop into a turn (velocity level,
+// as before: a creep of ~3 g h) holds it. A joint its motor drives has none.
+template <class V>
+inline void JointFriction(Body<V>& a, Body<V>& b, const RigidPartConstants& cb) {
+  using O = Ops<V>;
+  if (!O::AnyOf(b.friction_left > O::Splat(0.0f))) return;  // spent, or motor-driven in every lane
+  // The turn of b (relative to a) back to the relative rotation at the substep's start:
+  // q_a (q_a,prev^-1 q_b,prev) q_b^-1, as a rotation vector.
+  const Q4<V> d = QMul(QMul(a.q, QMul(QConj(a.qp), b.qp)), QConj(b.q));
+  const V sign = O::Select(d.w < O::Splat(0.0f), O::Splat(-2.0f), O::Splat(2.0f));
+  const V3<V> e{d.x * sign, d.y * sign, d.z * sign};
+  const V3<V> ta = InvInertia(a, e), tb = InvInertia(b, e);
+  const V w = Dot3(e, ta) + Dot3(e, tb);  // |e|^2 x the generalised inverse inertia along e
+  const V e2 = Dot3(e, e);
+  const V safe_w = O::Max(w, O::Splat(1e-24f));
+  // The impulse that undoes it, |e|^3 / w, within what is left: turn by that fraction.
+  const V needed = e2 * O::Sqrt(e2) / safe_w;
+  const V applied = O::Min(needed, b.friction_left);
+  b.friction_left = b.friction_left - applied;
+  const V fraction = O::Select(needed > O::Splat(1e-30f), applied / O::Max(needed, O::Splat(1e-30f)), O::Splat(0.0f));
+  const V k = O::Select(w > O::Splat(1e-24f), e2 / safe_w * fraction, O::Splat(0.0f));
+  (void)cb;
+  a.q = Turn(a.q, ta, O::Splat(0.0f) - k);
+  b.q = Turn(b.q, tb, k);
+}
+
 template <class V>
 inline void SolveJoint(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb) {
+  if (cb.friction_torque > 0.0f) JointFriction(a, b, cb);
   SolveLimits(a, ca, b, cb);
   SolveAttachment(a, ca, b, cb);
 }
@@ -709,37 +748,6 @@ inline void MotorDamping(const RigidBlockView& blk, int32_t part, int32_t lane, 
   b.w = Sub(b.w, InvInertia(b, p));
 }
 
-// Joint friction, right after integration: undo the relative turn the substep's
-// integration gave the joint while the angular impulse that takes stays within
-// friction_torque x h^2, else turn it back by that much (Coulomb friction at the position
-// level, applied before the constraints as a velocity solver applies it before moving the
-// bodies). Resisting the relative angular velocity after the position solve instead
-// cannot hold a limb: by then gravity has moved it by g h^2, so a limb the friction could
-// hold sagged at about g h (2 cm/s at 480 substeps a second). Applied after the
-// constraints, it would also fight the contacts' and limits' corrections.
-template <class V>
-inline void JointFriction(Body<V>& a, const RigidPartConstants& /*ca*/, Body<V>& b, const RigidPartConstants& cb,
-                          const RigidSolveParams& sp) {
-  using O = Ops<V>;
-  if (cb.friction_torque <= 0.0f) return;
-  // The turn of b (relative to a) back to the relative rotation at the substep's start:
-  // q_a (q_a,prev^-1 q_b,prev) q_b^-1, as a rotation vector.
-  const Q4<V> d = QMul(QMul(a.q, QMul(QConj(a.qp), b.qp)), QConj(b.q));
-  const V sign = O::Select(d.w < O::Splat(0.0f), O::Splat(-2.0f), O::Splat(2.0f));
-  const V3<V> e{d.x * sign, d.y * sign, d.z * sign};
-  const V3<V> ta = InvInertia(a, e), tb = InvInertia(b, e);
-  const V w = Dot3(e, ta) + Dot3(e, tb);  // |e|^2 x the generalised inverse inertia along e
-  const V e2 = Dot3(e, e);
-  const V safe_w = O::Max(w, O::Splat(1e-24f));
-  // The impulse that undoes it, |e|^3 / w, capped: turn by the fraction the cap allows.
-  const V needed = e2 * O::Sqrt(e2) / safe_w;
-  const V cap = O::Splat(cb.friction_torque * sp.dt * sp.dt);
-  const V fraction = O::Select(needed > cap, cap / O::Max(needed, O::Splat(1e-30f)), O::Splat(1.0f));
-  const V k = O::Select(w > O::Splat(1e-24f), e2 / safe_w * fraction, O::Splat(0.0f));
-  a.q = Turn(a.q, ta, O::Splat(0.0f) - k);
-  b.q = Turn(b.q, tb, k);
-}
-
 // Planar mode: back into the plane (along its normal) and back to a pure turn about the
 // normal from the bind orientation (the twist part of q q0^-1 about n). Only lanes whose
 // normal is set change.
@@ -801,9 +809,14 @@ inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* b
     Integrate(bodies[j], sp.parts[j], sp);
     UpdateWorldInertia(bodies[j], sp.parts[j]);
   }
-  for (int32_t j = 1; j < sp.part_count; ++j) {
-    const int32_t p = sp.parts[j].parent;
-    JointFriction(bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp);
+  // Joint friction acts where the joint's motor does not drive it (as Jolt's joints: the
+  // friction torque is for joints not powered by a motor).
+  for (int32_t j = 0; j < sp.part_count; ++j) {
+    using O = Ops<V>;
+    const RigidPartConstants& c = sp.parts[j];
+    const V cap = O::Splat(c.friction_torque * sp.dt * sp.dt);
+    const bool has_motor = c.motor_omega > 0.0f && c.motor_max_torque > 0.0f;
+    bodies[j].friction_left = has_motor ? O::Select(st.strength > O::Splat(0.0f), O::Splat(0.0f), cap) : cap;
   }
   if (st.motors) {
     for (int32_t j = 1; j < sp.part_count; ++j) {
@@ -838,10 +851,24 @@ template <class V>
 inline void SubstepVelocities(const RigidBlockView& blk, int32_t lane, Body<V>* bodies, const SliceState<V>& st,
                               const RigidSolveParams& sp) {
   for (int32_t j = 0; j < sp.part_count; ++j) UpdateWorldInertia(bodies[j], sp.parts[j]);
+  // Planar ragdolls back into their plane before the last joint passes (whose limits then
+  // hold: a planar ragdoll's hinges turn about the plane's normal).
+  if (st.any_planar) {
+    for (int32_t j = 0; j < sp.part_count; ++j) {
+      if (sp.parts[j].inv_mass > 0.0f) ProjectPlanar(blk, j, lane, bodies[j], st.planar_n, st.planar);
+    }
+  }
+  // Leaf to root, then root to leaf: one pass alone leaves each joint the error its
+  // neighbours' corrections put back.
+  for (int32_t j = sp.part_count - 1; j >= 1; --j) {
+    const int32_t p = sp.parts[j].parent;
+    SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+  }
   for (int32_t j = 1; j < sp.part_count; ++j) {
     const int32_t p = sp.parts[j].parent;
     SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
   }
+  // And into the plane once more: the passes leave it within a fraction of a degree.
   if (st.any_planar) {
     for (int32_t j = 0; j < sp.part_count; ++j) {
       if (sp.parts[j].inv_mass > 0.0f) ProjectPlanar(blk, j, lane, bodies[j], st.planar_n, st.planar);

@@ -1251,9 +1251,10 @@ struct World::Impl {
     // Small islands first, in slot order of their roots, each one's pairs in broad-phase
     // order; each island's range is [island_start[k], island_start[k + 1]).
     island_count = 0;
-    int32_t next = 0;
+    int32_t next = 0, big_islands = 0;
     for (std::size_t i = 0; i < ragdolls.size(); ++i) {
       const int32_t size = island_size[i];
+      big_islands += size > kColouredIsland ? 1 : 0;
       if (size == 0 || size > kColouredIsland) continue;
       island_fill[i] = next;
       island_start[island_count++] = next;
@@ -1289,6 +1290,8 @@ struct World::Impl {
       }
       ++counts[colour];
     }
+    stats.ragdoll_islands = island_count + big_islands;
+    stats.coloured_ragdoll_pairs = pair_count - coloured_begin;
     colour_start[0] = coloured_begin;  // sized kPairColours + 1 at construction
     for (int32_t c = 0; c < kPairColours; ++c) colour_start[c + 1] = colour_start[c] + counts[c];
     int32_t fill[kPairColours];
