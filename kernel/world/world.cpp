@@ -1420,6 +1420,39 @@ struct World::Impl {
     const int32_t count = pair_contact_count[pair_index];
     pair_touching[pair_index] = 0;
     if (count == 0) return;
+    PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
+    {
+      // Most pairs in reach touch in no substep of the frame, or not in this one: their
+      // poses alone say so, before the velocities and the substep's start are read.
+      const PartPair& pair = ordered_pairs[pair_index];
+      const PairBody& pa = pair_bodies[pair.a];
+      const PairBody& pb = pair_bodies[pair.b];
+      const detail::RigidBlockView va = ragdoll_groups[pa.group].View(pa.lane / kBlockLanes);
+      const detail::RigidBlockView vb = ragdoll_groups[pb.group].View(pb.lane / kBlockLanes);
+      const int32_t la = pa.lane % kBlockLanes, lb = pb.lane % kBlockLanes;
+      auto pose = [](const detail::RigidBlockView& v, int32_t l, int32_t j, Vec3* x, Quat* q) {
+        *x = Vec3{v.Part(detail::kRbXx, j)[l], v.Part(detail::kRbXy, j)[l], v.Part(detail::kRbXz, j)[l]};
+        *q = Quat{v.Part(detail::kRbQx, j)[l], v.Part(detail::kRbQy, j)[l], v.Part(detail::kRbQz, j)[l],
+                  v.Part(detail::kRbQw, j)[l]};
+      };
+      Vec3 xa, xb;
+      Quat qa, qb;
+      pose(va, la, pa.part, &xa, &qa);
+      pose(vb, lb, pb.part, &xb, &qb);
+      const Rot3 ra = RotationOf(qa), rb = RotationOf(qb);
+      bool active = false;
+      for (int32_t k = 0; k < count && !active; ++k) {
+        const PairContact& ct = contacts[k];
+        const Vec3 n = Apply(ct.normal_on_a ? ra : rb, ct.normal);
+        const Vec3 gap = (xa + Apply(ra, ct.arm_a)) - (xb + Apply(rb, ct.arm_b));
+        const float depth = Dot(gap, n);
+        active = depth < 0 || LengthSquared(gap - n * depth) > kPairRemeasureSlide * kPairRemeasureSlide;
+      }
+      if (!active) {
+        for (int32_t k = 0; k < count; ++k) contacts[k].lambda = 0;
+        return;
+      }
+    }
     PairSides sides = LoadPair(pair_index);
     BodyState& a = sides.a;
     BodyState& b = sides.b;
@@ -1428,7 +1461,6 @@ struct World::Impl {
     const bool a_fixed = sides.a_fixed, b_fixed = sides.b_fixed;
     const float ima = sides.ima, imb = sides.imb;
     const float friction = std::sqrt(ca.friction * cb.friction);
-    PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
     Rot3 rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);
     bool moved = false;
     for (int32_t k = 0; k < count; ++k) {
@@ -1503,6 +1535,7 @@ struct World::Impl {
     }
     if (moved) StorePair(sides);
     pair_touching[pair_index] = moved ? 1 : 0;
+
   }
 
   // The velocity half of a pair, after the velocities were derived from the positions:
