@@ -18,8 +18,10 @@
 // which. Building and binding fail with an Error naming the item, field and reason.
 //
 // Threading: a World is used by one thread at a time. Step hands its phases to
-// WorldSettings::tasks (see task_hooks.h) and returns when they are done; results are
-// bit-identical for any worker count. Step sets flush-to-zero and denormals-are-zero
+// WorldSettings::tasks (see task_hooks.h) and returns when they are done: chain and
+// ragdoll blocks of lanes, and contacts between ragdolls by island (awake ragdolls joined
+// by contacts; an island of more than 512 part pairs by colour instead, FrameStats
+// counts both). Results are bit-identical for any worker count. Step sets flush-to-zero and denormals-are-zero
 // inside every task and restores the caller's floating-point mode.
 //
 // Memory: building and binding allocate (archetypes, lanes, per-instance state, scratch
