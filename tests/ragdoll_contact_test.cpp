@@ -59,6 +59,66 @@ TEST(RagdollContacts, TwoCratesCollidingConserveMomentumAndDoNotInterpenetrate) 
   EXPECT_GT(w->LastStats().ragdoll_pairs + 1, 0);
 }
 
+// A sleeping crate stays asleep under one set down on it (it acts as static: the new one
+// rests on it) and wakes when one falls on it.
+TEST(RagdollContacts, ASleeperWakesWhenStruckNotWhenTouchedGently) {
+  auto run = [](float drop_height) {
+    auto w = MakeWorld();
+    EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+    const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate(0.25f, 10.0f)).value();
+    std::vector<Transform> below(1), above(1);
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement.translation = {0, 0.25f, 0};
+    b.output_parts = below;
+    const RagdollId sleeper = w->BindRagdoll(b).value();
+    for (int f = 0; f < 120 && !w->IsRagdollAsleep(sleeper); ++f) w->Step(kStep);
+    EXPECT_TRUE(w->IsRagdollAsleep(sleeper)) << "resting on the ground, it sleeps";
+    b.placement.translation = {0.1f, 0.75f + drop_height, 0};
+    b.output_parts = above;
+    w->BindRagdoll(b).value();
+    bool woke = false;
+    for (int f = 0; f < 60; ++f) {
+      w->Step(kStep);
+      woke = woke || !w->IsRagdollAsleep(sleeper);
+    }
+    if (drop_height == 0.0f) {
+      EXPECT_NEAR(above[0].translation.y, 0.75f, 0.01f) << "the upper crate rests on the lower one";
+    }
+    return woke;
+  };
+  EXPECT_FALSE(run(0.0f)) << "set down on it";
+  EXPECT_TRUE(run(1.0f)) << "dropped from 1 m (4.4 m/s)";
+}
+
+// Static friction holds a crate on a slope its friction can carry, without creeping, and
+// lets it slide down one it cannot.
+TEST(RagdollContacts, FrictionHoldsACrateOnASlopeItCanAndNotOneItCannot) {
+  auto slide = [](float friction) {
+    WorldSettings ws;
+    ws.ragdoll_sleep_speed = 0;  // it must hold by friction, not by sleeping
+    auto w = MakeWorld(ws);
+    const float angle = 0.35f;  // 20 degrees: tan = 0.36
+    const Vec3 n = Rotate(AxisAngle(Vec3{0, 0, 1}, angle), Vec3{0, 1, 0});
+    EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{n, 0}}}).code, ErrorCode::kNone);
+    RagdollSettings s = Crate(0.2f, 5.0f);
+    s.parts[0].friction = friction;
+    const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+    std::vector<Transform> out(1);
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement = Transform{n * 0.201f, AxisAngle(Vec3{0, 0, 1}, angle), {1, 1, 1}};
+    b.output_parts = out;
+    w->BindRagdoll(b).value();
+    for (int f = 0; f < 30; ++f) w->Step(kStep);
+    const Vec3 settled = out[0].translation;
+    for (int f = 0; f < 180; ++f) w->Step(kStep);
+    return Length(out[0].translation - settled);
+  };
+  EXPECT_LT(slide(0.6f), 1e-3f) << "friction 0.6 holds it on 20 degrees for 3 s";
+  EXPECT_GT(slide(0.1f), 1.0f) << "friction 0.1 does not";
+}
+
 TEST(RagdollContacts, CollisionGroupsFilterPairs) {
   WorldSettings ws;
   ws.gravity = {0, 0, 0};
