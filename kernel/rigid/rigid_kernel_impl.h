@@ -131,18 +131,30 @@ inline Q4<V> Turn(const Q4<V>& q, const V3<V>& u, const V& s) {
   return {O::Select(still, q.x, t.x * k), O::Select(still, q.y, t.y * k), O::Select(still, q.z, t.z * k),
           O::Select(still, q.w, t.w * k)};
 }
+// The x, y and z axes of a unit quaternion's frame (its rotation matrix's columns).
+template <class V>
+struct Frame3 {
+  V3<V> x, y, z;
+};
+template <class V>
+inline Frame3<V> QFrame(const Q4<V>& q) {
+  using O = Ops<V>;
+  const V two = O::Splat(2.0f), one = O::Splat(1.0f);
+  const V xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  const V wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  return {{one - two * (yy + zz), two * (xy + wz), two * (xz - wy)},
+          {two * (xy - wz), one - two * (xx + zz), two * (yz + wx)},
+          {two * (xz + wy), two * (yz - wx), one - two * (xx + yy)}};
+}
+
 // The body's world inverse inertia from its orientation (I diagonal in the body frame).
 template <class V>
 inline void UpdateWorldInertia(Body<V>& b, const RigidPartConstants& c) {
   using O = Ops<V>;
-  const Q4<V>& q = b.q;
-  const V two = O::Splat(2.0f), one = O::Splat(1.0f);
-  // Rotation matrix columns (body axes in world).
-  const V xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
-  const V wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-  const V3<V> c0{one - two * (yy + zz), two * (xy + wz), two * (xz - wy)};
-  const V3<V> c1{two * (xy - wz), one - two * (xx + zz), two * (yz + wx)};
-  const V3<V> c2{two * (xz + wy), two * (yz - wx), one - two * (xx + yy)};
+  const Frame3<V> axes = QFrame(b.q);  // the body axes in world
+  const V3<V>& c0 = axes.x;
+  const V3<V>& c1 = axes.y;
+  const V3<V>& c2 = axes.z;
   const V i0 = O::Splat(c.inv_inertia[0]), i1 = O::Splat(c.inv_inertia[1]), i2 = O::Splat(c.inv_inertia[2]);
   auto entry = [&](const V& a0, const V& a1, const V& a2, const V& b0, const V& b1, const V& b2) {
     return O::Fma(a0 * b0, i0, O::Fma(a1 * b1, i1, a2 * b2 * i2));
@@ -220,22 +232,6 @@ inline void SolveAttachment(Body<V>& a, const RigidPartConstants& ca, Body<V>& b
   const V3<V> r1 = QRotate(a.q, Splat3<V>(cb.anchor_parent));
   const V3<V> r2 = QRotate(b.q, Splat3<V>(cb.anchor_child));
   ApplyPositional(&a, &ca, r1, b, cb, r2, Sub(Add(a.x, r1), Add(b.x, r2)));
-}
-
-// The x, y and z axes of a unit quaternion's frame (its rotation matrix's columns).
-template <class V>
-struct Frame3 {
-  V3<V> x, y, z;
-};
-template <class V>
-inline Frame3<V> QFrame(const Q4<V>& q) {
-  using O = Ops<V>;
-  const V two = O::Splat(2.0f), one = O::Splat(1.0f);
-  const V xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
-  const V wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-  return {{one - two * (yy + zz), two * (xy + wz), two * (xz - wy)},
-          {two * (xy - wz), one - two * (xx + zz), two * (yz + wx)},
-          {two * (xz + wy), two * (yz - wx), one - two * (xx + yy)}};
 }
 
 // The limits of one joint as one angular correction: the swing-twist joint's cone and
