@@ -138,33 +138,25 @@ Transform Placement(int k) {
 }
 
 struct Figures {
-  double worst_joint = 0, rest_joint = 0, worst_depth = 0;
+  double worst_joint = 0, rest_joint = 0, worst_depth = 0, worst_swing = 0, worst_twist = 0;
 };
 
-// One frame's worst joint gap and deepest point below y = 0, from part frames (centre,
-// rotation with the capsule along y) and each joint's anchor in both parts' frames.
+// One frame's worst joint gap and limit excess (MeasureJoint, from the part frames and the
+// classic ragdoll's settings) and deepest point below y = 0 (capsules along their y).
 void Measure(const std::vector<Transform>& parts, int step, Figures* f) {
-  static const struct Anchors {
-    Vec3 in_parent[kParts], in_child[kParts];
-    Anchors() {
-      const RagdollSettings s = ClassicRagdoll();
-      for (int j = 1; j < kParts; ++j) {
-        in_parent[j] = Relative(s.parts[s.parts[j].parent].pose, Transform{kJoints[j].anchor, {}, {1, 1, 1}}).translation;
-        in_child[j] = Relative(s.parts[j].pose, Transform{kJoints[j].anchor, {}, {1, 1, 1}}).translation;
-      }
-    }
-  } anchors;
+  static const RagdollSettings classic = ClassicRagdoll();
   double joint = 0, depth = 0;
   for (std::size_t r = 0; r < parts.size() / kParts; ++r) {
-    const Transform* p = &parts[r * kParts];
+    const std::span<const Transform> mine(&parts[r * kParts], kParts);
     for (int j = 1; j < kParts; ++j) {
-      const Vec3 a = TransformPoint(p[kClassic[j].parent], anchors.in_parent[j]);
-      const Vec3 b = TransformPoint(p[j], anchors.in_child[j]);
-      joint = std::max(joint, static_cast<double>(Length(a - b)));
+      const JointMeasure m = MeasureJoint(classic, mine, j);
+      joint = std::max(joint, static_cast<double>(m.gap));
+      f->worst_swing = std::max(f->worst_swing, static_cast<double>(m.SwingExcess()) * 57.29578);
+      f->worst_twist = std::max(f->worst_twist, static_cast<double>(m.TwistExcess()) * 57.29578);
     }
     for (int j = 0; j < kParts; ++j) {
-      const Vec3 axis = Rotate(p[j].rotation, Vec3{0, 0.5f * kClassic[j].height, 0});
-      const float lowest = std::min(p[j].translation.y + axis.y, p[j].translation.y - axis.y) - kClassic[j].radius;
+      const Vec3 axis = Rotate(mine[j].rotation, Vec3{0, 0.5f * kClassic[j].height, 0});
+      const float lowest = std::min(mine[j].translation.y + axis.y, mine[j].translation.y - axis.y) - kClassic[j].radius;
       depth = std::max(depth, static_cast<double>(-lowest));
     }
   }
@@ -180,6 +172,8 @@ void Report(benchmark::State& state, double seconds, const Figures& f, double as
   state.counters["rest_joint_error_mm"] = f.rest_joint * 1e3;
   state.counters["worst_penetration_mm"] = f.worst_depth * 1e3;
   state.counters["all_asleep_s"] = asleep_at;
+  state.counters["worst_swing_excess_deg"] = f.worst_swing;
+  state.counters["worst_twist_excess_deg"] = f.worst_twist;
 }
 
 btTransform ToBullet(const Transform& t) {

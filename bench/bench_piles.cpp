@@ -11,8 +11,10 @@
 //   BM_RagdollPiles/simd/workers:<w>/substeps:<s>   the piles with other XPBD substep counts.
 // Counters: steps_per_s, part_substeps_per_s, the worst joint attachment error (mm) over
 // the run and at rest (the last second), the deepest penetration into the ground (mm) over
-// the run and at rest, when every body was asleep (s; SIMD runs step on untimed up to
-// 30 s; -1: never), and the state hash after the 500 steps in the label.
+// the run and at rest, the worst swing and twist past a joint limit over the run (degrees;
+// dead_pose1 starts some joints outside their limits), when every body was asleep (s; SIMD
+// runs step on untimed up to 30 s; -1: never), and the state hash after the 500 steps in
+// the label.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -42,7 +44,6 @@ constexpr float kStep = 1.0f / 60.0f;
 
 std::string HumanData(const std::string& relative) { return ports::SharedDataPath("jolt-human/" + relative); }
 
-Vec3 ToLocal(const Transform& frame, Vec3 p) { return Rotate(Conjugate(frame.rotation), p - frame.translation); }
 
 // The lowest point (world y) of a part's shape.
 float LowestY(const PartShapeSettings& shape, const Transform& part) {
@@ -88,13 +89,8 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
     model[j] = Compose(p >= 0 ? model[p] : Transform{}, local[j]);
     targets[j] = Normalize(local[j].rotation);
   }
-  // Each joint's anchor in its parent's and its own part frame (build pose).
-  std::vector<Vec3> anchor_parent(n), anchor_child(n);
-  for (int32_t j = 1; j < n; ++j) {
-    anchor_parent[j] = ToLocal(human.parts[human.parts[j].parent].pose, human.parts[j].joint.anchor);
-    anchor_child[j] = ToLocal(human.parts[j].pose, human.parts[j].joint.anchor);
-  }
   double steps_per_s = 0, worst_joint = 0, rest_joint = 0, worst_depth = 0, rest_depth = 0, asleep_at = -1;
+  double worst_swing = 0, worst_twist = 0;  // degrees past the joints' limits
   uint64_t hash = 0;
   for (auto _ : state) {
     std::unique_ptr<TbbTaskSystem> tasks;
@@ -132,7 +128,7 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
       }
     }
     double seconds = 0;
-    worst_joint = rest_joint = worst_depth = rest_depth = 0;
+    worst_joint = rest_joint = worst_depth = rest_depth = worst_swing = worst_twist = 0;
     asleep_at = -1;
     for (int step = 0; step < kSteps; ++step) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -143,9 +139,10 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
       double joint = 0, depth = 0;
       for (const auto& parts : out) {
         for (int32_t j = 1; j < n; ++j) {
-          const Vec3 on_parent = TransformPoint(parts[human.parts[j].parent], anchor_parent[j]);
-          const Vec3 on_child = TransformPoint(parts[j], anchor_child[j]);
-          joint = std::max(joint, static_cast<double>(Length(on_parent - on_child)));
+          const JointMeasure m = MeasureJoint(human, parts, j);
+          joint = std::max(joint, static_cast<double>(m.gap));
+          worst_swing = std::max(worst_swing, static_cast<double>(m.SwingExcess()) * 57.29578);
+          worst_twist = std::max(worst_twist, static_cast<double>(m.TwistExcess()) * 57.29578);
         }
         for (int32_t j = 0; j < n; ++j) depth = std::max(depth, static_cast<double>(-LowestY(human.parts[j].shape, parts[j])));
       }
@@ -173,6 +170,8 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
   state.counters["worst_penetration_mm"] = worst_depth * 1e3;
   state.counters["rest_penetration_mm"] = rest_depth * 1e3;
   state.counters["all_asleep_s"] = asleep_at;
+  state.counters["worst_swing_excess_deg"] = worst_swing;
+  state.counters["worst_twist_excess_deg"] = worst_twist;
   char label[40];
   std::snprintf(label, sizeof label, "hash=%016llx", static_cast<unsigned long long>(hash));
   state.SetLabel(label);

@@ -234,6 +234,51 @@ TEST(JoltHuman, LoadsAndBuildsWithTheFilesMassesAndShapes) {
   EXPECT_EQ(compared, 13);  // 11 capsules, 2 boxes
 }
 
+// MeasureJoint reads a pose the way an observer would: a child turned 30 degrees about
+// its hinge (range -10..20) is 10 degrees past it; one moved 5 mm off its anchor has a
+// 5 mm gap; a swing-twist child swung 50 degrees in a 40-degree cone is 10 past it.
+TEST(RagdollMeasure, MeasureJointReadsGapsAnglesAndExcesses) {
+  RagdollSettings s;
+  PartSettings root;
+  s.parts.push_back(root);
+  PartSettings arm;
+  arm.parent = 0;
+  arm.pose.translation = {0, -0.3f, 0};
+  arm.joint.type = JointType::kHinge;
+  arm.joint.anchor = {0, -0.1f, 0};
+  arm.joint.twist_axis = {1, 0, 0};
+  arm.joint.plane_axis = {0, 1, 0};
+  arm.joint.hinge_min_degrees = -10;
+  arm.joint.hinge_max_degrees = 20;
+  s.parts.push_back(arm);
+  const float kDeg = 3.14159265f / 180.0f;
+  auto turned = [&](float degrees, Vec3 axis, Vec3 shift) {
+    const Quat q = AxisAngle(axis, degrees * kDeg);
+    // The child turned about the anchor, then shifted.
+    const Vec3 anchor = arm.joint.anchor;
+    return std::vector<Transform>{Transform{},
+                                  Transform{anchor + Rotate(q, arm.pose.translation - anchor) + shift, q, {1, 1, 1}}};
+  };
+  JointMeasure m = MeasureJoint(s, turned(30, {1, 0, 0}, {}), 1);
+  EXPECT_NEAR(m.twist, 30 * kDeg, 1e-4f);
+  EXPECT_NEAR(m.TwistExcess(), 10 * kDeg, 1e-4f);
+  EXPECT_NEAR(m.gap, 0.0f, 1e-5f);
+  EXPECT_NEAR(MeasureJoint(s, turned(5, {1, 0, 0}, {}), 1).TwistExcess(), 0.0f, 1e-6f);
+  EXPECT_NEAR(MeasureJoint(s, turned(-25, {1, 0, 0}, {}), 1).TwistExcess(), 15 * kDeg, 1e-4f);
+  EXPECT_NEAR(MeasureJoint(s, turned(0, {1, 0, 0}, {0.005f, 0, 0}), 1).gap, 0.005f, 1e-5f);
+  s.parts[1].joint.type = JointType::kSwingTwist;
+  s.parts[1].joint.twist_axis = {0, -1, 0};
+  s.parts[1].joint.plane_axis = {1, 0, 0};
+  s.parts[1].joint.normal_half_cone_degrees = s.parts[1].joint.plane_half_cone_degrees = 40;
+  m = MeasureJoint(s, turned(50, {0, 0, 1}, {}), 1);
+  EXPECT_NEAR(m.swing, 50 * kDeg, 1e-4f);
+  EXPECT_NEAR(m.swing_limit, 40 * kDeg, 1e-4f);
+  EXPECT_NEAR(m.SwingExcess(), 10 * kDeg, 1e-4f);
+  EXPECT_NEAR(m.twist, 0.0f, 1e-4f);
+  EXPECT_EQ(MeasureJoint(s, turned(0, {1, 0, 0}, {}), 0).gap, 0.0f) << "the root has no joint";
+  EXPECT_EQ(MeasureJoint(s, std::vector<Transform>(1), 1).gap, 0.0f) << "too few frames";
+}
+
 TEST(RagdollBuild, RejectsEveryBadInputWithItsName) {
   struct Case {
     const char* what;

@@ -90,46 +90,6 @@ bool LoadHuman(Rig* rig, WorldSettings ws = {}, bool joint_friction = true) {
   return true;
 }
 
-// World anchors of joint j in its parent and in itself, from the output part frames.
-std::pair<Vec3, Vec3> Anchors(const Rig& r, int j) {
-  const PartSettings& child = r.settings.parts[j];
-  const PartSettings& parent = r.settings.parts[child.parent];
-  const Vec3 in_parent = Relative(parent.pose, Transform{child.joint.anchor, {}, {1, 1, 1}}).translation;
-  const Vec3 in_child = Relative(child.pose, Transform{child.joint.anchor, {}, {1, 1, 1}}).translation;
-  return {TransformPoint(r.parts[child.parent], in_parent), TransformPoint(r.parts[j], in_child)};
-}
-
-struct LimitState {
-  float swing = 0, swing_limit = 0, twist = 0;
-};
-
-// Swing (with its elliptical limit) and twist of joint j, measured from the part frames
-// and the settings' axes alone (independent of the solver's internals).
-LimitState Limits(const Rig& r, int j) {
-  const PartSettings& child = r.settings.parts[j];
-  const PartSettings& parent = r.settings.parts[child.parent];
-  const JointSettings& js = child.joint;
-  const Vec3 ct = js.child_twist_axis == Vec3{} ? js.twist_axis : js.child_twist_axis;
-  const Vec3 cp = js.child_plane_axis == Vec3{} ? js.plane_axis : js.child_plane_axis;
-  const Quat pr = r.parts[child.parent].rotation * Conjugate(parent.pose.rotation);  // build -> now, parent
-  const Quat cr = r.parts[j].rotation * Conjugate(child.pose.rotation);
-  const Vec3 a1 = Rotate(pr, js.twist_axis), a2 = Rotate(cr, ct);
-  const Vec3 y1 = Rotate(pr, js.plane_axis), z1 = Cross(a1, y1);
-  LimitState out;
-  const Vec3 axis = Cross(a1, a2);
-  out.swing = std::atan2(Length(axis), Dot(a1, a2));
-  const Vec3 n = NormalizeOr(axis, y1);
-  const float ky = Dot(n, y1) / std::max(js.normal_half_cone_degrees * kDeg, 1e-6f);
-  const float kz = Dot(n, z1) / std::max(js.plane_half_cone_degrees * kDeg, 1e-6f);
-  out.swing_limit = 1.0f / std::sqrt(std::max(ky * ky + kz * kz, 1e-12f));
-  const Vec3 m = NormalizeOr(a1 + a2, a1);
-  const Vec3 b1 = NormalizeOr(y1 - m * Dot(y1, m), y1);
-  const Vec3 y2 = Rotate(cr, cp);
-  const Vec3 b2 = NormalizeOr(y2 - m * Dot(y2, m), y2);
-  out.twist = std::atan2(Dot(Cross(b1, b2), m), Dot(b1, b2));
-  return out;
-}
-
 // < 1 mm and < 2 degrees throughout, including the first second, when the torso falls
 // over the hips and slams the spine into its limits. That takes 32 substeps per fixed step
 // (with the default 16 the transient reaches about 2.4 mm and 2.4 degrees; settled, both
@@ -154,12 +114,10 @@ TEST(RigidSolve, TheHumanHangingByItsRootKeepsJointsAttachedAndWithinLimits) {
     r.world->Step(kStep);
     Worst& worst = f < 120 ? transient : settled;
     for (int j = 1; j < 23; ++j) {
-      const auto [p, c] = Anchors(r, j);
-      const LimitState l = Limits(r, j);
-      const JointSettings& js = r.settings.parts[j].joint;
-      worst.gap = std::max(worst.gap, Length(p - c));
-      worst.swing = std::max(worst.swing, l.swing - l.swing_limit);
-      worst.twist = std::max({worst.twist, l.twist - js.twist_max_degrees * kDeg, js.twist_min_degrees * kDeg - l.twist});
+      const JointMeasure m = MeasureJoint(r.settings, r.parts, j);
+      worst.gap = std::max(worst.gap, m.gap);
+      worst.swing = std::max(worst.swing, m.SwingExcess());
+      worst.twist = std::max(worst.twist, m.TwistExcess());
     }
   }
   EXPECT_LT(transient.gap, 1e-3f);

@@ -9,6 +9,7 @@
 #include "tendon/ids.h"
 #include "tendon/landing.h"
 #include "tendon/math.h"
+#include "tendon/ragdoll_measure.h"
 #include "tendon/stats.h"
 #include "tendon/task_hooks.h"
 #include "tendon/trace.h"
