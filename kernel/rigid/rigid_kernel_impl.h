@@ -7,19 +7,27 @@
 //
 // The substep (Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position
 // Based Dynamics", and Macklin et al. 2019, "Small Steps in Physics Simulation"; the
-// formulas are summarised in shared/notes/xpbd-rigid-bodies.md):
-//   integrate    x_prev = x; v += h g; damp; clamp speeds; x += h v
-//                q_prev = q; w += h I^-1 (-w x I w) (in the body frame); q += h/2 [w,0] q
-//   joints       parents first: attachment (positional), then swing (elliptical cone) and
-//                twist limits, or hinge alignment and limit (angular corrections)
-//   contacts     each contact sphere against each static plane: normal correction, then
-//                static friction while the tangential impulse stays inside the cone
-//   velocities   v = (x - x_prev) / h; w = 2 (q q_prev^-1).xyz / h
-//   velocity pass joint friction; contact dynamic friction and restitution
+// formulas are summarised in shared/notes/xpbd-rigid-bodies.md), in two halves so that
+// the contacts between ragdolls (world.cpp, scalar, by island) run between them:
+//   positions    integrate: x_prev = x; v += h g; damp (and settle); clamp speeds;
+//                x += h v; q_prev = q; w += h I^-1 (-w x I w) (body frame); q += h/2 [w,0] q
+//                world inverse inertia per body (held for the half)
+//                motors (compliant, capped); joints, `iterations` times root to leaf and
+//                back: joint friction (Coulomb, position level), limits (one angular
+//                correction), attachment (positional)
+//                static contacts against the frame's contact planes (found on the frame's
+//                first substep): normal corrections swept over a part's spheres, then
+//                static friction held over a window of impulses
+//   [contacts between ragdolls: positions]
+//   velocities   joints leaf to root and root to leaf (planar lanes projected around them)
+//                v = (x - x_prev) / h; w = 2 (q q_prev^-1).xyz / h
+//                motor damping; contact dynamic friction, restitution, rolling resistance
+//   [contacts between ragdolls: velocities]
 // Conventions used throughout: a correction `e` is what body 2 (the child, or the part
 // against static geometry) should move or turn by relative to body 1 (the parent); it is
 // split between the bodies by their generalised inverse masses. Inactive corrections are
-// computed as zero-length and change nothing, so no lane needs a mask.
+// computed as zero-length and change nothing (a zero turn keeps a quaternion bit for bit),
+// so no lane needs a mask and no lane's result depends on the others in its batch.
 #include <cmath>
 #include <cstdint>
 
