@@ -414,6 +414,39 @@ TEST(Memory, StepDoesNotAllocate) {
   EXPECT_GT(s.world->LastStats().ragdoll_pairs + s.world->LastStats().sleeping_ragdolls, 0);
 }
 
+// The islands, the colouring of a big island and the pairs' contacts use storage sized at
+// bind time: a heap of 288 touching crates (one island of more than 512 pairs) steps
+// without allocating.
+TEST(Memory, StepDoesNotAllocateWithABigIsland) {
+  auto w = MakeWorld();
+  RagdollSettings crate;
+  PartSettings box;
+  box.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
+  box.mass = 1;
+  crate.parts.push_back(box);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(crate).value();
+  ASSERT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  std::vector<std::vector<Transform>> out(288, std::vector<Transform>(1));
+  for (int i = 0; i < 288; ++i) {
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement.translation = {0.205f * static_cast<float>(i % 6), 0.11f + 0.205f * static_cast<float>(i / 36),
+                               0.205f * static_cast<float>((i / 6) % 6)};
+    b.output_parts = out[i];
+    ASSERT_TRUE(w->BindRagdoll(b).ok());
+  }
+  w->Step(kStep);
+  const long before = g_allocations.load();
+  bool coloured = false;
+  for (int f = 0; f < 30; ++f) {
+    w->Step(kStep);
+    coloured = coloured || w->LastStats().coloured_ragdoll_pairs > 0;
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_TRUE(coloured);
+  EXPECT_GT(w->LastStats().ragdoll_islands, 0);
+}
+
 TEST(FloatingPoint, StepFlushesDenormalsAndRestoresTheCallersMode) {
   Scene s;
   s.Add({});
