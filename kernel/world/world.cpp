@@ -447,6 +447,11 @@ struct World::Impl {
   };
   std::vector<PairBody> pair_bodies;
   std::vector<BroadEntry> broad;  // per body, in ragdoll order (broad[i].body == i)
+  struct PairMotion {
+    Vec3 x, v;   // centre of mass and velocity at the frame's start
+    float extent, spin;  // bounding radius about the centre; |w| x extent
+  };
+  std::vector<PairMotion> pair_motion;  // per body, as broad
   struct RagdollBox {
     Vec3 lo, hi;
     int32_t first, count;  // its parts' bodies
@@ -1110,7 +1115,9 @@ struct World::Impl {
         box.hi = Vec3{-1e30f, -1e30f, -1e30f};
         for (int32_t j = 0; j < r.part_count; ++j) {
           const BodyState body = ReadBody(view, l, j);
-          const float margin = (Length(body.v) + Length(body.w) * g.constants[j].extent) * frame_seconds + 0.01f;
+          const float spin = Length(body.w) * g.constants[j].extent;
+          const float margin = (Length(body.v) + spin) * frame_seconds + 0.01f;
+          pair_motion[box.first + j] = PairMotion{body.x, body.v, g.constants[j].extent, spin};
           const Rot3 rot = RotationOf(body.q);
           Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
           for (const auto& p : g.pair_points[j]) {
@@ -1151,6 +1158,13 @@ struct World::Impl {
       RagdollSlot& sa = ragdolls[pa.slot];
       RagdollSlot& sb = ragdolls[pb.slot];
       if (sa.asleep && sb.asleep) return;
+      // Boxes grown by each part's own speed overlap for two parts falling side by side;
+      // their bounding spheres, grown by their relative speed over the frame (as
+      // FindPairContacts reaches), say whether they can touch this frame at all.
+      const PairMotion& ma = pair_motion[body_a];
+      const PairMotion& mb = pair_motion[body_b];
+      const float reach = ma.extent + mb.extent + (Length(ma.v - mb.v) + ma.spin + mb.spin) * frame_seconds + 0.01f;
+      if (LengthSquared(ma.x - mb.x) > reach * reach) return;
       auto speed_of = [&](const PairBody& body) { return ragdolls[body.slot].frame_speed[body.part]; };
       for (int side = 0; side < 2; ++side) {
         RagdollSlot* s = side == 0 ? &sa : &sb;
@@ -2439,6 +2453,7 @@ Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   w.total_parts += n;
   w.pair_bodies.resize(w.total_parts);
   w.broad.resize(w.total_parts);
+  w.pair_motion.resize(w.total_parts);
   w.ragdoll_boxes.resize(w.ragdolls.size());
   w.box_order.resize(w.ragdolls.size());
   w.near_a.resize(detail::kMaxRagdollParts);
