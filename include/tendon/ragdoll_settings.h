@@ -80,7 +80,9 @@ struct JointSettings {
   float hinge_min_degrees = -180.0f;
   float hinge_max_degrees = 180.0f;
   // Joint friction: the largest torque (per kg of the child part) the joint resists
-  // relative rotation with. N m / kg, >= 0; 0 disables.
+  // relative rotation with (Coulomb: a limb whose weight's torque is below it stays put).
+  // It acts where the joint's motor does not drive it (no motor, or strength 0), as in
+  // Jolt. N m / kg, >= 0; 0 disables.
   float friction_torque_per_kg = 0.0f;
   MotorSettings motor{};
 };
