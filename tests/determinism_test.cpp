@@ -221,23 +221,8 @@ std::vector<uint64_t> RunHeap(const TaskHooks& hooks, bool* saw_coloured) {
   WorldSettings ws;
   ws.tasks = hooks;
   auto w = MakeWorld(ws);
-  RagdollSettings crate;
-  PartSettings box;
-  box.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
-  box.mass = 1;
-  crate.parts.push_back(box);
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(crate).value();
-  EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
-  std::vector<std::vector<Transform>> out(288, std::vector<Transform>(1));
-  for (int i = 0; i < 288; ++i) {
-    RagdollBinding b;
-    b.archetype = a;
-    b.placement = Transform{{0.205f * static_cast<float>(i % 6), 0.11f + 0.205f * static_cast<float>(i / 36),
-                             0.205f * static_cast<float>((i / 6) % 6)},
-                            AxisAngle(Vec3{0, 1, 0}, 0.05f * static_cast<float>(i % 7)), {1, 1, 1}};
-    b.output_parts = out[i];
-    EXPECT_TRUE(w->BindRagdoll(b).ok());
-  }
+  std::vector<std::vector<Transform>> out;
+  BindCrateHeap(*w, &out);
   std::vector<uint64_t> hashes;
   for (int f = 0; f < 20; ++f) {
     w->Step(1.0f / 60.0f);

@@ -53,6 +53,29 @@ inline std::unique_ptr<World> MakeWorld(WorldSettings s = {}) {
   return r.ok() ? std::move(r.value()) : nullptr;
 }
 
+// A heap of 288 small crates touching in a 6 x 6 x 8 block on a ground plane at y = 0:
+// one island of more than 512 part pairs, which the world solves by colour. Each crate
+// writes its one part frame to out[i] (288 of them, sized here).
+inline void BindCrateHeap(World& w, std::vector<std::vector<Transform>>* out) {
+  RagdollSettings crate;
+  PartSettings box;
+  box.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
+  box.mass = 1;
+  crate.parts.push_back(box);
+  const RagdollArchetypeId a = w.BuildRagdollArchetype(crate).value();
+  ASSERT_EQ(w.BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  out->assign(288, std::vector<Transform>(1));
+  for (int i = 0; i < 288; ++i) {
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement = Transform{{0.205f * static_cast<float>(i % 6), 0.11f + 0.205f * static_cast<float>(i / 36),
+                             0.205f * static_cast<float>((i / 6) % 6)},
+                            AxisAngle(Vec3{0, 1, 0}, 0.05f * static_cast<float>(i % 7)), {1, 1, 1}};
+    b.output_parts = (*out)[i];
+    ASSERT_TRUE(w.BindRagdoll(b).ok());
+  }
+}
+
 inline std::vector<Vec3> Positions(const World& w, ChainId id, int n) {
   std::vector<Vec3> p(n);
   EXPECT_EQ(w.GetChainNodePositions(id, p).code, ErrorCode::kNone);

@@ -419,22 +419,8 @@ TEST(Memory, StepDoesNotAllocate) {
 // without allocating.
 TEST(Memory, StepDoesNotAllocateWithABigIsland) {
   auto w = MakeWorld();
-  RagdollSettings crate;
-  PartSettings box;
-  box.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
-  box.mass = 1;
-  crate.parts.push_back(box);
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(crate).value();
-  ASSERT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
-  std::vector<std::vector<Transform>> out(288, std::vector<Transform>(1));
-  for (int i = 0; i < 288; ++i) {
-    RagdollBinding b;
-    b.archetype = a;
-    b.placement.translation = {0.205f * static_cast<float>(i % 6), 0.11f + 0.205f * static_cast<float>(i / 36),
-                               0.205f * static_cast<float>((i / 6) % 6)};
-    b.output_parts = out[i];
-    ASSERT_TRUE(w->BindRagdoll(b).ok());
-  }
+  std::vector<std::vector<Transform>> out;
+  BindCrateHeap(*w, &out);
   w->Step(kStep);
   const long before = g_allocations.load();
   bool coloured = false;
