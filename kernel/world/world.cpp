@@ -1073,15 +1073,21 @@ struct World::Impl {
     Vec3 xp;  // at the substep's start (read only)
     Quat qp;
   };
+  // Position and orientation only (what a pair's contacts need to be re-measured).
+  static void ReadPose(const detail::RigidBlockView& view, int32_t l, int32_t j, Vec3* x, Quat* q) {
+    *x = Vec3{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]};
+    *q = Quat{view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
+              view.Part(detail::kRbQw, j)[l]};
+  }
   static BodyState ReadBody(const detail::RigidBlockView& view, int32_t l, int32_t j) {
-    return BodyState{{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]},
-                     {view.Part(detail::kRbVx, j)[l], view.Part(detail::kRbVy, j)[l], view.Part(detail::kRbVz, j)[l]},
-                     {view.Part(detail::kRbWx, j)[l], view.Part(detail::kRbWy, j)[l], view.Part(detail::kRbWz, j)[l]},
-                     {view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
-                      view.Part(detail::kRbQw, j)[l]},
-                     {view.Part(detail::kRbXPx, j)[l], view.Part(detail::kRbXPy, j)[l], view.Part(detail::kRbXPz, j)[l]},
-                     {view.Part(detail::kRbQPx, j)[l], view.Part(detail::kRbQPy, j)[l], view.Part(detail::kRbQPz, j)[l],
-                      view.Part(detail::kRbQPw, j)[l]}};
+    BodyState b;
+    ReadPose(view, l, j, &b.x, &b.q);
+    b.v = Vec3{view.Part(detail::kRbVx, j)[l], view.Part(detail::kRbVy, j)[l], view.Part(detail::kRbVz, j)[l]};
+    b.w = Vec3{view.Part(detail::kRbWx, j)[l], view.Part(detail::kRbWy, j)[l], view.Part(detail::kRbWz, j)[l]};
+    b.xp = Vec3{view.Part(detail::kRbXPx, j)[l], view.Part(detail::kRbXPy, j)[l], view.Part(detail::kRbXPz, j)[l]};
+    b.qp = Quat{view.Part(detail::kRbQPx, j)[l], view.Part(detail::kRbQPy, j)[l], view.Part(detail::kRbQPz, j)[l],
+                view.Part(detail::kRbQPw, j)[l]};
+    return b;
   }
   static void WriteBody(const detail::RigidBlockView& view, int32_t l, int32_t j, const BodyState& b) {
     const float values[13] = {b.x.x, b.x.y, b.x.z, b.q.x, b.q.y, b.q.z, b.q.w, b.v.x, b.v.y, b.v.z, b.w.x, b.w.y, b.w.z};
@@ -1375,9 +1381,11 @@ struct World::Impl {
     PairContact* contacts = &pair_contacts[static_cast<std::size_t>(pair_index) * kContactsPerPair];
     int32_t& count = pair_contact_count[pair_index];
     count = 0;
-    const float margin = (Length(a.v - b.v) + Length(a.w) * ca.extent + Length(b.w) * cb.extent) * frame_seconds + 0.01f;
-    const float reach = ca.extent + cb.extent + margin;
-    if (LengthSquared(a.x - b.x) > reach * reach) return;
+    // The pair's reach over the frame (the broad phase kept it only if their bounding
+    // spheres get within it).
+    const PairMotion& ma = pair_motion[pair.a];
+    const PairMotion& mb = pair_motion[pair.b];
+    const float margin = (Length(ma.v - mb.v) + ma.spin + mb.spin) * frame_seconds + 0.01f;
     float separation[kContactsPerPair];
     // p is the body whose sample spheres are tested, q the body whose shape they meet.
     auto find = [&](const BodyState& p, const RagdollGroup& gp, int32_t part_p, const BodyState& q,
@@ -1444,15 +1452,10 @@ struct World::Impl {
       const detail::RigidBlockView va = ragdoll_groups[pa.group].View(pa.lane / kBlockLanes);
       const detail::RigidBlockView vb = ragdoll_groups[pb.group].View(pb.lane / kBlockLanes);
       const int32_t la = pa.lane % kBlockLanes, lb = pb.lane % kBlockLanes;
-      auto pose = [](const detail::RigidBlockView& v, int32_t l, int32_t j, Vec3* x, Quat* q) {
-        *x = Vec3{v.Part(detail::kRbXx, j)[l], v.Part(detail::kRbXy, j)[l], v.Part(detail::kRbXz, j)[l]};
-        *q = Quat{v.Part(detail::kRbQx, j)[l], v.Part(detail::kRbQy, j)[l], v.Part(detail::kRbQz, j)[l],
-                  v.Part(detail::kRbQw, j)[l]};
-      };
       Vec3 xa, xb;
       Quat qa, qb;
-      pose(va, la, pa.part, &xa, &qa);
-      pose(vb, lb, pb.part, &xb, &qb);
+      ReadPose(va, la, pa.part, &xa, &qa);
+      ReadPose(vb, lb, pb.part, &xb, &qb);
       const Rot3 ra = RotationOf(qa), rb = RotationOf(qb);
       bool active = false;
       for (int32_t k = 0; k < count && !active; ++k) {
