@@ -211,9 +211,7 @@ inline V ApplyPositional(Body<V>* a, const RigidPartConstants* ca, const V3<V>& 
 
 // Angular correction: body 2 should turn by the rotation vector e relative to body 1.
 template <class V>
-inline void ApplyAngular(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb,
-                         const V3<V>& e) {
-  (void)ca, (void)cb;
+inline void ApplyAngular(Body<V>& a, Body<V>& b, const V3<V>& e) {
   using O = Ops<V>;
   // The impulse along e that turns body 2 by |e| relative to body 1: lambda = |e| / w with
   // w = e^ . (I1^-1 + I2^-1) e^, that is e / (e . (I1^-1 + I2^-1) e) without normalising e.
@@ -247,7 +245,7 @@ inline void SolveAttachment(Body<V>& a, const RigidPartConstants& ca, Body<V>& b
 // pose and summed (the swing turns about an axis normal to both twist axes and the twist
 // about their mean, so the two are orthogonal and one correction serves both).
 template <class V>
-inline void SolveLimits(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb) {
+inline void SolveLimits(Body<V>& a, Body<V>& b, const RigidPartConstants& cb) {
   using O = Ops<V>;
   const V zero = O::Splat(0.0f);
   const Frame3<V> fa = QFrame(QMul(a.q, SplatQ<V>(cb.frame_parent)));
@@ -266,7 +264,7 @@ inline void SolveLimits(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, co
     // Hinge: the axes aligned (turn body 2 by -swing about the swing axis), the angle about
     // them within [hinge_min, hinge_max].
     const V k = O::Select(sin_swing > O::Splat(1e-12f), swing / O::Max(sin_swing, O::Splat(1e-12f)), zero);
-    ApplyAngular(a, ca, b, cb, Sub(LimitCorrection(twist, cb.hinge_min, cb.hinge_max, tn), Scale(axis, k)));
+    ApplyAngular(a, b, Sub(LimitCorrection(twist, cb.hinge_min, cb.hinge_max, tn), Scale(axis, k)));
     return;
   }
   // Swing inside an elliptical cone whose half-angles are about the parent's plane axis
@@ -280,7 +278,7 @@ inline void SolveLimits(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, co
   const V3<V> twist_fix = LimitCorrection(twist, cb.twist_min, cb.twist_max, tn);
   // Within both limits in every lane (a joint at rest mostly is): nothing to turn.
   if (!O::AnyOf(O::Or(excess > zero, O::Or(twist < O::Splat(cb.twist_min), twist > O::Splat(cb.twist_max))))) return;
-  ApplyAngular(a, ca, b, cb, Sub(twist_fix, Scale(n, excess)));
+  ApplyAngular(a, b, Sub(twist_fix, Scale(n, excess)));
 }
 
 // Joint friction, at the position level and inside the joint's solve: the joint's
@@ -291,7 +289,7 @@ inline void SolveLimits(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, co
 // turning after the attachment has converted gravity's drop into a turn (velocity level,
 // as before: a creep of ~3 g h) holds it. A joint its motor drives has none.
 template <class V>
-inline void JointFriction(Body<V>& a, Body<V>& b, const RigidPartConstants& cb) {
+inline void JointFriction(Body<V>& a, Body<V>& b) {
   using O = Ops<V>;
   if (!O::AnyOf(b.friction_left > O::Splat(0.0f))) return;  // spent, or motor-driven in every lane
   // The turn of b (relative to a) back to the relative rotation at the substep's start:
@@ -309,15 +307,14 @@ inline void JointFriction(Body<V>& a, Body<V>& b, const RigidPartConstants& cb) 
   b.friction_left = b.friction_left - applied;
   const V fraction = O::Select(needed > O::Splat(1e-30f), applied / O::Max(needed, O::Splat(1e-30f)), O::Splat(0.0f));
   const V k = O::Select(w > O::Splat(1e-24f), e2 / safe_w * fraction, O::Splat(0.0f));
-  (void)cb;
   a.q = Turn(a.q, ta, O::Splat(0.0f) - k);
   b.q = Turn(b.q, tb, k);
 }
 
 template <class V>
 inline void SolveJoint(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb) {
-  if (cb.friction_torque > 0.0f) JointFriction(a, b, cb);
-  SolveLimits(a, ca, b, cb);
+  if (cb.friction_torque > 0.0f) JointFriction(a, b);
+  SolveLimits(a, b, cb);
   SolveAttachment(a, ca, b, cb);
 }
 
