@@ -65,31 +65,6 @@ Vec3 Perpendicular(Vec3 axis, Vec3 hint, Vec3 fallback) {
   return NormalizeOr(p, Vec3{1, 0, 0});
 }
 
-// The kernel's joint measures (rigid_kernel_impl.h, SolveLimits) for frames fa, fb of the
-// parent and child joint frames: swing as a vector in the parent joint frame's (y, z),
-// twist about the mean twist axis, hinge angle about the parent's twist axis.
-struct JointMeasure {
-  float swing_y = 0, swing_z = 0, twist = 0, hinge = 0;
-};
-float AngleAbout(Vec3 u1, Vec3 u2, Vec3 n) { return std::atan2(Dot(Cross(u1, u2), n), Dot(u1, u2)); }
-JointMeasure Measure(Quat fa, Quat fb) {
-  JointMeasure m;
-  const Vec3 x{1, 0, 0}, y{0, 1, 0};
-  const Vec3 a1 = Rotate(fa, x), a2 = Rotate(fb, x);
-  const Vec3 axis = Cross(a1, a2);
-  const float theta = std::atan2(Length(axis), Dot(a1, a2));
-  if (Length(axis) > 1e-9f) {
-    const Vec3 nl = Rotate(Conjugate(fa), axis * (1.0f / Length(axis)));
-    m.swing_y = theta * nl.y;
-    m.swing_z = theta * nl.z;
-  }
-  const Vec3 mean = NormalizeOr(a1 + a2, a1);
-  auto flat = [](Vec3 v, Vec3 n) { return NormalizeOr(v - n * Dot(v, n), Vec3{}); };
-  m.twist = AngleAbout(flat(Rotate(fa, y), mean), flat(Rotate(fb, y), mean), mean);
-  m.hinge = AngleAbout(flat(Rotate(fa, y), a1), flat(Rotate(fb, y), a1), a1);
-  return m;
-}
-
 struct Rig {
   std::vector<Transform> world;                   // rest, model space
   std::unordered_map<std::string, int32_t> exact;  // name -> bone
@@ -331,9 +306,9 @@ Error LearnLimits(const CharacterSettings& settings, const std::vector<int32_t>&
     float y = 0, z = 0, twist_lo = 1e9f, twist_hi = -1e9f;
   };
   std::vector<Range> range(n);
-  std::vector<JointMeasure> samples;  // per frame and joint, for the ellipse fit
+  std::vector<JointAngles> samples;  // per frame and joint, for the ellipse fit
   e = ForEachClipJoint(settings, part_bone, *ragdoll, [&](int32_t j, Quat fa, Quat fb, Quat) {
-    const JointMeasure m = Measure(fa, fb);
+    const JointAngles m = MeasureJointFrames(fa, fb);
     Range& r = range[j];
     r.y = std::max(r.y, std::fabs(m.swing_y));
     r.z = std::max(r.z, std::fabs(m.swing_z));

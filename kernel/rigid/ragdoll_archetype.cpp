@@ -38,26 +38,6 @@ Error CheckUnitTransform(const Transform& t, int32_t item, const std::string& fi
   return {};
 }
 
-// Quaternion of a rotation matrix given by its columns (Shepperd's method).
-Quat FromColumns(Vec3 x, Vec3 y, Vec3 z) {
-  const float m00 = x.x, m11 = y.y, m22 = z.z;
-  const float trace = m00 + m11 + m22;
-  Quat q;
-  if (trace > 0) {
-    const float s = std::sqrt(trace + 1.0f) * 2.0f;
-    q = {(y.z - z.y) / s, (z.x - x.z) / s, (x.y - y.x) / s, 0.25f * s};
-  } else if (m00 > m11 && m00 > m22) {
-    const float s = std::sqrt(1.0f + m00 - m11 - m22) * 2.0f;
-    q = {0.25f * s, (y.x + x.y) / s, (z.x + x.z) / s, (y.z - z.y) / s};
-  } else if (m11 > m22) {
-    const float s = std::sqrt(1.0f + m11 - m00 - m22) * 2.0f;
-    q = {(y.x + x.y) / s, 0.25f * s, (z.y + y.z) / s, (z.x - x.z) / s};
-  } else {
-    const float s = std::sqrt(1.0f + m22 - m00 - m11) * 2.0f;
-    q = {(z.x + x.z) / s, (z.y + y.z) / s, 0.25f * s, (x.y - y.x) / s};
-  }
-  return Normalize(q);
-}
 
 Error CheckShape(const PartShapeSettings& s, int32_t i) {
   switch (s.type) {
@@ -160,6 +140,27 @@ Error CheckPart(const PartSettings& p, int32_t i, int32_t count) {
 }
 
 }  // namespace
+
+// Shepperd's method.
+Quat FromColumns(Vec3 x, Vec3 y, Vec3 z) {
+  const float m00 = x.x, m11 = y.y, m22 = z.z;
+  const float trace = m00 + m11 + m22;
+  Quat q;
+  if (trace > 0) {
+    const float s = std::sqrt(trace + 1.0f) * 2.0f;
+    q = {(y.z - z.y) / s, (z.x - x.z) / s, (x.y - y.x) / s, 0.25f * s};
+  } else if (m00 > m11 && m00 > m22) {
+    const float s = std::sqrt(1.0f + m00 - m11 - m22) * 2.0f;
+    q = {0.25f * s, (y.x + x.y) / s, (z.x + x.z) / s, (y.z - z.y) / s};
+  } else if (m11 > m22) {
+    const float s = std::sqrt(1.0f + m11 - m00 - m22) * 2.0f;
+    q = {(y.x + x.y) / s, 0.25f * s, (z.y + y.z) / s, (z.x - x.z) / s};
+  } else {
+    const float s = std::sqrt(1.0f + m22 - m00 - m11) * 2.0f;
+    q = {(z.x + x.z) / s, (z.y + y.z) / s, 0.25f * s, (x.y - y.x) / s};
+  }
+  return Normalize(q);
+}
 
 ShapeMass ComputeShapeMass(const PartShapeSettings& s) {
   ShapeMass out;

@@ -73,4 +73,19 @@ struct RagdollArchetype {
 
 Error BuildRagdollArchetype(const RagdollSettings& settings, RagdollArchetype* out);
 
+// The quaternion of a rotation matrix given by its columns.
+Quat FromColumns(Vec3 x, Vec3 y, Vec3 z);
+
+// The joint measures the kernel enforces (rigid_kernel_impl.h, SolveLimits), in plain
+// scalar code, for the parent's and the child's joint frames in world space (x: the twist
+// axis, y: the plane axis). Building limits from clips and MeasureJoint
+// (tendon/ragdoll_measure.h) both read joints with it.
+struct JointAngles {
+  float swing = 0;                 // radians between the two twist axes
+  float swing_y = 0, swing_z = 0;  // swing times its axis's y and z in the parent joint frame
+  float twist = 0;                 // about the mean twist axis, between the plane axes (a
+                                   // hinge's angle)
+};
+JointAngles MeasureJointFrames(Quat parent_frame, Quat child_frame);
+
 }  // namespace tendon::detail

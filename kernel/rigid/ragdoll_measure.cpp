@@ -1,12 +1,37 @@
-// kernel/rigid/ragdoll_measure.cpp: tendon/ragdoll_measure.h. The same measures the solver
-// enforces (rigid_kernel_impl.h's SolveLimits), written again in plain scalar code from the
-// settings, so that a check made with them does not lean on the solver's internals.
+// kernel/rigid/ragdoll_measure.cpp: tendon/ragdoll_measure.h, and the scalar joint measure
+// it shares with building limits from clips (ragdoll_archetype.h, MeasureJointFrames): the
+// measures the solver enforces, from frames and settings alone, so that a check made with
+// them does not lean on the solver's state.
 #include "tendon/ragdoll_measure.h"
+
+#include "kernel/rigid/ragdoll_archetype.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace tendon {
+namespace detail {
+
+JointAngles MeasureJointFrames(Quat parent_frame, Quat child_frame) {
+  JointAngles out;
+  const Vec3 a1 = Rotate(parent_frame, Vec3{1, 0, 0}), a2 = Rotate(child_frame, Vec3{1, 0, 0});
+  const Vec3 axis = Cross(a1, a2);
+  const float sin_swing = Length(axis);
+  out.swing = std::atan2(sin_swing, Dot(a1, a2));
+  if (sin_swing > 1e-9f) {
+    const Vec3 n = Rotate(Conjugate(parent_frame), axis * (1.0f / sin_swing));  // (0, ny, nz)
+    out.swing_y = out.swing * n.y;
+    out.swing_z = out.swing * n.z;
+  }
+  // The plane axes projected normal to the mean twist axis (atan2 is scale-free).
+  const Vec3 m = NormalizeOr(a1 + a2, a1);
+  const Vec3 y1 = Rotate(parent_frame, Vec3{0, 1, 0}), y2 = Rotate(child_frame, Vec3{0, 1, 0});
+  const Vec3 b1 = y1 - m * Dot(y1, m), b2 = y2 - m * Dot(y2, m);
+  out.twist = std::atan2(Dot(Cross(b1, b2), m), Dot(b1, b2));
+  return out;
+}
+
+}  // namespace detail
 
 JointMeasure MeasureJoint(const RagdollSettings& settings, std::span<const Transform> parts, int32_t part) {
   JointMeasure out;
@@ -22,29 +47,26 @@ JointMeasure MeasureJoint(const RagdollSettings& settings, std::span<const Trans
   const Vec3 on_parent = TransformPoint(parts[child.parent], Relative(parent.pose, anchor).translation);
   const Vec3 on_child = TransformPoint(parts[part], Relative(child.pose, anchor).translation);
   out.gap = Length(on_parent - on_child);
-  // Each part's turn from the build pose, and the joint axes turned with it.
+  // The joint frames (x: twist, y: plane axis) of the build pose, turned with each part.
   const Vec3 ct = js.child_twist_axis == Vec3{} ? js.twist_axis : js.child_twist_axis;
   const Vec3 cp = js.child_plane_axis == Vec3{} ? js.plane_axis : js.child_plane_axis;
-  const Quat pr = parts[child.parent].rotation * Conjugate(parent.pose.rotation);
-  const Quat cr = parts[part].rotation * Conjugate(child.pose.rotation);
-  const Vec3 a1 = Rotate(pr, js.twist_axis), a2 = Rotate(cr, ct);
-  const Vec3 y1 = Rotate(pr, js.plane_axis), z1 = Cross(a1, y1);
-  const Vec3 axis = Cross(a1, a2);
-  out.swing = std::atan2(Length(axis), Dot(a1, a2));
-  const Vec3 m = NormalizeOr(a1 + a2, a1);
-  const Vec3 b1 = NormalizeOr(y1 - m * Dot(y1, m), y1);
-  const Vec3 y2 = Rotate(cr, cp);
-  const Vec3 b2 = NormalizeOr(y2 - m * Dot(y2, m), y2);
-  out.twist = std::atan2(Dot(Cross(b1, b2), m), Dot(b1, b2));
+  const Quat parent_frame = parts[child.parent].rotation * Conjugate(parent.pose.rotation) *
+                            detail::FromColumns(js.twist_axis, js.plane_axis, Cross(js.twist_axis, js.plane_axis));
+  const Quat child_frame = parts[part].rotation * Conjugate(child.pose.rotation) * detail::FromColumns(ct, cp, Cross(ct, cp));
+  const detail::JointAngles angles = detail::MeasureJointFrames(parent_frame, child_frame);
+  out.swing = angles.swing;
+  out.twist = angles.twist;
   if (js.type == JointType::kHinge) {
-    out.swing_limit = 0;
     out.twist_min = js.hinge_min_degrees * kDeg;
     out.twist_max = js.hinge_max_degrees * kDeg;
     return out;
   }
-  const Vec3 n = NormalizeOr(axis, y1);
-  const float ky = Dot(n, y1) / std::max(js.normal_half_cone_degrees * kDeg, 1e-6f);
-  const float kz = Dot(n, z1) / std::max(js.plane_half_cone_degrees * kDeg, 1e-6f);
+  // The cone's half-angle along the swing's axis (n_y, n_z in the parent joint frame): an
+  // ellipse with half-angles normal_half_cone (y) and plane_half_cone (z).
+  const float ny = angles.swing > 1e-9f ? angles.swing_y / angles.swing : 1.0f;
+  const float nz = angles.swing > 1e-9f ? angles.swing_z / angles.swing : 0.0f;
+  const float ky = ny / std::max(js.normal_half_cone_degrees * kDeg, 1e-6f);
+  const float kz = nz / std::max(js.plane_half_cone_degrees * kDeg, 1e-6f);
   out.swing_limit = 1.0f / std::sqrt(std::max(ky * ky + kz * kz, 1e-12f));
   out.twist_min = js.twist_min_degrees * kDeg;
   out.twist_max = js.twist_max_degrees * kDeg;
