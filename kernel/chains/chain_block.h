@@ -24,8 +24,13 @@ namespace tendon::detail {
 // others, read once per frame, in its cold part. A topology's blocks keep their hot parts
 // side by side in one slab, so a solve streams contiguous memory and nothing else.
 enum NodeField : int32_t {
-  kPx, kPy, kPz,              // simulated position (world)
-  kQx, kQy, kQz,              // previous simulated position (verlet velocity)
+  // Two slots of simulated world positions: one holds the current position, the other the
+  // previous one (the verlet velocity is their difference). Which is which is a property of
+  // the topology's blocks, in ChainBlockView::position and ::previous: a substep writes each
+  // new position over the previous one and swaps the roles, so it writes three rows per node
+  // instead of six (a sixth less memory traffic once blocks leave the cache).
+  kPos0x, kPos0y, kPos0z,
+  kPos1x, kPos1y, kPos1z,
   kBx, kBy, kBz,              // animated position this frame (interpolation end)
   // Link rest length to the parent (m), negated for a pinned node (one that copies the
   // animated pose, as roots and padding lanes do): the sign is the pin flag, one row less.
@@ -79,6 +84,8 @@ struct ChainBlockView {
   int32_t collider_count = 0;
   float* hot = nullptr;   // HotRows * kBlockLanes floats, cache-line aligned
   float* cold = nullptr;  // ColdRows * kBlockLanes floats, cache-line aligned
+  int32_t position = kPos0x;  // the slot of the current simulated position
+  int32_t previous = kPos1x;  // the slot of the previous one
 
   // Node-major: all hot fields of node 0, then of node 1, ... so that a solve, which walks
   // the nodes in order, reads one sequential stream per block (field-major measured 1.3x
@@ -120,8 +127,10 @@ struct ChainPoseInput {
   const Transform* locals[kBlockLanes];
 };
 
-// How many blocks a solve call interleaves (see Solve in chain_kernel_impl.h).
+// How many blocks a solve call interleaves (see Solve in chain_kernel_impl.h), and the
+// most one call takes.
 inline constexpr int32_t kSolveInterleave = 4;
+inline constexpr int32_t kMaxSolveBlocks = 16;
 
 // A kernel set for one instruction set; see chain_kernels.cpp for the dispatch.
 struct ChainKernels {

@@ -88,6 +88,9 @@ struct ChainGroup {
   std::vector<int32_t> lane_owner;     // chain slot per lane, -1 for padding
   int32_t lanes_used = 0;              // awake lanes, packed at the front
   int32_t bound = 0;
+  // Whether kPos1x rather than kPos0x holds the current position in every block (all of
+  // a group's blocks are solved in the same frames, so they share it; see kPos0x).
+  bool positions_swapped = false;
 
   int32_t Rows() const { return hot_rows + cold_rows; }
   ChainBlockView View(int32_t block) {
@@ -99,6 +102,8 @@ struct ChainGroup {
     v.collider_count = collider_count;
     v.hot = hot_slab.data() + static_cast<std::size_t>(block) * hot_rows * kBlockLanes;
     v.cold = cold_slab.data() + static_cast<std::size_t>(block) * cold_rows * kBlockLanes;
+    v.position = positions_swapped ? detail::kPos1x : detail::kPos0x;
+    v.previous = positions_swapped ? detail::kPos0x : detail::kPos1x;
     return v;
   }
   void SetLaneToPadding(int32_t lane) {
@@ -585,7 +590,7 @@ struct World::Impl {
       const int32_t p = a.topology.parent[k];
       world[k] = p < 0 ? a.rest_local[k] : Compose(world[p], a.rest_local[k]);
       const Vec3 t = world[k].translation;
-      for (int32_t f : {detail::kPx, detail::kQx, detail::kAx, detail::kBx}) {
+      for (int32_t f : {detail::kPos0x, detail::kPos1x, detail::kAx, detail::kBx}) {
         v.Node(f, k)[0] = t.x;
         v.Node(f + 1, k)[0] = t.y;
         v.Node(f + 2, k)[0] = t.z;
@@ -848,8 +853,8 @@ struct World::Impl {
           const float b = v.Node(detail::kBx + axis, k)[l];
           v.Node(detail::kAx + axis, k)[l] = b;
           if (snap) {
-            v.Node(detail::kPx + axis, k)[l] = b;
-            v.Node(detail::kQx + axis, k)[l] = b;
+            v.Node(detail::kPos0x + axis, k)[l] = b;
+            v.Node(detail::kPos1x + axis, k)[l] = b;
           }
         }
       }
@@ -916,6 +921,9 @@ struct World::Impl {
       }
     };
     ParallelFor(work_count, detail::kSolveInterleave, task);
+    if (substeps % 2 == 1) {
+      for (ChainGroup& g : groups) g.positions_swapped = !g.positions_swapped;
+    }
   }
 
   void ResetLane(const ChainBlockView& v, int32_t l, ChainSlot& slot) {
@@ -923,8 +931,8 @@ struct World::Impl {
       for (int32_t axis = 0; axis < 3; ++axis) {
         const float b = v.Node(detail::kBx + axis, k)[l];
         v.Node(detail::kAx + axis, k)[l] = b;
-        v.Node(detail::kPx + axis, k)[l] = b;
-        v.Node(detail::kQx + axis, k)[l] = b;
+        v.Node(detail::kPos0x + axis, k)[l] = b;
+        v.Node(detail::kPos1x + axis, k)[l] = b;
       }
     }
     for (int32_t k = 0; k < slot.bone_count; ++k) slot.Output(k) = slot.last_good[k];
@@ -944,8 +952,8 @@ struct World::Impl {
           bool finite = true;
           for (int32_t n = 0; n < v.node_count; ++n) {
             const float sum = v.Node(detail::kOx, n)[l] + v.Node(detail::kOy, n)[l] + v.Node(detail::kOz, n)[l] +
-                              v.Node(detail::kOw, n)[l] + v.Node(detail::kPx, n)[l] + v.Node(detail::kPy, n)[l] +
-                              v.Node(detail::kPz, n)[l];
+                              v.Node(detail::kOw, n)[l] + v.Node(v.position, n)[l] + v.Node(v.position + 1, n)[l] +
+                              v.Node(v.position + 2, n)[l];
             finite = finite && std::isfinite(sum);
           }
           if (!finite) {
@@ -3100,7 +3108,7 @@ Error World::GetChainNodePositions(ChainId id, std::span<Vec3> out) const {
     const ChainBlockView v = g.View(s->lane / kBlockLanes);
     const int32_t l = s->lane % kBlockLanes;
     for (int32_t k = 0; k < s->bone_count; ++k)
-      out[k] = Vec3{v.Node(detail::kPx, k)[l], v.Node(detail::kPy, k)[l], v.Node(detail::kPz, k)[l]};
+      out[k] = Vec3{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
     return {};
   }
   const ChainArchetype& a = w.archetypes[s->archetype].archetype;
@@ -3140,8 +3148,8 @@ uint64_t World::StateHash() const {
     const ChainBlockView v = g.View(s.lane / kBlockLanes);
     const int32_t l = s.lane % kBlockLanes;
     for (int32_t k = 0; k < s.bone_count; ++k) {
-      for (int32_t f : {detail::kPx, detail::kPy, detail::kPz, detail::kQx, detail::kQy, detail::kQz}) {
-        mix(v.Node(f, k) + l, sizeof(float));
+      for (int32_t slot : {v.position, v.previous}) {
+        for (int32_t axis = 0; axis < 3; ++axis) mix(v.Node(slot + axis, k) + l, sizeof(float));
       }
       mix(&s.Output(k), sizeof(Transform));
     }
