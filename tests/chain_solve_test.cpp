@@ -72,7 +72,10 @@ TEST(ChainSolve, FullStiffnessHoldsTheAnimatedPose) {
 }
 
 // Runs the same lively scene on the scalar reference and on `isa`, 1,000 substeps.
-// The reference of an FMA kernel fuses its multiply-adds too (Isa::kScalarFma).
+// The reference of an FMA kernel fuses its multiply-adds too (Isa::kScalarFma). Eleven
+// chains use their chain's parameters and five, of the same topology, per-node overrides
+// (one node pinned mid-chain), so one block takes the uniform path and one the per-node
+// path; padding lanes fill the rest.
 void CompareWithScalar(Isa isa) {
   if (!IsIsaSupported(isa)) GTEST_SKIP() << ToString(isa) << " is not supported on this CPU";
   WorldSettings ws;
@@ -89,16 +92,22 @@ void CompareWithScalar(Isa isa) {
   s.colliders.push_back({.shape = ColliderShape::kCapsule, .bone = 0, .a = {-0.2f, -0.3f, -0.1f}, .b = {0.2f, -0.3f, 0.1f}, .radius = 0.05f});
   s.colliders.push_back({.shape = ColliderShape::kPlane, .bone = -1, .frame = 0, .a = {0, 1.0f, 0}, .b = {0, 1, 0}});
   s.colliders.push_back({.shape = ColliderShape::kSphere, .inside = true, .bone = 0, .a = {0, 0, 0}, .radius = 0.45f});
+  ChainArchetypeSettings overridden = s;
+  overridden.overrides.push_back({.node = 1, .damping = 0.8f, .gravity_scale = 0.5f});
+  overridden.overrides.push_back({.node = 2, .stiffness = 0.3f, .wind_scale = 2.0f, .radius = 0.04f});
+  overridden.overrides.push_back({.node = 3, .pinned = true});
   const ChainArchetypeId ra = ref->BuildChainArchetype(s).value();
   const ChainArchetypeId sa = simd->BuildChainArchetype(s).value();
-  constexpr int kChains = 11;  // not a multiple of the lane width: padding lanes are exercised
+  const ChainArchetypeId rb = ref->BuildChainArchetype(overridden).value();
+  const ChainArchetypeId sb = simd->BuildChainArchetype(overridden).value();
+  constexpr int kUniformChains = 11, kChains = 16;
   std::vector<HostChain> ref_hosts(kChains, HostChain(s)), simd_hosts(kChains, HostChain(s));
   std::vector<ChainId> ref_ids, simd_ids;
   for (int i = 0; i < kChains; ++i) {
     ref_hosts[i].collider_frames.assign(1, Transform{});
     simd_hosts[i].collider_frames.assign(1, Transform{});
-    ref_ids.push_back(ref->BindChain(ref_hosts[i].Binding(ra)).value());
-    simd_ids.push_back(simd->BindChain(simd_hosts[i].Binding(sa)).value());
+    ref_ids.push_back(ref->BindChain(ref_hosts[i].Binding(i < kUniformChains ? ra : rb)).value());
+    simd_ids.push_back(simd->BindChain(simd_hosts[i].Binding(i < kUniformChains ? sa : sb)).value());
   }
   int substeps = 0;
   float worst = 0.0f, worst_rot = 0.0f;

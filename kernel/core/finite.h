@@ -1,11 +1,15 @@
 // kernel/core/finite.h: one check, used wherever the step reads host transforms.
 //
-// True when every float of `count` transforms is finite: x * 0 is 0 for finite x and NaN
-// otherwise, so one sum (which vectorises) answers for the whole span. No allocation;
-// safe on the step's hot path.
+// True when every float of `count` transforms is finite, that is, when no float has all
+// its exponent bits set. The test is on the bits, in integers, so that the loop vectorises:
+// a float sum (x * 0 is NaN for non-finite x) would be one serial chain of adds, which the
+// compiler may not reorder (it cost a tenth of the pose phase in BM_ChainBudget). No
+// allocation; safe on
+// the step's hot path.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "tendon/math.h"
 
@@ -14,9 +18,13 @@ namespace tendon::detail {
 static_assert(sizeof(Transform) == 10 * sizeof(float), "Transform is ten packed floats");
 inline bool AllFinite(const Transform* t, int64_t count) {
   const auto* f = reinterpret_cast<const float*>(t);
-  float acc = 0.0f;
-  for (int64_t i = 0; i < count * 10; ++i) acc += f[i] * 0.0f;
-  return acc == 0.0f;
+  uint32_t non_finite = 0;
+  for (int64_t i = 0; i < count * 10; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, f + i, sizeof bits);
+    non_finite |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  return non_finite == 0;
 }
 
 }  // namespace tendon::detail
