@@ -4,8 +4,7 @@
 // its exponent bits set. The test is on the bits, in integers, so that the loop vectorises:
 // a float sum (x * 0 is NaN for non-finite x) would be one serial chain of adds, which the
 // compiler may not reorder (it cost a tenth of the pose phase in BM_ChainBudget). No
-// allocation; safe on
-// the step's hot path.
+// allocation; safe on the step's hot path.
 #pragma once
 
 #include <cstdint>
