@@ -137,8 +137,11 @@ struct ChainKernels {
   // Runs params.substeps substeps over `count` blocks of one topology: integrate,
   // stiffness, collide, link. Each lane's result is independent of the others'.
   void (*solve)(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params);
-  // Fills kW* and kO* (written world and local rotations) from the solved positions.
-  void (*writeback)(const ChainBlockView& block);
+  // Fills kW* and kO* (written world and local rotations) from the solved positions, and
+  // sets finite_probe[l] (kBlockLanes floats) to 0 when every written rotation and solved
+  // position of lane l is finite, and to NaN otherwise (checked in lanes, so the world
+  // does not re-read every field of every lane to find a NaN).
+  void (*writeback)(const ChainBlockView& block, float* finite_probe);
   // Composes the animated world pose of every lane: B (position), R (rotation), the root
   // parents' rotations, and world scale into kWx..kWz (scratch until writeback).
   void (*pose)(const ChainBlockView& block, const ChainPoseInput& input);

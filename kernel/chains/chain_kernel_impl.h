@@ -335,10 +335,12 @@ inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
 // simulated one (a leaf keeps its parent's swing); its local rotation is the parent's
 // written world rotation inverted, times its own.
 template <class V>
-void Writeback(const ChainBlockView& b) {
+void Writeback(const ChainBlockView& b, float* finite_probe) {
   using O = Ops<V>;
   constexpr int32_t kW = O::kSize;
   for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+    // x * 0 is 0 for finite x and NaN otherwise; the sum carries a NaN to the end.
+    V probe = O::Splat(0.0f);
     for (int32_t k = 0; k < b.node_count; ++k) {
       const Q4<V> r = LoadNodeQ<V>(b, kRx, k, lane);
       const int32_t child = b.first_child[k];
@@ -359,8 +361,13 @@ void Writeback(const ChainBlockView& b) {
           parent >= 0 ? LoadNodeQ<V>(b, kWx, parent, lane)
                       : LoadQ4<V>(b.Lane(kRootParentRx) + lane, b.Lane(kRootParentRy) + lane,
                                   b.Lane(kRootParentRz) + lane, b.Lane(kRootParentRw) + lane);
-      StoreNodeQ(b, kOx, k, lane, QMul(QConj(parent_world), world));
+      const Q4<V> local = QMul(QConj(parent_world), world);
+      StoreNodeQ(b, kOx, k, lane, local);
+      const V3<V> p = LoadV3<V>(b, b.position, k, lane);
+      const V sum = local.x + local.y + local.z + local.w + p.x + p.y + p.z;
+      probe = probe + sum * O::Splat(0.0f);
     }
+    O::Store(finite_probe + lane, probe);
   }
 }
 

@@ -944,19 +944,13 @@ struct World::Impl {
       for (int32_t i = begin; i < end; ++i) {
         ChainGroup& g = groups[work[i].group];
         const ChainBlockView v = g.View(work[i].block);
-        k->writeback(v);
+        alignas(64) float finite_probe[kBlockLanes];
+        k->writeback(v, finite_probe);
         for (int32_t l = 0; l < kBlockLanes; ++l) {
           const int32_t owner = g.lane_owner[work[i].block * kBlockLanes + l];
           if (owner < 0) continue;
           ChainSlot& slot = chains[owner];
-          bool finite = true;
-          for (int32_t n = 0; n < v.node_count; ++n) {
-            const float sum = v.Node(detail::kOx, n)[l] + v.Node(detail::kOy, n)[l] + v.Node(detail::kOz, n)[l] +
-                              v.Node(detail::kOw, n)[l] + v.Node(v.position, n)[l] + v.Node(v.position + 1, n)[l] +
-                              v.Node(v.position + 2, n)[l];
-            finite = finite && std::isfinite(sum);
-          }
-          if (!finite) {
+          if (!(finite_probe[l] == 0.0f)) {
             ResetLane(v, l, slot);
             ++work_counters[i].reset;
             continue;
