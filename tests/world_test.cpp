@@ -334,6 +334,26 @@ TEST(BadInput, ANaNPoseNeverReachesTheOutput) {
   (void)good_output;
 }
 
+// A pose that is finite but so large that the simulated state overflows (here the sum of
+// positions the writeback checks in lanes) resets the chain and is counted; nothing
+// non-finite reaches the host, and sane input simulates again.
+TEST(BadInput, AChainWhoseSimulationOverflowsIsResetAndCounted) {
+  WorldSettings ws;
+  ws.max_distance = INFINITY;
+  Scene s(ws);
+  s.Add({});
+  s.Add({1, 0, 0});  // a finite neighbour in the same block is not reset
+  for (int i = 0; i < 5; ++i) s.world->Step(kStep);
+  s.hosts[0]->root_parent.translation = {2e38f, 2e38f, 2e38f};
+  const FrameStats& st = s.world->Step(kStep);
+  EXPECT_EQ(st.reset_non_finite, 1);
+  for (const auto& host : s.hosts) {
+    for (const Transform& t : host->output) ASSERT_TRUE(IsFinite(t));
+  }
+  s.hosts[0]->root_parent.translation = {0, 0, 0};
+  EXPECT_EQ(s.world->Step(kStep).reset_non_finite, 0);
+}
+
 TEST(BadInput, NonFiniteColliderFramesAreHeld) {
   auto w = MakeWorld();
   ChainArchetypeSettings st = Strand(4);
