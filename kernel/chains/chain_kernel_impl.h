@@ -190,7 +190,7 @@ TENDON_CHAIN_INLINE void SolveLinked(const ChainBlockView& b, int32_t k, int32_t
   // Stiffness: pose-hold strength toward the animated pose.
   n = Lerp3(n, anim, params.stiffness);
   if (b.collider_count > 0) {
-    const V radius = O::Load(node + kRadius * kBlockLanes);
+    const V radius = O::Load(b.Radius(k) + lane);
     for (int32_t c = 0; c < b.collider_count; ++c) n = Collide<V>(b, c, lane, n, radius);
   }
   // Inextensible link: the parent is final for this substep (parents first), in the slot

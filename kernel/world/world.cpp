@@ -656,7 +656,7 @@ struct World::Impl {
       v.Node(detail::kStiffness, k)[l] = a.stiffness[k];
       v.Node(detail::kGravityScale, k)[l] = a.gravity_scale[k];
       v.Node(detail::kWindScale, k)[l] = a.wind_scale[k];
-      v.Node(detail::kRadius, k)[l] = a.radius[k];
+      if (v.collider_count > 0) v.Radius(k)[l] = a.radius[k];
     }
     v.Lane(detail::kLaneDamping)[l] = a.damping[0];
     v.Lane(detail::kLaneStiffness)[l] = a.stiffness[0];
