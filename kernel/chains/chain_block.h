@@ -41,8 +41,7 @@ enum NodeField : int32_t {
   kDamping, kStiffness, kGravityScale, kWindScale,  // per node, read only when some lane's
                                                     // chain overrides them (see kUniform)
   kRx, kRy, kRz, kRw,         // animated world rotation this frame
-  kWx, kWy, kWz, kWw,         // written world rotation (writeback scratch)
-  kOx, kOy, kOz, kOw,         // written local rotation (writeback output)
+  kSx, kSy, kSz,              // animated world scale this frame (pose phase only)
   kNodeFieldCount
 };
 inline constexpr int32_t kColdNodeFieldCount = kNodeFieldCount - kHotNodeFieldCount;
@@ -136,6 +135,19 @@ struct ChainPoseInput {
   const Transform* locals[kBlockLanes];
 };
 
+// The writeback kernel's scratch for one block: per node, its written world rotation (x, y,
+// z, w rows) then its written local rotation, kBlockLanes floats a row, cache-line aligned.
+// It is the caller's (one per worker), so the rotations, which live for one block's
+// writeback only, never travel through the blocks' slabs: 64 bytes less memory traffic
+// per bone once the slabs leave the cache.
+inline constexpr int32_t kWritebackRowsPerNode = 8;
+inline float* WrittenWorldRotation(float* scratch, int32_t node) {
+  return scratch + static_cast<std::size_t>(node) * kWritebackRowsPerNode * kBlockLanes;
+}
+inline float* WrittenLocalRotation(float* scratch, int32_t node) {
+  return WrittenWorldRotation(scratch, node) + 4 * kBlockLanes;
+}
+
 // How many blocks a solve call interleaves (see Solve in chain_kernel_impl.h), and the
 // most one call takes.
 inline constexpr int32_t kSolveInterleave = 4;
@@ -146,13 +158,14 @@ struct ChainKernels {
   // Runs params.substeps substeps over `count` blocks of one topology: integrate,
   // stiffness, collide, link. Each lane's result is independent of the others'.
   void (*solve)(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& params);
-  // Fills kW* and kO* (written world and local rotations) from the solved positions, and
-  // sets finite_probe[l] (kBlockLanes floats) to 0 when every written rotation and solved
-  // position of lane l is finite, and to NaN otherwise (checked in lanes, so the world
-  // does not re-read every field of every lane to find a NaN).
-  void (*writeback)(const ChainBlockView& block, float* finite_probe);
+  // Fills the written world and local rotations of every node into `scratch`
+  // (node_count * kWritebackRowsPerNode rows; see WrittenLocalRotation) from the solved
+  // positions, and sets finite_probe[l] (kBlockLanes floats) to 0 when every written
+  // rotation and solved position of lane l is finite, and to NaN otherwise (checked in
+  // lanes, so the world does not re-read every field of every lane to find a NaN).
+  void (*writeback)(const ChainBlockView& block, float* scratch, float* finite_probe);
   // Composes the animated world pose of every lane: B (position), R (rotation), the root
-  // parents' rotations, and world scale into kWx..kWz (scratch until writeback).
+  // parents' rotations, and world scale (kSx..kSz).
   void (*pose)(const ChainBlockView& block, const ChainPoseInput& input);
   const char* name;
 };

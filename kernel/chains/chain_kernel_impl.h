@@ -334,8 +334,22 @@ inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
 // swung by the shortest arc from the animated direction to its first child to the
 // simulated one (a leaf keeps its parent's swing); its local rotation is the parent's
 // written world rotation inverted, times its own.
+// A quaternion in four consecutive rows of kBlockLanes floats (the writeback scratch).
 template <class V>
-void Writeback(const ChainBlockView& b, float* finite_probe) {
+inline Q4<V> LoadRows(const float* row) {
+  return LoadQ4<V>(row, row + kBlockLanes, row + 2 * kBlockLanes, row + 3 * kBlockLanes);
+}
+template <class V>
+inline void StoreRows(float* row, const Q4<V>& q) {
+  using O = Ops<V>;
+  O::Store(row, q.x);
+  O::Store(row + kBlockLanes, q.y);
+  O::Store(row + 2 * kBlockLanes, q.z);
+  O::Store(row + 3 * kBlockLanes, q.w);
+}
+
+template <class V>
+void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe) {
   using O = Ops<V>;
   constexpr int32_t kW = O::kSize;
   for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
@@ -352,17 +366,17 @@ void Writeback(const ChainBlockView& b, float* finite_probe) {
         world = QMul(ShortestArc(from, to), r);
       } else if (parent >= 0) {
         // Keep the animated local rotation under the written parent.
-        const Q4<V> parent_written = LoadNodeQ<V>(b, kWx, parent, lane);
+        const Q4<V> parent_written = LoadRows<V>(WrittenWorldRotation(scratch, parent) + lane);
         const Q4<V> parent_anim = LoadNodeQ<V>(b, kRx, parent, lane);
         world = QMul(parent_written, QMul(QConj(parent_anim), r));
       }
-      StoreNodeQ(b, kWx, k, lane, world);
+      StoreRows(WrittenWorldRotation(scratch, k) + lane, world);
       const Q4<V> parent_world =
-          parent >= 0 ? LoadNodeQ<V>(b, kWx, parent, lane)
+          parent >= 0 ? LoadRows<V>(WrittenWorldRotation(scratch, parent) + lane)
                       : LoadQ4<V>(b.Lane(kRootParentRx) + lane, b.Lane(kRootParentRy) + lane,
                                   b.Lane(kRootParentRz) + lane, b.Lane(kRootParentRw) + lane);
       const Q4<V> local = QMul(QConj(parent_world), world);
-      StoreNodeQ(b, kOx, k, lane, local);
+      StoreRows(WrittenLocalRotation(scratch, k) + lane, local);
       const V3<V> p = LoadV3<V>(b, b.position, k, lane);
       const V sum = local.x + local.y + local.z + local.w + p.x + p.y + p.z;
       probe = probe + sum * O::Splat(0.0f);
@@ -406,7 +420,7 @@ void Pose(const ChainBlockView& b, const ChainPoseInput& in) {
       } else {
         pt = LoadV3<V>(b, kBx, parent, lane);
         pr = LoadNodeQ<V>(b, kRx, parent, lane);
-        ps = LoadV3<V>(b, kWx, parent, lane);
+        ps = LoadV3<V>(b, kSx, parent, lane);
       }
       const V3<V> lt{O::Load(local[0] + lane), O::Load(local[1] + lane), O::Load(local[2] + lane)};
       const Q4<V> lr{O::Load(local[3] + lane), O::Load(local[4] + lane), O::Load(local[5] + lane),
@@ -415,7 +429,7 @@ void Pose(const ChainBlockView& b, const ChainPoseInput& in) {
       const V3<V> scaled{ps.x * lt.x, ps.y * lt.y, ps.z * lt.z};
       StoreV3(b, kBx, k, lane, Add(pt, QRotate(pr, scaled)));
       StoreNodeQ(b, kRx, k, lane, QMul(pr, lr));
-      StoreV3(b, kWx, k, lane, V3<V>{ps.x * ls.x, ps.y * ls.y, ps.z * ls.z});
+      StoreV3(b, kSx, k, lane, V3<V>{ps.x * ls.x, ps.y * ls.y, ps.z * ls.z});
     }
   }
 }

@@ -521,6 +521,7 @@ struct World::Impl {
   // Frame scratch, sized at bind time.
   std::vector<std::pair<float, int32_t>> candidates;
   std::vector<WorkItem> work;
+  std::vector<AlignedFloats> writeback_scratch;  // per worker (see detail::WrittenLocalRotation)
   int32_t work_count = 0;
   std::vector<WorkCounters> work_counters;
   std::vector<WorkCounters> pendulum_counters;
@@ -567,6 +568,13 @@ struct World::Impl {
   }
 
   int32_t NewGroup(const ChainArchetype& a) {
+    // One writeback scratch per worker, as long as the longest chain needs.
+    const std::size_t scratch_floats =
+        static_cast<std::size_t>(a.node_count) * detail::kWritebackRowsPerNode * kBlockLanes;
+    writeback_scratch.resize(std::max(1, settings.tasks.enqueue != nullptr ? settings.tasks.worker_count : 1));
+    for (AlignedFloats& scratch : writeback_scratch) {
+      if (scratch.size() < scratch_floats) scratch.Resize(scratch_floats);
+    }
     ChainGroup g;
     g.node_count = a.node_count;
     g.collider_count = static_cast<int32_t>(a.topology.collider_kind.size());
@@ -596,17 +604,13 @@ struct World::Impl {
         v.Node(f + 2, k)[0] = t.z;
       }
       const Quat r = world[k].rotation;
-      for (int32_t f : {detail::kRx, detail::kWx}) {
-        v.Node(f, k)[0] = r.x;
-        v.Node(f + 1, k)[0] = r.y;
-        v.Node(f + 2, k)[0] = r.z;
-        v.Node(f + 3, k)[0] = r.w;
-      }
-      // kWx..kWz hold the world scale between the pose kernel and the writeback.
-      v.Node(detail::kWx, k)[0] = world[k].scale.x;
-      v.Node(detail::kWy, k)[0] = world[k].scale.y;
-      v.Node(detail::kWz, k)[0] = world[k].scale.z;
-      v.Node(detail::kOw, k)[0] = 1.0f;
+      v.Node(detail::kRx, k)[0] = r.x;
+      v.Node(detail::kRy, k)[0] = r.y;
+      v.Node(detail::kRz, k)[0] = r.z;
+      v.Node(detail::kRw, k)[0] = r.w;
+      v.Node(detail::kSx, k)[0] = world[k].scale.x;
+      v.Node(detail::kSy, k)[0] = world[k].scale.y;
+      v.Node(detail::kSz, k)[0] = world[k].scale.z;
       v.Node(detail::kRest, k)[0] = -a.rest_length[k];  // negative: pinned
     }
     v.Lane(detail::kRootParentRw)[0] = 1.0f;
@@ -806,7 +810,7 @@ struct World::Impl {
       return Transform{{v.Node(detail::kBx, k)[l], v.Node(detail::kBy, k)[l], v.Node(detail::kBz, k)[l]},
                        {v.Node(detail::kRx, k)[l], v.Node(detail::kRy, k)[l], v.Node(detail::kRz, k)[l],
                         v.Node(detail::kRw, k)[l]},
-                       {v.Node(detail::kWx, k)[l], v.Node(detail::kWy, k)[l], v.Node(detail::kWz, k)[l]}};
+                       {v.Node(detail::kSx, k)[l], v.Node(detail::kSy, k)[l], v.Node(detail::kSz, k)[l]}};
     };
     for (int32_t c = 0; c < g.collider_count; ++c) {
       const ColliderSettings& col = a.colliders[c];
@@ -940,12 +944,13 @@ struct World::Impl {
 
   void Writeback() {
     const detail::ChainKernels* k = kernels;
-    auto task = [&](int32_t begin, int32_t end, uint32_t) {
+    auto task = [&](int32_t begin, int32_t end, uint32_t worker) {
+      float* scratch = writeback_scratch[worker].data();
       for (int32_t i = begin; i < end; ++i) {
         ChainGroup& g = groups[work[i].group];
         const ChainBlockView v = g.View(work[i].block);
         alignas(64) float finite_probe[kBlockLanes];
-        k->writeback(v, finite_probe);
+        k->writeback(v, scratch, finite_probe);
         for (int32_t l = 0; l < kBlockLanes; ++l) {
           const int32_t owner = g.lane_owner[work[i].block * kBlockLanes + l];
           if (owner < 0) continue;
@@ -957,9 +962,9 @@ struct World::Impl {
           }
           for (int32_t n = 0; n < v.node_count; ++n) {
             Transform& out = slot.Output(n);
+            const float* local = detail::WrittenLocalRotation(scratch, n) + l;
             out.translation = slot.last_good[n].translation;
-            out.rotation = Quat{v.Node(detail::kOx, n)[l], v.Node(detail::kOy, n)[l], v.Node(detail::kOz, n)[l],
-                                v.Node(detail::kOw, n)[l]};
+            out.rotation = Quat{local[0], local[kBlockLanes], local[2 * kBlockLanes], local[3 * kBlockLanes]};
             out.scale = slot.last_good[n].scale;
           }
         }
