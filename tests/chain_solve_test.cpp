@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernel/chains/chain_kernels.h"
+#include "kernel/simd/lanes.h"
 #include "test_util.h"
 
 namespace tendon::test {
@@ -302,6 +304,59 @@ TEST(ChainSolve, PerNodeOverridesApplyPerLaneInASharedBlock) {
     EXPECT_NEAR(p[4].y, 2.0f - 0.4f, 2e-3f) << ToString(isa);  // hangs
     EXPECT_NEAR(h[4].y, 2.0f, 1e-5f) << ToString(isa);         // held by the overrides
     EXPECT_NEAR(h[4].x, 1.4f, 1e-5f) << ToString(isa);
+  }
+}
+
+// The writeback kernel of every instruction set, on one hand-made block of a three-node
+// chain animated straight up: each lane's simulated chain points elsewhere, including
+// straight down (the half-turn case) and collapsed onto its root (no direction: the
+// animated rotation is kept). The written world rotation must turn the animated segment
+// direction onto the simulated one.
+TEST(ChainWriteback, TheWrittenRotationTurnsTheAnimatedSegmentOntoTheSimulatedOne) {
+  const Vec3 simulated_dir[detail::kBlockLanes] = {{0, 1, 0},  {0, -1, 0}, {1, 0, 0},     {0, 0, 0},
+                                                   {0, -1, 0.05f}, {0.3f, 0.2f, -0.9f}, {-1, -1, 0}, {0, 0, -1}};
+  for (Isa isa : {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma}) {
+    if (!IsIsaSupported(isa)) continue;
+    const int32_t parent[3] = {-1, 0, 1}, first_child[3] = {1, 2, -1};
+    detail::ChainBlockView v;
+    v.parent = parent;
+    v.first_child = first_child;
+    v.node_count = 3;
+    detail::AlignedFloats hot(static_cast<std::size_t>(detail::HotRows(3, 0)) * detail::kBlockLanes);
+    detail::AlignedFloats cold(static_cast<std::size_t>(detail::ColdRows(3)) * detail::kBlockLanes);
+    detail::AlignedFloats scratch(static_cast<std::size_t>(3 * detail::kWritebackRowsPerNode) * detail::kBlockLanes);
+    std::fill(hot.data(), hot.data() + hot.size(), 0.0f);
+    std::fill(cold.data(), cold.data() + cold.size(), 0.0f);
+    v.hot = hot.data();
+    v.cold = cold.data();
+    for (int32_t l = 0; l < detail::kBlockLanes; ++l) {
+      v.Lane(detail::kRootParentRw)[l] = 1.0f;
+      for (int32_t k = 0; k < 3; ++k) {
+        v.Node(detail::kBy, k)[l] = 0.1f * static_cast<float>(k);
+        v.Node(detail::kRw, k)[l] = 1.0f;
+        const Vec3 p = simulated_dir[l] * (0.1f * static_cast<float>(k));
+        v.Node(v.position, k)[l] = p.x;
+        v.Node(v.position + 1, k)[l] = p.y;
+        v.Node(v.position + 2, k)[l] = p.z;
+      }
+    }
+    alignas(64) float probe[detail::kBlockLanes];
+    detail::ChainKernelsFor(isa).writeback(v, scratch.data(), probe);
+    for (int32_t l = 0; l < detail::kBlockLanes; ++l) {
+      EXPECT_EQ(probe[l], 0.0f) << ToString(isa) << " lane " << l;
+      for (int32_t k = 0; k < 2; ++k) {
+        const float* w = detail::WrittenWorldRotation(scratch.data(), k) + l;
+        const Quat q{w[0], w[detail::kBlockLanes], w[2 * detail::kBlockLanes], w[3 * detail::kBlockLanes]};
+        EXPECT_NEAR(Dot(q, q), 1.0f, 1e-5f) << ToString(isa) << " lane " << l;
+        const float length = Length(simulated_dir[l]);
+        if (length == 0.0f) {
+          EXPECT_NEAR(std::fabs(q.w), 1.0f, 1e-6f) << ToString(isa) << " lane " << l;  // kept
+          continue;
+        }
+        const Vec3 turned = Rotate(q, Vec3{0, 1, 0});
+        EXPECT_LT(Length(turned - simulated_dir[l] * (1.0f / length)), 1e-5f) << ToString(isa) << " lane " << l;
+      }
+    }
   }
 }
 

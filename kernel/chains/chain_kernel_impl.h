@@ -299,31 +299,31 @@ void Solve(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& 
   }
 }
 
-// Unit direction of d; `len` is max(|d|, tiny) so a zero vector gives zero, not NaN.
-template <class V>
-inline V3<V> Normalized(const V3<V>& d) {
-  using O = Ops<V>;
-  const V inv = O::Splat(1.0f) / O::Sqrt(O::Max(Dot3(d, d), O::Splat(1e-30f)));
-  return Scale(d, inv);
-}
-
-// The shortest-arc rotation taking unit `from` to unit `to`; for opposite vectors it turns
-// half a circle about an axis perpendicular to `from`.
+// The shortest-arc rotation taking the direction of `from` to that of `to`. Neither need
+// be unit; a zero vector gives the identity; for opposite directions it turns half a
+// circle about an axis perpendicular to `from`. q = (from x to, |from||to| + from . to),
+// normalised: two square roots and one divide, where normalising both vectors first took
+// three of each (the divider was the writeback kernel's bottleneck).
 template <class V>
 inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
   using O = Ops<V>;
+  const V lengths = O::Sqrt(Dot3(from, from) * Dot3(to, to));  // |from| |to|
   const V d = Dot3(from, to);
   const V3<V> c = Cross3(from, to);
-  Q4<V> q{c.x, c.y, c.z, O::Splat(1.0f) + d};
-  const auto opposite = d < O::Splat(-0.999999f);
+  Q4<V> q{c.x, c.y, c.z, lengths + d};
+  const auto degenerate = lengths < O::Splat(1e-20f);
+  const auto opposite = d < O::Splat(-0.999999f) * lengths;
   if (O::AnyOf(opposite)) {
-    // axis = x cross from, or y cross from when from is along x.
-    V3<V> axis{O::Splat(0.0f), -from.z, from.y};
-    const auto along_x = Dot3(axis, axis) < O::Splat(1e-6f);
-    const V3<V> axis_y{from.z, O::Splat(0.0f), -from.x};
-    axis = Normalized(Select3(along_x, axis_y, axis));
+    // axis = x cross from, or y cross from when from is along x (normalised with q below).
+    const V3<V> axis_x{O::Splat(0.0f), -from.z, from.y};
+    const auto along_x = Dot3(axis_x, axis_x) < O::Splat(1e-6f) * Dot3(from, from);
+    const V3<V> axis = Select3(along_x, V3<V>{from.z, O::Splat(0.0f), -from.x}, axis_x);
     q = {O::Select(opposite, axis.x, q.x), O::Select(opposite, axis.y, q.y),
          O::Select(opposite, axis.z, q.z), O::Select(opposite, O::Splat(0.0f), q.w)};
+  }
+  if (O::AnyOf(degenerate)) {
+    q = {O::Select(degenerate, O::Splat(0.0f), q.x), O::Select(degenerate, O::Splat(0.0f), q.y),
+         O::Select(degenerate, O::Splat(0.0f), q.z), O::Select(degenerate, O::Splat(1.0f), q.w)};
   }
   const V inv = O::Splat(1.0f) / O::Sqrt(O::Max(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w,
                                                 O::Splat(1e-30f)));
@@ -361,8 +361,8 @@ void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe) {
       const int32_t parent = b.parent[k];
       Q4<V> world = r;
       if (child >= 0) {
-        const V3<V> from = Normalized(Sub(LoadV3<V>(b, kBx, child, lane), LoadV3<V>(b, kBx, k, lane)));
-        const V3<V> to = Normalized(Sub(LoadV3<V>(b, b.position, child, lane), LoadV3<V>(b, b.position, k, lane)));
+        const V3<V> from = Sub(LoadV3<V>(b, kBx, child, lane), LoadV3<V>(b, kBx, k, lane));
+        const V3<V> to = Sub(LoadV3<V>(b, b.position, child, lane), LoadV3<V>(b, b.position, k, lane));
         world = QMul(ShortestArc(from, to), r);
       } else if (parent >= 0) {
         // Keep the animated local rotation under the written parent.
