@@ -330,10 +330,6 @@ inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
   return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
 }
 
-// Writeback, parents first: a node's written world rotation is its animated rotation
-// swung by the shortest arc from the animated direction to its first child to the
-// simulated one (a leaf keeps its parent's swing); its local rotation is the parent's
-// written world rotation inverted, times its own.
 // A quaternion in four consecutive rows of kBlockLanes floats (the writeback scratch).
 template <class V>
 inline Q4<V> LoadRows(const float* row) {
@@ -348,6 +344,10 @@ inline void StoreRows(float* row, const Q4<V>& q) {
   O::Store(row + 3 * kBlockLanes, q.w);
 }
 
+// Writeback, parents first: a node's written world rotation is its animated rotation
+// swung by the shortest arc from the animated direction to its first child to the
+// simulated one (a leaf keeps its parent's swing); its local rotation is the parent's
+// written world rotation inverted, times its own.
 template <class V>
 void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe) {
   using O = Ops<V>;
