@@ -167,6 +167,9 @@ struct ChainKernels {
   // Composes the animated world pose of every lane: B (position), R (rotation), the root
   // parents' rotations, and world scale (kSx..kSz).
   void (*pose)(const ChainBlockView& block, const ChainPoseInput& input);
+  // True when every one of `count` floats (any alignment) is finite: the check of a lane's
+  // host transforms before the pose reads them, in lanes.
+  bool (*all_finite)(const float* values, int32_t count);
   const char* name;
 };
 

@@ -28,6 +28,7 @@ struct Ops<float> {
   using Mask = bool;
   static constexpr int32_t kSize = 1;
   static float Load(const float* p) { return *p; }
+  static float LoadUnaligned(const float* p) { return *p; }
   static void Store(float* p, float v) { *p = v; }
   static float Splat(float v) { return v; }
   static float Sqrt(float v) { return std::sqrt(v); }
@@ -64,6 +65,7 @@ struct Ops<FusedFloat> {
   using Mask = bool;
   static constexpr int32_t kSize = 1;
   static V Load(const float* p) { return {*p}; }
+  static V LoadUnaligned(const float* p) { return {*p}; }
   static void Store(float* p, V v) { *p = v.v; }
   static V Splat(float v) { return {v}; }
   static V Sqrt(V v) { return {std::sqrt(v.v)}; }
@@ -84,6 +86,7 @@ struct Ops<xsimd::batch<float, Arch>> {
   using Mask = xsimd::batch_bool<float, Arch>;
   static constexpr int32_t kSize = static_cast<int32_t>(B::size);
   static B Load(const float* p) { return B::load_aligned(p); }
+  static B LoadUnaligned(const float* p) { return B::load_unaligned(p); }
   static void Store(float* p, const B& v) { v.store_aligned(p); }
   static B Splat(float v) { return B(v); }
   static B Sqrt(const B& v) { return xsimd::sqrt(v); }

@@ -785,7 +785,8 @@ struct World::Impl {
     const int32_t n = slot.bone_count;
     bool good = AllFinite(slot.root_parent_world, 1) && AllFinite(slot.collider_frames, slot.collider_frame_count);
     if (slot.bone_map.empty()) {
-      good = good && AllFinite(slot.animated, n);
+      good = good && kernels->all_finite(reinterpret_cast<const float*>(slot.animated),
+                                               n * static_cast<int32_t>(sizeof(Transform) / sizeof(float)));
       if (good) std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
     } else {
       for (int32_t k = 0; good && k < n; ++k) good = AllFinite(&slot.animated[slot.bone_map[k]], 1);
