@@ -360,6 +360,27 @@ TEST(ChainWriteback, TheWrittenRotationTurnsTheAnimatedSegmentOntoTheSimulatedOn
   }
 }
 
+// The check of host transforms before the pose reads them, in every instruction set: one
+// NaN or infinity anywhere (in a full batch or in the tail) fails it; huge finite values and
+// denormals do not.
+TEST(ChainPose, TheFiniteCheckFindsANaNOrInfinityAnywhere) {
+  std::vector<float> values(83);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 1e36f - 4e37f;
+  values[5] = 1e-40f;  // denormal
+  for (Isa isa : {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma}) {
+    if (!IsIsaSupported(isa)) continue;
+    const auto all_finite = detail::ChainKernelsFor(isa).all_finite;
+    EXPECT_TRUE(all_finite(values.data() + 1, 81)) << ToString(isa);  // unaligned start
+    for (int32_t at : {1, 8, 40, 80, 81}) {
+      for (float bad : {std::nanf(""), INFINITY, -INFINITY}) {
+        std::vector<float> v = values;
+        v[at] = bad;
+        EXPECT_FALSE(all_finite(v.data() + 1, 81)) << ToString(isa) << " at " << at;
+      }
+    }
+  }
+}
+
 TEST(ChainWriteback, WorldPosesThroughWrittenLocalsMatchTheSimulation) {
   auto w = MakeWorld();
   ChainArchetypeSettings s = Strand(6, 0.1f, {1, 0, 0});
