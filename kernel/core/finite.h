@@ -1,4 +1,5 @@
-// kernel/core/finite.h: one check, used wherever the step reads host transforms.
+// kernel/core/finite.h: the finiteness check of host transforms for code outside the
+// dispatched kernels (characters); chains use ChainKernels::all_finite, the same test in lanes.
 //
 // True when every float of `count` transforms is finite, that is, when no float has all
 // its exponent bits set. The test is on the bits, in integers, so that the loop vectorises:
