@@ -97,7 +97,6 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
     WorldSettings ws;
     ws.isa = isa;
     ws.ragdoll_substeps = substeps;
-
     if (workers > 1) {
       tasks = std::make_unique<TbbTaskSystem>(workers);
       ws.tasks = tasks->hooks();

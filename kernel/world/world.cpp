@@ -32,7 +32,6 @@
 #include "kernel/chains/chain_kernels.h"
 #include "kernel/collide/part_distance.h"
 #include "kernel/collide/static_mesh.h"
-#include "kernel/core/finite.h"
 #include "kernel/core/validation.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/rigid_kernels.h"
@@ -331,8 +330,6 @@ struct WorkCounters {
   int32_t teleport = 0;
 };
 
-using detail::AllFinite;
-
 // Stack space for a chain's world pose, left uninitialised (Transform is trivially
 // destructible; entries are constructed as they are computed).
 struct PoseScratch {
@@ -341,7 +338,6 @@ struct PoseScratch {
 };
 
 Vec3 Normalize3(Vec3 v) { return NormalizeOr(v, Vec3{0, 0, 1}); }
-
 
 // q turned by the small rotation vector u, brought back to unit length by one Newton step
 // of 1/sqrt about 1 (as the rigid kernels' Turn): no square root or division.
@@ -783,13 +779,16 @@ struct World::Impl {
   // one is counted and the last good pose is used again. Returns whether it was good.
   bool ReadLaneInput(ChainSlot& slot, WorkCounters& counters) {
     const int32_t n = slot.bone_count;
-    bool good = AllFinite(slot.root_parent_world, 1) && AllFinite(slot.collider_frames, slot.collider_frame_count);
+    // Every host transform a chain reads goes through the dispatched kernel's check.
+    auto all_finite = [this](const Transform* t, int32_t count) {
+      return kernels->all_finite(reinterpret_cast<const float*>(t), count * static_cast<int32_t>(sizeof(Transform) / sizeof(float)));
+    };
+    bool good = all_finite(slot.root_parent_world, 1) && all_finite(slot.collider_frames, slot.collider_frame_count);
     if (slot.bone_map.empty()) {
-      good = good && kernels->all_finite(reinterpret_cast<const float*>(slot.animated),
-                                               n * static_cast<int32_t>(sizeof(Transform) / sizeof(float)));
+      good = good && all_finite(slot.animated, n);
       if (good) std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
     } else {
-      for (int32_t k = 0; good && k < n; ++k) good = AllFinite(&slot.animated[slot.bone_map[k]], 1);
+      for (int32_t k = 0; good && k < n; ++k) good = all_finite(&slot.animated[slot.bone_map[k]], 1);
       if (good) {
         for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.animated[slot.bone_map[k]];
       }
@@ -1560,7 +1559,6 @@ struct World::Impl {
     }
     if (moved) StorePair(sides);
     pair_touching[pair_index] = moved ? 1 : 0;
-
   }
 
   // The velocity half of a pair, after the velocities were derived from the positions:
@@ -1913,22 +1911,17 @@ struct World::Impl {
     if (slot.enabled) EnableLane(slot);
   }
 
-  // After a step: sleep when no point of any part moved farther than sleep_speed x
-  // sleep_seconds from where it was when the current window opened, for sleep_seconds (an
-  // average speed below sleep_speed: a pile that jitters in place sleeps, one that still
-  // slides does not); freeze when asked. still_seconds = 0 (set wherever a ragdoll is
-  // woken or moved) opens a new window here.
   // Each part's speed over the frame: the lesser of its displacement since the last frame
   // (over the frame's time) and its velocity, for the centre and for the turn times the
   // part's extent. The velocity bounds it where the host placed the part (a teleport is
   // not speed), the displacement where contacts make the velocity go back and forth.
   static void UpdateFrameSpeeds(RagdollSlot& slot, const detail::RigidBlockView& view, int32_t l, const RagdollGroup& g,
                                 float frame_seconds) {
+    const float inv_t = frame_seconds > 0 ? 1.0f / frame_seconds : 0.0f;
     for (int32_t j = 0; j < g.part_count; ++j) {
       const BodyState b = ReadBody(view, l, j);
       const Quat d = b.q * Conjugate(slot.frame_q[j]);
       const float turn = 2.0f * std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);  // ~ angle for small turns
-      const float inv_t = frame_seconds > 0 ? 1.0f / frame_seconds : 0.0f;
       slot.frame_speed[j] = std::min(Length(b.x - slot.frame_x[j]) * inv_t, Length(b.v)) +
                             std::min(turn * inv_t, Length(b.w)) * g.constants[j].extent;
       slot.frame_x[j] = b.x;
@@ -1936,6 +1929,11 @@ struct World::Impl {
     }
   }
 
+  // After a step: sleep when no point of any part moved farther than sleep_speed x
+  // sleep_seconds from where it was when the current window opened, for sleep_seconds (an
+  // average speed below sleep_speed: a pile that jitters in place sleeps, one that still
+  // slides does not); freeze when asked. still_seconds = 0 (set wherever a ragdoll is
+  // woken or moved) opens a new window here.
   void UpdateSleep(RagdollSlot& slot, const detail::RigidBlockView& view, int32_t l, const RagdollGroup& g,
                    float frame_seconds) {
     slot.age_seconds += frame_seconds;
