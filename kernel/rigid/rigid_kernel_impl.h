@@ -416,10 +416,11 @@ inline void ShapeDistance(const StaticShape& sh, const V3<V>& c, V* dist, V3<V>*
 }
 
 // The deepest contact of a sphere (centre c, previous centre c_prev, radius r) against the
-// static world's planes and shapes (MeshContact adds the meshes). Speculative: the contact plane (normal and surface point) comes from where
-// the sphere was at the substep's start, so a fast part meets the face it came through
-// instead of being pushed out of the far side of a thin wall. Returns the signed depth
-// (< 0: penetrating) and the normal.
+// static world's planes and shapes (MeshContact adds the meshes). Speculative: the contact
+// plane (normal and surface point) comes from c_prev, where the sphere's path starts (the
+// frame's start in FindStaticContacts, the substep's for meshes), so a fast part meets the
+// face it came through instead of being pushed out of the far side of a thin wall.
+// Returns the signed depth (< 0: penetrating) and the normal.
 template <class V>
 inline void StaticContact(const RigidSolveParams& sp, const V3<V>& c, const V3<V>& c_prev, const V& r, V* depth,
                           V3<V>* normal) {
