@@ -152,6 +152,7 @@ inline float* WrittenLocalRotation(float* scratch, int32_t node) {
 // most one call takes.
 inline constexpr int32_t kSolveInterleave = 4;
 inline constexpr int32_t kMaxSolveBlocks = 16;
+static_assert(kSolveInterleave <= kMaxSolveBlocks, "a solve call takes at most kMaxSolveBlocks blocks");
 
 // A kernel set for one instruction set; see chain_kernels.cpp for the dispatch.
 struct ChainKernels {

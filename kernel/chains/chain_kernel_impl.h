@@ -385,6 +385,10 @@ void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe) {
   }
 }
 
+// Transform: translation 3, rotation 4, scale 3 floats, packed.
+inline constexpr int32_t kTransformFloats = 10;
+static_assert(sizeof(Transform) == kTransformFloats * sizeof(float), "Transform is ten packed floats");
+
 // Copies the ten floats of each lane's host Transform into table[float][lane], the layout
 // the pose is composed in. Exact, so every instruction set gets the same table.
 #if defined(__AVX__)
@@ -422,7 +426,7 @@ inline void TransposeTransforms(const Transform* const* src, float (*table)[kBlo
 inline void TransposeTransforms(const Transform* const* src, float (*table)[kBlockLanes]) {
   for (int32_t l = 0; l < kBlockLanes; ++l) {
     const auto* f = reinterpret_cast<const float*>(src[l]);
-    for (int32_t i = 0; i < 10; ++i) table[i][l] = f[i];
+    for (int32_t i = 0; i < kTransformFloats; ++i) table[i][l] = f[i];
   }
 }
 #endif
@@ -435,12 +439,11 @@ template <class V>
 void Pose(const ChainBlockView& b, const ChainPoseInput& in) {
   using O = Ops<V>;
   constexpr int32_t kW = O::kSize;
-  constexpr int32_t kFloats = 10;  // Transform: translation 3, rotation 4, scale 3
-  alignas(64) float root[kFloats][kBlockLanes];
-  alignas(64) float local[kFloats][kBlockLanes];
+  alignas(64) float root[kTransformFloats][kBlockLanes];
+  alignas(64) float local[kTransformFloats][kBlockLanes];
   for (int32_t l = 0; l < kBlockLanes; ++l) {
     const auto* src = reinterpret_cast<const float*>(in.root_parent[l]);
-    for (int32_t f = 0; f < kFloats; ++f) root[f][l] = src[f];
+    for (int32_t f = 0; f < kTransformFloats; ++f) root[f][l] = src[f];
     b.Lane(kRootParentRx)[l] = src[3];
     b.Lane(kRootParentRy)[l] = src[4];
     b.Lane(kRootParentRz)[l] = src[5];
