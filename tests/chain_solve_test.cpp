@@ -11,6 +11,7 @@ namespace tendon::test {
 namespace {
 
 constexpr float kStep = 1.0f / 60.0f;
+constexpr Isa kEveryIsa[] = {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma};
 
 float RelativeError(float a, float b) { return std::fabs(a - b) / std::max(1.0f, std::max(std::fabs(a), std::fabs(b))); }
 
@@ -315,7 +316,7 @@ TEST(ChainSolve, PerNodeOverridesApplyPerLaneInASharedBlock) {
 TEST(ChainWriteback, TheWrittenRotationTurnsTheAnimatedSegmentOntoTheSimulatedOne) {
   const Vec3 simulated_dir[detail::kBlockLanes] = {{0, 1, 0},  {0, -1, 0}, {1, 0, 0},     {0, 0, 0},
                                                    {0, -1, 0.05f}, {0.3f, 0.2f, -0.9f}, {-1, -1, 0}, {0, 0, -1}};
-  for (Isa isa : {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma}) {
+  for (Isa isa : kEveryIsa) {
     if (!IsIsaSupported(isa)) continue;
     const int32_t parent[3] = {-1, 0, 1}, first_child[3] = {1, 2, -1};
     detail::ChainBlockView v;
@@ -367,7 +368,7 @@ TEST(ChainPose, TheFiniteCheckFindsANaNOrInfinityAnywhere) {
   std::vector<float> values(83);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 1e36f - 4e37f;
   values[5] = 1e-40f;  // denormal
-  for (Isa isa : {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma}) {
+  for (Isa isa : kEveryIsa) {
     if (!IsIsaSupported(isa)) continue;
     const auto all_finite = detail::ChainKernelsFor(isa).all_finite;
     EXPECT_TRUE(all_finite(values.data() + 1, 81)) << ToString(isa);  // unaligned start
