@@ -21,8 +21,8 @@
 // WorldSettings::tasks (see task_hooks.h) and returns when they are done: chain and
 // ragdoll blocks of lanes, and contacts between ragdolls by island (awake ragdolls joined
 // by contacts; an island of more than 512 part pairs by colour instead, FrameStats
-// counts both). Results are bit-identical for any worker count. Step sets flush-to-zero and denormals-are-zero
-// inside every task and restores the caller's floating-point mode.
+// counts both). Results are bit-identical for any worker count. Step sets flush-to-zero
+// and denormals-are-zero inside every task and restores the caller's floating-point mode.
 //
 // Memory: building and binding allocate (archetypes, lanes, per-instance state, scratch
 // for the budget, and per worker a writeback scratch of 256 bytes per node of the longest
