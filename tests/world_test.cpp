@@ -10,7 +10,7 @@
 #include <new>
 #include <sstream>
 
-#include "kernel/world/fpu.h"
+#include "kernel/core/fpu.h"
 #include "kernel/world/wind.h"
 #include "test_util.h"
 

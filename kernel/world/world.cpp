@@ -36,7 +36,7 @@
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/rigid_kernels.h"
 #include "kernel/world/fixed_clock.h"
-#include "kernel/world/fpu.h"
+#include "kernel/core/fpu.h"
 #include "kernel/world/wind.h"
 #include "kernel/world/world_access.h"
 #include "kernel/character/character_system.h"

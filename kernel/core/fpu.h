@@ -1,4 +1,4 @@
-// kernel/world/fpu.h: flush denormals to zero for the length of a scope.
+// kernel/core/fpu.h: flush denormals to zero for the length of a scope.
 //
 // Why: a chain that settles has velocities that decay geometrically; without FTZ/DAZ they
 // become denormal floats, and every operation on them costs 10-100x. The guard sets both

@@ -1,0 +1,131 @@
+// tests/determinism_scenes.h: the busy scenes whose state hashes pin results down: the
+// same for any worker count (determinism_test.cpp) and the same as recorded
+// (golden_hash_test.cpp).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "stickman_rig.h"
+#include "test_util.h"
+
+namespace tendon::test {
+
+// Chains of three topologies (one with a collider), pendulums, 20 three-part limbs falling
+// onto a plane and touching, and six stickman characters (limp, powered and anchored,
+// struck, deactivated), 240 frames at a varying frame rate. The state hash after each frame.
+inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto) {
+  WorldSettings ws;
+  ws.tasks = hooks;
+  ws.isa = isa;
+  ws.max_chains = 150;
+  ws.max_distance = 25.0f;
+  ws.ambient_wind = {3, 0, 1};
+  auto w = MakeWorld(ws);
+  std::vector<ChainArchetypeSettings> kinds = {Strand(5, 0.08f), Strand(8, 0.05f, {0, -1, 0}), Strand(3, 0.2f)};
+  kinds[1].colliders.push_back({.shape = ColliderShape::kSphere, .bone = 0, .a = {0, -0.2f, 0.05f}, .radius = 0.1f});
+  kinds[2].settings.stiffness = 0.3f;
+  std::vector<ChainArchetypeId> ids;
+  for (const auto& k : kinds) ids.push_back(w->BuildChainArchetype(k).value());
+  std::vector<std::unique_ptr<HostChain>> hosts;
+  for (int i = 0; i < 300; ++i) {
+    const int kind = i % 3;
+    hosts.push_back(std::make_unique<HostChain>(kinds[kind], Vec3{static_cast<float>(i % 20) * 2.0f, 0,
+                                                                  static_cast<float>(i / 20) * 2.0f}));
+    EXPECT_TRUE(w->BindChain(hosts.back()->Binding(ids[kind])).ok());
+  }
+  std::vector<Transform> joints(100), offsets(100, Transform{{0, -0.3f, 0}, {}, {1, 1, 1}});
+  for (int i = 0; i < 100; ++i) {
+    joints[i].translation = {static_cast<float>(i % 10) * 3.0f, 1, static_cast<float>(i / 10) * 3.0f};
+    PendulumBinding b;
+    b.joint_world = &joints[i];
+    b.accessory_offset = &offsets[i];
+    EXPECT_TRUE(w->BindPendulum(b).ok());
+  }
+  // Ragdolls: a three-part limb falling onto a plane, 20 of them (three blocks of lanes).
+  EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  RagdollSettings limb;
+  for (int j = 0; j < 3; ++j) {
+    PartSettings p;
+    p.parent = j - 1;
+    p.pose.translation = {0, 1.0f - 0.3f * j, 0};
+    p.joint.anchor = {0, 1.15f - 0.3f * j, 0};
+    p.joint.type = j == 2 ? JointType::kHinge : JointType::kSwingTwist;
+    p.joint.hinge_min_degrees = -10;
+    p.joint.hinge_max_degrees = 120;
+    limb.parts.push_back(p);
+  }
+  const RagdollArchetypeId limb_id = w->BuildRagdollArchetype(limb).value();
+  std::vector<std::vector<Transform>> limbs(20, std::vector<Transform>(3));
+  for (int i = 0; i < 20; ++i) {
+    RagdollBinding b;
+    b.archetype = limb_id;
+    b.placement = Transform{{static_cast<float>(i), 1.0f + 0.1f * i, 0}, AxisAngle(Vec3{0, 0, 1}, 0.3f * i), {1, 1, 1}};
+    b.angular_velocity = {0, 0, 1.0f + 0.2f * i};
+    b.output_parts = limbs[i];
+    EXPECT_TRUE(w->BindRagdoll(b).ok());
+  }
+  // Characters (the stickman's skeleton in 3D): limp, powered and anchored, struck.
+  const CharacterArchetypeId man = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  const SkeletonSettings man_skeleton = StickmanSkeleton();
+  std::vector<Transform> models(6);
+  std::vector<std::vector<Transform>> man_out(6, man_skeleton.rest_local);
+  std::vector<CharacterId> men;
+  for (int i = 0; i < 6; ++i) {
+    models[i].translation = {static_cast<float>(i) * 1.5f, 1.0f, 6.0f};
+    CharacterBinding b;
+    b.archetype = man;
+    b.model_world = &models[i];
+    b.animated_local = man_skeleton.rest_local;
+    b.output_local = man_out[i];
+    men.push_back(w->BindCharacter(b).value());
+  }
+  std::vector<uint64_t> hashes;
+  bool saw_pairs = false;
+  for (int f = 0; f < 240; ++f) {
+    const float t = f / 60.0f;
+    for (std::size_t i = 0; i < models.size(); ++i) models[i].translation.x = static_cast<float>(i) * 1.5f + std::sin(t) * 0.5f;
+    if (f == 20) {
+      for (int i = 0; i < 3; ++i) w->ActivateCharacter(men[i], {.impulse = {5.0f * static_cast<float>(i), 20, 0}, .strength = 0.0f});
+      for (int i = 3; i < 5; ++i) w->ActivateCharacter(men[i], {.strength = 1.0f, .anchored = true});
+    }
+    if (f == 60) w->HitCharacter(men[5], 3, Vec3{0, 0, 8}, models[5].translation);
+    if (f == 90) w->GoLimp(men[3], 0.3f);
+    if (f == 150) w->DeactivateCharacter(men[0], 0.2f);
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      hosts[i]->root_parent.rotation = AxisAngle(Vec3{0, 1, 0}, std::sin(t * 2.0f + i));
+      hosts[i]->root_parent.translation.y = std::sin(t * 3.0f + i) * 0.3f;
+    }
+    for (std::size_t i = 0; i < joints.size(); ++i) joints[i].rotation = AxisAngle(Vec3{0, 0, 1}, std::sin(t * 4.0f + i));
+    w->SetCamera(Vec3{std::sin(t) * 20.0f + 20.0f, 0, std::cos(t * 0.5f) * 15.0f + 15.0f});
+    w->Step(f % 11 == 0 ? 0.05f : 1.0f / (45.0f + (f % 5) * 20.0f));
+    hashes.push_back(w->StateHash());
+    saw_pairs = saw_pairs || w->LastStats().ragdoll_pairs > 0;
+  }
+  EXPECT_TRUE(saw_pairs) << "the scene must exercise contacts between ragdolls";
+  return hashes;
+}
+
+// A heap of 288 crates touching in a 6 x 6 x 8 block is one island of more than 512
+// pairs, which is solved by colour (in parallel within a colour) instead of as one task:
+// that path is bit-identical for any worker count too.
+inline std::vector<uint64_t> RunHeap(const TaskHooks& hooks, bool* saw_coloured, Isa isa = Isa::kAuto) {
+  WorldSettings ws;
+  ws.tasks = hooks;
+  ws.isa = isa;
+  auto w = MakeWorld(ws);
+  std::vector<std::vector<Transform>> out;
+  BindCrateHeap(*w, &out);
+  std::vector<uint64_t> hashes;
+  for (int f = 0; f < 20; ++f) {
+    w->Step(1.0f / 60.0f);
+    hashes.push_back(w->StateHash());
+    *saw_coloured = *saw_coloured || w->LastStats().coloured_ragdoll_pairs > 0;
+  }
+  return hashes;
+}
+
+
+}  // namespace tendon::test

@@ -1,0 +1,124 @@
+// Results stay what they were, bit for bit, on every instruction set: the state hashes of
+// the determinism scenes and of a small pile of Jolt humans are compared with the values
+// recorded before the World was split into systems (issue 10). A change that moves any bit
+// of any result, on any kernel, fails here; one that is meant to change results must
+// record the new hashes (the failure message prints them) and say why in its commit.
+#include <cstdio>
+#include <string>
+
+#include "determinism_scenes.h"
+#include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
+
+namespace tendon::test {
+namespace {
+
+// One hash of a run: the FNV-1a fold of its per-frame state hashes.
+uint64_t Fold(const std::vector<uint64_t>& frames) {
+  uint64_t h = 1469598103934665603ull;
+  for (uint64_t f : frames) {
+    for (int b = 0; b < 8; ++b) {
+      h ^= (f >> (8 * b)) & 0xffu;
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
+
+struct Golden {
+  Isa isa;
+  uint64_t scene, heap, pile;
+};
+
+// Recorded on main at 9878d5b (g++ 12 and clang 14, -ffp-contract=off: the same bits).
+constexpr Golden kGolden[] = {
+    {Isa::kScalar, 0x8ab2fc62f59f08d7ull, 0xcea08981034e8183ull, 0xd5032ce65b0ed792ull},
+    {Isa::kScalarFma, 0x8b591f75d8f296c5ull, 0xca90ff6fc6a18a5full, 0xa95367a12b858334ull},
+    {Isa::kSse2, 0x4f7b17b4c73097fcull, 0x257f37d4e46e0bc5ull, 0x27f133760ca65e38ull},
+    {Isa::kSse42, 0x4f7b17b4c73097fcull, 0x257f37d4e46e0bc5ull, 0x27f133760ca65e38ull},
+    {Isa::kAvx2Fma, 0xcc64e9c894a049c3ull, 0x81a613e9ce6d364bull, 0x7e907c62c0594f79ull},
+};
+
+std::string Hex(uint64_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%016llxull", static_cast<unsigned long long>(v));
+  return text;
+}
+
+// Two piles of six Jolt humans (stabilised masses, dead_pose1, motors holding it) dropped
+// onto a box, 8 XPBD substeps, 90 steps of 1/60 s: the pile scene of tendon_bench, small.
+// Returns the per-frame hashes, or nothing when ../shared/data is not there.
+std::vector<uint64_t> RunPile(Isa isa) {
+  auto ragdoll = ports::LoadJoltHumanRagdoll(ports::SharedDataPath("jolt-human/ragdoll.json"), true);
+  auto pose = ports::LoadJoltAnimation(ports::SharedDataPath("jolt-human/animations/dead_pose1.json"));
+  if (!ragdoll.ok() || !pose.ok()) return {};
+  const RagdollSettings& human = ragdoll.value();
+  const auto n = static_cast<int32_t>(human.parts.size());
+  std::vector<Transform> local(n), model(n);
+  ports::SampleJoltAnimation(pose.value(), 0.0f, local);
+  std::vector<Quat> targets(n);
+  for (int32_t j = 0; j < n; ++j) {
+    const int32_t p = human.parts[j].parent;
+    model[j] = Compose(p >= 0 ? model[p] : Transform{}, local[j]);
+    targets[j] = Normalize(local[j].rotation);
+  }
+  WorldSettings ws;
+  ws.isa = isa;
+  ws.ragdoll_substeps = 8;
+  auto world = MakeWorld(ws);
+  world->BuildStaticWorld(StaticWorldSettings{.boxes = {StaticBox{Transform{{0, -1, 0}, {}, {1, 1, 1}}, {20, 1, 20}}}});
+  const RagdollArchetypeId a = world->BuildRagdollArchetype(human).value();
+  constexpr int kPiles = 2, kPerPile = 6;
+  std::vector<std::vector<Transform>> out(kPiles * kPerPile, std::vector<Transform>(n));
+  std::vector<Transform> start(n);
+  for (int pile = 0; pile < kPiles; ++pile) {
+    for (int i = 0; i < kPerPile; ++i) {
+      const Vec3 centre{4.0f * static_cast<float>(pile) - 2.0f, 0, 0};
+      const Quat turn = AxisAngle(Vec3{0, 1, 0}, 0.62831853f * static_cast<float>(i));
+      const Vec3 hips{model[0].translation.x, 0, model[0].translation.z};
+      const float lift = 0.6f * static_cast<float>(i + 1) - model[0].translation.y;
+      for (int32_t j = 0; j < n; ++j)
+        start[j] = Transform{centre + Rotate(turn, model[j].translation - hips) + Vec3{0, lift, 0},
+                             Normalize(turn * model[j].rotation), {1, 1, 1}};
+      RagdollBinding b;
+      b.archetype = a;
+      b.start_parts = start;
+      b.output_parts = out[pile * kPerPile + i];
+      const RagdollId id = world->BindRagdoll(b).value();
+      world->SetRagdollMotorTargets(id, targets, 1.0f);
+    }
+  }
+  std::vector<uint64_t> hashes;
+  bool saw_pairs = false;
+  for (int step = 0; step < 90; ++step) {
+    saw_pairs = world->Step(1.0f / 60.0f).ragdoll_pairs > 0 || saw_pairs;
+    hashes.push_back(world->StateHash());
+  }
+  EXPECT_TRUE(saw_pairs) << "the piles must touch";
+  return hashes;
+}
+
+TEST(GoldenHash, EveryInstructionSetReproducesTheRecordedStateHashes) {
+  const TaskHooks serial{nullptr, nullptr, nullptr, 1};
+  int checked = 0;
+  for (const Golden& g : kGolden) {
+    if (!IsIsaSupported(g.isa)) continue;
+    ++checked;
+    bool coloured = false;
+    const uint64_t scene = Fold(RunScene(serial, g.isa));
+    const uint64_t heap = Fold(RunHeap(serial, &coloured, g.isa));
+    EXPECT_TRUE(coloured);
+    EXPECT_EQ(scene, g.scene) << ToString(g.isa) << " determinism scene: now " << Hex(scene);
+    EXPECT_EQ(heap, g.heap) << ToString(g.isa) << " crate heap: now " << Hex(heap);
+    const std::vector<uint64_t> pile = RunPile(g.isa);
+    if (pile.empty()) {
+      std::printf("%s: ../shared/data/jolt-human is not here; the pile is not checked\n", ToString(g.isa));
+      continue;
+    }
+    EXPECT_EQ(Fold(pile), g.pile) << ToString(g.isa) << " Jolt-human piles: now " << Hex(Fold(pile));
+  }
+  EXPECT_GE(checked, 1) << "the scalar kernel runs everywhere";
+}
+
+}  // namespace
+}  // namespace tendon::test
