@@ -9,6 +9,7 @@
 
 #include "kernel/core/finite.h"
 #include "kernel/core/validation.h"
+#include "kernel/ragdolls/ragdoll_system.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "tendon/world.h"
 
@@ -90,19 +91,19 @@ struct CharacterSystem::Slot {
   float freeze_after_seconds = std::numeric_limits<float>::infinity();
 };
 
-CharacterSystem::CharacterSystem(World& world) : world_(world) { events_.reserve(event_capacity_); }
+CharacterSystem::CharacterSystem(RagdollSystem& ragdolls) : ragdolls_(ragdolls) { events_.reserve(event_capacity_); }
 CharacterSystem::~CharacterSystem() = default;
 
 Result<CharacterArchetypeId> CharacterSystem::BuildArchetype(const CharacterSettings& settings) {
   CharacterArchetype a;
   if (Error e = BuildCharacterArchetype(settings, &a); !Ok(e)) return e;
-  Result<RagdollArchetypeId> rigid = world_.BuildRagdollArchetype(a.ragdoll);
+  Result<RagdollArchetypeId> rigid = ragdolls_.BuildArchetype(a.ragdoll);
   if (!rigid.ok()) return rigid.error();
   a.ragdoll_archetype = rigid.value();
   a.total_mass = 0;
   for (int32_t j = 0; j < static_cast<int32_t>(a.parts.size()); ++j) {
     RagdollPartInfo info;
-    world_.GetRagdollPartInfo(a.ragdoll_archetype, j, &info);
+    ragdolls_.GetPartInfo(a.ragdoll_archetype, j, &info);
     a.parts[j].mass = info.mass;
     a.total_mass += info.mass;
     const Transform& pose = a.ragdoll.parts[j].pose;
@@ -200,13 +201,13 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
   rb.enabled = false;
   // Room to move between the archetype's dynamic and kinematic-root lanes (anchoring)
   // without allocating later.
-  if (Error e = world_.ReserveRagdollKinematicToggle(a->ragdoll_archetype, 1); !Ok(e)) {
+  if (Error e = ragdolls_.ReserveKinematicToggle(a->ragdoll_archetype, 1); !Ok(e)) {
     free_.push_back(index);
     return e;
   }
-  Result<RagdollId> r = world_.BindRagdoll(rb);
+  Result<RagdollId> r = ragdolls_.Bind(rb);
   if (!r.ok()) {
-    world_.ReserveRagdollKinematicToggle(a->ragdoll_archetype, -1);
+    ragdolls_.ReserveKinematicToggle(a->ragdoll_archetype, -1);
     free_.push_back(index);
     return r.error();
   }
@@ -229,8 +230,8 @@ Error CharacterSystem::Unbind(CharacterId id) {
   Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
   if (c->active) Release(*c, CharacterEndReason::kRemoved, 0);
-  world_.UnbindRagdoll(c->ragdoll);
-  world_.ReserveRagdollKinematicToggle(archetypes_[c->archetype].ragdoll_archetype, -1);
+  ragdolls_.Unbind(c->ragdoll);
+  ragdolls_.ReserveKinematicToggle(archetypes_[c->archetype].ragdoll_archetype, -1);
   // Torn down: the host's bones go back to the animation.
   for (std::size_t k = 0; k < c->output_local.size(); ++k) c->output_local[k] = c->animated_local[k];
   c->live = false;
@@ -263,19 +264,19 @@ int32_t CharacterSystem::BoundCount() const { return bound_count_; }
 void CharacterSystem::ApplyControls(Slot& c) {
   const bool kinematic = c.anchored;
   if (kinematic != c.kinematic) {
-    world_.SetRagdollKinematicRoot(c.ragdoll, kinematic ? &c.anchor : nullptr);
+    ragdolls_.SetKinematicRoot(c.ragdoll, kinematic ? &c.anchor : nullptr);
     c.kinematic = kinematic;
     if (!kinematic && c.active && c.last_frame_dt > 0) {
       // Let go: the hips keep the motion the animation was giving them.
       const float inv_dt = 1.0f / c.last_frame_dt;
-      world_.SetRagdollPartVelocity(
+      ragdolls_.SetPartVelocity(
           c.ragdoll, 0, (c.anchor.translation - c.anchor_prev.translation) * inv_dt,
           RotationVector(Normalize(c.anchor.rotation * Conjugate(c.anchor_prev.rotation))) * inv_dt);
     }
   }
   // A driven or anchored body never sleeps or freezes; a limp one's clocks start now.
   const bool powered = c.anchored || c.strength > 0;
-  world_.SetRagdollSleeping(c.ragdoll, !powered, !powered && c.freeze_when_settled,
+  ragdolls_.SetSleeping(c.ragdoll, !powered, !powered && c.freeze_when_settled,
                             powered ? std::numeric_limits<float>::infinity() : c.freeze_after_seconds);
 }
 
@@ -328,10 +329,10 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
     c.target_prev[j] = c.target[j];
     c.target_w[j] = Vec3{};
   }
-  world_.SetRagdollMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
+  ragdolls_.SetMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
   ApplyControls(c);
-  world_.SetRagdollPartStates(c.ragdoll, c.shown_cur, c.scratch_v, c.scratch_w);
-  world_.SetRagdollEnabled(c.ragdoll, true);
+  ragdolls_.SetPartStates(c.ragdoll, c.shown_cur, c.scratch_v, c.scratch_w);
+  ragdolls_.SetEnabled(c.ragdoll, true);
   c.active = true;
   ++active_count_;
   c.blending = false;
@@ -349,7 +350,7 @@ void CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_se
   --active_count_;
   c.hit_mode = false;
   c.limp_left = 0;
-  world_.SetRagdollEnabled(c.ragdoll, false);
+  ragdolls_.SetEnabled(c.ragdoll, false);
   // The crossfade starts from the pose the body shows.
   for (std::size_t k = 0; k < c.blend_from.size(); ++k) c.blend_from[k] = c.output_local[k];
   c.blending = blend_seconds > 0;
@@ -410,7 +411,7 @@ bool CharacterSystem::Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 point
     c->hit_left = o.duration_seconds;
     c->hit_blend = o.blend_seconds;
   }
-  return world_.ApplyRagdollImpulse(c->ragdoll, part, impulse, point).code == ErrorCode::kNone;
+  return ragdolls_.ApplyImpulse(c->ragdoll, part, impulse, point).code == ErrorCode::kNone;
 }
 
 Error CharacterSystem::GoLimp(CharacterId id, float seconds) {
@@ -441,7 +442,7 @@ Error CharacterSystem::ApplyImpulse(CharacterId id, Vec3 impulse) {
   const Vec3 dv = impulse * (1.0f / a.total_mass);
   for (int32_t j = 0; j < static_cast<int32_t>(a.parts.size()); ++j) {
     const Vec3 centre = TransformPoint(c->part_frames[j], a.com_in_part[j]);  // through the centre of mass: no spin
-    world_.ApplyRagdollImpulse(c->ragdoll, j, dv * a.parts[j].mass, centre);
+    ragdolls_.ApplyImpulse(c->ragdoll, j, dv * a.parts[j].mass, centre);
   }
   return {};
 }
@@ -450,7 +451,7 @@ Error CharacterSystem::ApplyPartImpulse(CharacterId id, int32_t part, Vec3 impul
   Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
   if (!c->active) return Fail(ErrorCode::kInactive, -1, "character", "the character is not active");
-  return world_.ApplyRagdollImpulse(c->ragdoll, part, impulse, point);
+  return ragdolls_.ApplyImpulse(c->ragdoll, part, impulse, point);
 }
 
 Error CharacterSystem::GetState(CharacterId id, CharacterState* out) const {
@@ -460,7 +461,7 @@ Error CharacterSystem::GetState(CharacterId id, CharacterState* out) const {
   CharacterState s;
   s.active = c->active;
   s.blending_out = c->blending;
-  s.settled = c->active && (world_.IsRagdollAsleep(c->ragdoll) || world_.IsRagdollFrozen(c->ragdoll));
+  s.settled = c->active && (ragdolls_.IsAsleep(c->ragdoll) || ragdolls_.IsFrozen(c->ragdoll));
   s.anchored = c->anchored;
   s.strength = c->strength;
   s.generation = c->activations;
@@ -470,7 +471,7 @@ Error CharacterSystem::GetState(CharacterId id, CharacterState* out) const {
   if (c->active) {
     const auto n = static_cast<int32_t>(a.parts.size());
     Vec3 v[kMaxRagdollParts], w[kMaxRagdollParts];
-    world_.GetRagdollVelocities(c->ragdoll, std::span<Vec3>(v, n), std::span<Vec3>(w, n));
+    ragdolls_.GetVelocities(c->ragdoll, std::span<Vec3>(v, n), std::span<Vec3>(w, n));
     s.root_velocity = v[0];
     Vec3 momentum{};
     for (int32_t j = 0; j < n; ++j) momentum = momentum + v[j] * a.parts[j].mass;
@@ -566,7 +567,7 @@ void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double no
       c.target_w[j] = frame_dt > 0 ? RotationVector(Normalize(c.target[j] * Conjugate(c.target_prev[j]))) * (1.0f / frame_dt)
                                    : Vec3{};
     }
-    world_.SetRagdollMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
+    ragdolls_.SetMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
   }
 }
 

@@ -4,8 +4,10 @@
 // cost the solver nothing) until activated; all of its per-frame storage is sized there.
 // Step calls BeforePhysics (animated pose, timers, motor targets and the anchor) and
 // AfterPhysics (the whole pose into the host's spans), around the ragdoll substeps and
-// before chains, so chains bound on a ragdolled bone swing from this frame's pose. The
-// system drives its ragdolls through the World's public ragdoll calls only.
+// before chains, so chains bound on a ragdolled bone swing from this frame's pose.
+// Layering: characters sit above the ragdoll system and drive their ragdolls through its
+// calls (the same controls a host has through the World's ragdoll calls); the World owns
+// both and nothing here calls the World back.
 // Threading: the World's thread. Memory: BindCharacter allocates; nothing else does.
 #pragma once
 
@@ -19,15 +21,13 @@
 #include "tendon/character.h"
 #include "tendon/errors.h"
 
-namespace tendon {
-class World;
-}
-
 namespace tendon::detail {
+
+class RagdollSystem;
 
 class CharacterSystem {
  public:
-  explicit CharacterSystem(World& world);
+  explicit CharacterSystem(RagdollSystem& ragdolls);
   ~CharacterSystem();
 
   Result<CharacterArchetypeId> BuildArchetype(const CharacterSettings& settings);
@@ -75,7 +75,7 @@ class CharacterSystem {
   void ApplyControls(Slot& c);
   void ComputeTargets(Slot& c, const CharacterArchetype& a);
 
-  World& world_;
+  RagdollSystem& ragdolls_;
   std::vector<CharacterArchetype> archetypes_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<int32_t> free_;

@@ -1,0 +1,790 @@
+// kernel/chains/chain_system.cpp: chain lanes by topology and the chain phases of a frame.
+//
+// Storage: a topology's blocks keep their hot parts side by side in one slab and their
+// cold parts in another (chain_block.h), grown at bind time only, geometrically. Lanes
+// [0, lanes_used) of a topology hold its awake chains, densely: a chain that sleeps gives
+// its lane to the last awake one (ReleaseLane), and one that wakes takes the next
+// (AcquireLane) and snaps to its animated pose. Padding lanes hold the first archetype's
+// rest pose, pinned, with far-away colliders, so the kernels need no masks.
+// The budget is O(bound) only in Gather's one tight pass over dense distances; everything
+// after it is O(selected): last frame's cut-off (plus a margin) pre-filters candidates, so
+// the selection sorts about max_chains entries. Either way the result is exactly the
+// max_chains nearest, ties broken by slot index.
+#include "kernel/chains/chain_system.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "kernel/chains/chain_kernels.h"
+#include "kernel/core/parallel.h"
+#include "kernel/core/rotation.h"
+#include "kernel/core/validation.h"
+
+namespace tendon::detail {
+
+namespace {
+constexpr int32_t kGatherChunk = 512;
+}  // namespace
+
+
+struct ChainSystem::Group {
+  int32_t node_count = 0;
+  int32_t collider_count = 0;
+  std::vector<int32_t> parent;
+  std::vector<int32_t> first_child;
+  std::vector<uint8_t> collider_kind;
+  int32_t hot_rows = 0;
+  int32_t cold_rows = 0;
+  std::vector<float> padding_column;   // one value per row: a pinned, valid rest pose
+  std::vector<Transform> padding_locals;  // the rest pose the pose kernel gives padding lanes
+  Transform padding_root_parent{};
+  // Blocks' hot parts side by side in one slab, cold parts in another; capacity grows at
+  // bind time only.
+  AlignedFloats hot_slab;
+  AlignedFloats cold_slab;
+  int32_t capacity_blocks = 0;
+  std::vector<int32_t> lane_owner;     // chain slot per lane, -1 for padding
+  int32_t lanes_used = 0;              // awake lanes, packed at the front
+  int32_t bound = 0;
+  // Whether kPos1x rather than kPos0x holds the current position in every block (all of
+  // a group's blocks are solved in the same frames, so they share it; see kPos0x).
+  bool positions_swapped = false;
+
+  int32_t Rows() const { return hot_rows + cold_rows; }
+  ChainBlockView View(int32_t block) {
+    ChainBlockView v;
+    v.parent = parent.data();
+    v.first_child = first_child.data();
+    v.collider_kind = collider_kind.data();
+    v.node_count = node_count;
+    v.collider_count = collider_count;
+    v.hot = hot_slab.data() + static_cast<std::size_t>(block) * hot_rows * kBlockLanes;
+    v.cold = cold_slab.data() + static_cast<std::size_t>(block) * cold_rows * kBlockLanes;
+    v.position = positions_swapped ? detail::kPos1x : detail::kPos0x;
+    v.previous = positions_swapped ? detail::kPos0x : detail::kPos1x;
+    return v;
+  }
+  void SetLaneToPadding(int32_t lane) {
+    const ChainBlockView v = View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    for (int32_t r = 0; r < Rows(); ++r) v.Row(r)[l] = padding_column[r];
+  }
+  void CopyLane(int32_t from, int32_t to) {
+    const ChainBlockView src = View(from / kBlockLanes);
+    const ChainBlockView dst = View(to / kBlockLanes);
+    const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
+    for (int32_t r = 0; r < Rows(); ++r) dst.Row(r)[ld] = src.Row(r)[ls];
+  }
+  // Grows both slabs to `blocks` blocks, keeping the lanes in use and padding the new ones.
+  void Grow(int32_t blocks) {
+    if (blocks <= capacity_blocks) return;
+    const std::size_t hot_floats = static_cast<std::size_t>(hot_rows) * kBlockLanes;
+    const std::size_t cold_floats = static_cast<std::size_t>(cold_rows) * kBlockLanes;
+    AlignedFloats hot(hot_floats * blocks), cold(cold_floats * blocks);
+    if (capacity_blocks > 0) {
+      std::memcpy(hot.data(), hot_slab.data(), sizeof(float) * hot_floats * capacity_blocks);
+      std::memcpy(cold.data(), cold_slab.data(), sizeof(float) * cold_floats * capacity_blocks);
+    }
+    hot_slab = std::move(hot);
+    cold_slab = std::move(cold);
+    const int32_t first_new_lane = capacity_blocks * kBlockLanes;
+    capacity_blocks = blocks;
+    lane_owner.resize(static_cast<std::size_t>(blocks) * kBlockLanes, -1);
+    for (int32_t lane = first_new_lane; lane < blocks * kBlockLanes; ++lane) SetLaneToPadding(lane);
+  }
+};
+
+
+struct ChainSystem::ArchetypeSlot {
+  ChainArchetype archetype;
+  int32_t group = -1;
+};
+
+
+struct ChainSystem::Slot {
+  uint32_t generation = 1;
+  bool live = false;
+  int32_t archetype = -1;
+  int32_t group = -1;
+  int32_t lane = -1;  // lane within the group while awake
+  int32_t live_index = -1;
+  const Transform* root_parent_world = nullptr;
+  const Transform* animated = nullptr;
+  Transform* output = nullptr;
+  std::vector<int32_t> bone_map;  // empty: identity
+  int32_t bone_count = 0;
+  const Transform* collider_frames = nullptr;
+  int32_t collider_frame_count = 0;
+  std::vector<Transform> last_good;  // last finite animated locals, in archetype order
+  Transform& Output(int32_t k) const { return output[bone_map.empty() ? k : bone_map[k]]; }
+  const Transform& Animated(int32_t k) const { return animated[bone_map.empty() ? k : bone_map[k]]; }
+  Transform last_good_root_parent{};
+  // The root bone's world pose at the last pose phase (teleport guard).
+  Vec3 prev_root_pos{};
+  Quat prev_root_rot{};
+  bool wake_pending = false;
+  uint64_t selected_frame = 0;  // frame in which the budget last selected this chain
+};
+
+
+// Stack space for a chain's world pose, left uninitialised (Transform is trivially
+// destructible; entries are constructed as they are computed).
+struct PoseScratch {
+  alignas(Transform) unsigned char bytes[sizeof(Transform) * detail::kMaxChainNodes];
+  Transform* world() { return reinterpret_cast<Transform*>(bytes); }
+};
+
+
+ChainSystem::ChainSystem(const ChainSystemSettings& s)
+    : tasks_(s.tasks),
+      kernels_(s.kernels),
+      max_chains_(s.max_chains),
+      max_distance_(s.max_distance),
+      gravity_(s.gravity),
+      teleport_distance2_(s.teleport_distance * s.teleport_distance),
+      teleport_cos_half_angle_(std::isinf(s.teleport_angle_degrees)
+                                   ? -2.0f
+                                   : std::cos(std::min(s.teleport_angle_degrees, 360.0f) * kPi / 180.0f * 0.5f)) {}
+ChainSystem::~ChainSystem() = default;
+
+ChainSystem::Slot* ChainSystem::Find(ChainId id) {
+  if (id.generation == 0 || id.index >= chains_.size()) return nullptr;
+  Slot& s = chains_[id.index];
+  return s.live && s.generation == id.generation ? &s : nullptr;
+}
+const ChainSystem::Slot* ChainSystem::Find(ChainId id) const { return const_cast<ChainSystem*>(this)->Find(id); }
+
+// ---- capacity (bind time only) ----
+void ChainSystem::ReserveGroup(Group& g) {
+  const int32_t need = std::min(g.bound, max_chains_);
+  const int32_t blocks_needed = (need + kBlockLanes - 1) / kBlockLanes;
+  if (blocks_needed > g.capacity_blocks) {
+    // Grow geometrically so that binding many chains_ one by one copies O(n) in all.
+    g.Grow(std::max(blocks_needed, g.capacity_blocks + g.capacity_blocks / 2));
+  }
+  int32_t total = 0;
+  for (const Group& other : groups_) total += other.capacity_blocks;
+  if (static_cast<int32_t>(work_.size()) < total) {
+    work_.resize(total);
+    work_counters_.resize(total);
+  }
+}
+
+int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
+  // One writeback scratch per worker, as long as the longest chain needs.
+  const std::size_t scratch_floats =
+      static_cast<std::size_t>(a.node_count) * detail::kWritebackRowsPerNode * kBlockLanes;
+  writeback_scratch_.resize(std::max(1, tasks_.enqueue != nullptr ? tasks_.worker_count : 1));
+  for (AlignedFloats& scratch : writeback_scratch_) {
+    if (scratch.size() < scratch_floats) scratch.Resize(scratch_floats);
+  }
+  Group g;
+  g.node_count = a.node_count;
+  g.collider_count = static_cast<int32_t>(a.topology.collider_kind.size());
+  g.parent = a.topology.parent;
+  g.first_child = a.first_child;
+  g.collider_kind = a.topology.collider_kind;
+  g.padding_locals = a.rest_local;
+  g.hot_rows = detail::HotRows(g.node_count, g.collider_count);
+  g.cold_rows = detail::ColdRows(g.node_count);
+  // A padding lane: the first archetype's rest pose, pinned, with far-away colliders.
+  // Built as a one-block image through the ordinary accessors, then read off by row.
+  std::vector<float> image_hot(static_cast<std::size_t>(g.hot_rows) * kBlockLanes, 0.0f);
+  std::vector<float> image_cold(static_cast<std::size_t>(g.cold_rows) * kBlockLanes, 0.0f);
+  ChainBlockView v;
+  v.node_count = g.node_count;
+  v.collider_count = g.collider_count;
+  v.hot = image_hot.data();
+  v.cold = image_cold.data();
+  std::vector<Transform> world(a.node_count);
+  for (int32_t k = 0; k < a.node_count; ++k) {
+    const int32_t p = a.topology.parent[k];
+    world[k] = p < 0 ? a.rest_local[k] : Compose(world[p], a.rest_local[k]);
+    const Vec3 t = world[k].translation;
+    for (int32_t f : {detail::kPos0x, detail::kPos1x, detail::kAx, detail::kBx}) {
+      v.Node(f, k)[0] = t.x;
+      v.Node(f + 1, k)[0] = t.y;
+      v.Node(f + 2, k)[0] = t.z;
+    }
+    const Quat r = world[k].rotation;
+    v.Node(detail::kRx, k)[0] = r.x;
+    v.Node(detail::kRy, k)[0] = r.y;
+    v.Node(detail::kRz, k)[0] = r.z;
+    v.Node(detail::kRw, k)[0] = r.w;
+    v.Node(detail::kSx, k)[0] = world[k].scale.x;
+    v.Node(detail::kSy, k)[0] = world[k].scale.y;
+    v.Node(detail::kSz, k)[0] = world[k].scale.z;
+    v.Node(detail::kRest, k)[0] = -a.rest_length[k];  // negative: pinned
+  }
+  v.Lane(detail::kRootParentRw)[0] = 1.0f;
+  v.Lane(detail::kUniform)[0] = 1.0f;
+  for (int32_t c = 0; c < g.collider_count; ++c) {
+    const bool plane = g.collider_kind[c] == detail::kPlaneKind;
+    v.Collider(detail::kCay, c)[0] = plane ? -1e6f : 1e6f;
+    v.Collider(detail::kCby, c)[0] = plane ? 1.0f : 1e6f;
+  }
+  g.padding_column.resize(g.Rows());
+  for (int32_t r = 0; r < g.Rows(); ++r) g.padding_column[r] = v.Row(r)[0];
+  groups_.push_back(std::move(g));
+  return static_cast<int32_t>(groups_.size()) - 1;
+}
+
+// ---- lanes (budget phase) ----
+void ChainSystem::ReleaseLane(int32_t slot_index) {
+  Slot& slot = chains_[slot_index];
+  Group& g = groups_[slot.group];
+  const int32_t hole = slot.lane;
+  const int32_t last = g.lanes_used - 1;
+  if (hole != last) {
+    g.CopyLane(last, hole);
+    const int32_t moved = g.lane_owner[last];
+    g.lane_owner[hole] = moved;
+    chains_[moved].lane = hole;
+  }
+  g.lane_owner[last] = -1;
+  g.SetLaneToPadding(last);
+  --g.lanes_used;
+  slot.lane = -1;
+}
+
+void ChainSystem::AcquireLane(int32_t slot_index) {
+  Slot& slot = chains_[slot_index];
+  Group& g = groups_[slot.group];
+  const int32_t lane = g.lanes_used++;
+  g.lane_owner[lane] = slot_index;
+  slot.lane = lane;
+  slot.wake_pending = true;
+  const ChainArchetype& a = archetypes_[slot.archetype].archetype;
+  const ChainBlockView v = g.View(lane / kBlockLanes);
+  const int32_t l = lane % kBlockLanes;
+  for (int32_t k = 0; k < a.node_count; ++k) {
+    v.Node(detail::kRest, k)[l] = a.pinned[k] > 0.5f ? -a.rest_length[k] : a.rest_length[k];
+    v.Node(detail::kDamping, k)[l] = a.damping[k];
+    v.Node(detail::kStiffness, k)[l] = a.stiffness[k];
+    v.Node(detail::kGravityScale, k)[l] = a.gravity_scale[k];
+    v.Node(detail::kWindScale, k)[l] = a.wind_scale[k];
+    if (v.collider_count > 0) v.Radius(k)[l] = a.radius[k];
+  }
+  v.Lane(detail::kLaneDamping)[l] = a.damping[0];
+  v.Lane(detail::kLaneStiffness)[l] = a.stiffness[0];
+  v.Lane(detail::kLaneGravityScale)[l] = a.gravity_scale[0];
+  v.Lane(detail::kLaneWindScale)[l] = a.wind_scale[0];
+  v.Lane(detail::kUniform)[l] = a.uniform_parameters ? 1.0f : 0.0f;
+}
+
+// ---- phases ----
+// The only pass over every bound chain: its squared camera distance, measured at the
+// origin of the frame its roots hang from (one host read per chain; many chains_ share a
+// frame), counted against max_distance, and, when the budget bound last frame, kept as a
+// candidate only if it is within last frame's cut-off plus a margin. Each chunk writes
+// its candidates_ to its own stretch of `candidates_`; Budget compacts them in order.
+void ChainSystem::Gather(Vec3 camera, const SimulatePredicate& predicate) {
+  const auto live = static_cast<int32_t>(live_chains_.size());
+    const float max_d2 = std::isinf(max_distance_) ? INFINITY : max_distance_ * max_distance_;
+  const bool prefilter = predicate.should_simulate == nullptr && last_cutoff2_ >= 0.0f && max_chains_ < live;
+  gather_cutoff2_ = prefilter ? std::min(max_d2, last_cutoff2_ * 1.21f) : max_d2;
+  const float cutoff2 = gather_cutoff2_;
+  const int32_t chunks = (live + kGatherChunk - 1) / kGatherChunk;
+  auto task = [&](int32_t begin, int32_t end, uint32_t) {
+    for (int32_t chunk = begin; chunk < end; ++chunk) {
+      const int32_t first = chunk * kGatherChunk;
+      const int32_t last = std::min(live, first + kGatherChunk);
+      int32_t eligible = 0, kept = 0;
+      for (int32_t i = first; i < last; ++i) {
+        const Vec3 d = live_root_parent_[i]->translation - camera;
+        float d2 = LengthSquared(d);
+        d2 = d2 == d2 ? d2 : INFINITY;  // non-finite host input sorts last, fails the test
+        live_distance2_[i] = d2;
+        eligible += d2 <= max_d2 ? 1 : 0;
+        if (d2 <= cutoff2) candidates_[first + kept++] = {d2, live_chains_[i]};
+      }
+      chunk_eligible_[chunk] = eligible;
+      chunk_kept_[chunk] = kept;
+    }
+  };
+  ParallelFor(tasks_, chunks, 1, task);
+}
+
+// Eligibility and the nearest-N budget, then lane changes. O(bound) only in one tight
+// pass over the dense distances; everything else is O(selected). When the budget binds,
+// last frame's cut-off distance (plus a margin) pre-filters the candidates_ so that the
+// selection sorts about max_chains entries, not every eligible chain; if the filter lets
+// through fewer than max_chains, the full eligible set is collected instead. Either way
+// the result is exactly the max_chains nearest, ties broken by slot index.
+void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) {
+  const float max_d2 = std::isinf(max_distance_) ? INFINITY : max_distance_ * max_distance_;
+  const auto live = static_cast<int32_t>(live_chains_.size());
+  const int32_t max_chains = max_chains_;
+  int32_t eligible = 0;
+  int32_t count = 0;
+  if (predicate.should_simulate != nullptr) {
+    for (int32_t i = 0; i < live; ++i) {
+      const int32_t slot = live_chains_[i];
+      const ChainId id{static_cast<uint32_t>(slot), chains_[slot].generation};
+      if (predicate.should_simulate(id, live_root_parent_[i]->translation, predicate.user)) {
+        candidates_[count++] = {live_distance2_[i], slot};
+      }
+    }
+    eligible = count;
+  } else {
+    const int32_t chunks = (live + kGatherChunk - 1) / kGatherChunk;
+    for (int32_t c = 0; c < chunks; ++c) {
+      eligible += chunk_eligible_[c];
+      const int32_t from = c * kGatherChunk;
+      for (int32_t j = 0; j < chunk_kept_[c]; ++j) candidates_[count++] = candidates_[from + j];
+    }
+    if (count < std::min(eligible, max_chains)) {
+      count = 0;
+      for (int32_t i = 0; i < live; ++i) {
+        if (live_distance2_[i] <= max_d2) candidates_[count++] = {live_distance2_[i], live_chains_[i]};
+      }
+    }
+  }
+  stats.culled_by_distance = live - eligible;
+  const int32_t keep = std::min(eligible, max_chains);
+  if (count > keep) std::nth_element(candidates_.begin(), candidates_.begin() + keep, candidates_.begin() + count);
+  stats.culled_by_budget = eligible - keep;
+  float cutoff = -1.0f;
+  const uint64_t frame = stats.frame;
+  for (int32_t i = 0; i < keep; ++i) {
+    chains_[candidates_[i].second].selected_frame = frame;
+    cutoff = std::max(cutoff, candidates_[i].first);
+  }
+  last_cutoff2_ = keep == max_chains && keep > 0 && std::isfinite(cutoff) ? cutoff : -1.0f;
+  // Release lanes of chains_ no longer selected (from the back, so a lane moved into a
+  // hole has already been visited), then give lanes to the newly selected.
+  for (Group& g : groups_) {
+    for (int32_t lane = g.lanes_used - 1; lane >= 0; --lane) {
+      const int32_t owner = g.lane_owner[lane];
+      if (chains_[owner].selected_frame != frame) ReleaseLane(owner);
+    }
+  }
+  int32_t woke = 0;
+  for (int32_t i = 0; i < keep; ++i) {
+    if (chains_[candidates_[i].second].lane < 0) {
+      AcquireLane(candidates_[i].second);
+      ++woke;
+    }
+  }
+  stats.snapped_wake = woke;
+  work_count_ = 0;
+  int32_t lanes = 0;
+  for (int32_t gi = 0; gi < static_cast<int32_t>(groups_.size()); ++gi) {
+    const int32_t blocks = (groups_[gi].lanes_used + kBlockLanes - 1) / kBlockLanes;
+    for (int32_t b = 0; b < blocks; ++b) work_[work_count_++] = {gi, b};
+    lanes += groups_[gi].lanes_used;
+  }
+  stats.simulated_chains = keep;
+  stats.sleeping_chains = live - keep;
+  stats.chain_blocks = work_count_;
+  stats.lanes_used = lanes;
+  stats.lane_occupancy = work_count_ > 0 ? static_cast<float>(lanes) / static_cast<float>(work_count_ * kBlockLanes) : 0.0f;
+}
+
+// Reads a lane's host input: a finite pose becomes its last good pose; a non-finite
+// one is counted and the last good pose is used again. Returns whether it was good.
+bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
+  const int32_t n = slot.bone_count;
+  // Every host transform a chain reads goes through the dispatched kernel's check.
+  auto all_finite = [this](const Transform* t, int32_t count) {
+    return kernels_->all_finite(reinterpret_cast<const float*>(t), count * static_cast<int32_t>(sizeof(Transform) / sizeof(float)));
+  };
+  bool good = all_finite(slot.root_parent_world, 1) && all_finite(slot.collider_frames, slot.collider_frame_count);
+  if (slot.bone_map.empty()) {
+    good = good && all_finite(slot.animated, n);
+    if (good) std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
+  } else {
+    for (int32_t k = 0; good && k < n; ++k) good = all_finite(&slot.animated[slot.bone_map[k]], 1);
+    if (good) {
+      for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.animated[slot.bone_map[k]];
+    }
+  }
+  if (good) {
+    slot.last_good_root_parent = *slot.root_parent_world;
+  } else {
+    ++counters.bad_input;
+  }
+  return good;
+}
+
+// After the pose kernel: colliders, the teleport guard and snapping, for one lane.
+void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot& slot, bool good,
+                WorkCounters& counters) {
+  const ChainArchetype& a = archetypes_[slot.archetype].archetype;
+  const int32_t n = a.node_count;
+  auto bone_world = [&](int32_t k) {
+    return Transform{{v.Node(detail::kBx, k)[l], v.Node(detail::kBy, k)[l], v.Node(detail::kBz, k)[l]},
+                     {v.Node(detail::kRx, k)[l], v.Node(detail::kRy, k)[l], v.Node(detail::kRz, k)[l],
+                      v.Node(detail::kRw, k)[l]},
+                     {v.Node(detail::kSx, k)[l], v.Node(detail::kSy, k)[l], v.Node(detail::kSz, k)[l]}};
+  };
+  for (int32_t c = 0; c < g.collider_count; ++c) {
+    const ColliderSettings& col = a.colliders[c];
+    // A host frame that is not trusted this frame keeps last frame's collider.
+    if (!good && col.bone < 0) continue;
+    const Transform frame = col.bone >= 0 ? bone_world(col.bone) : slot.collider_frames[col.frame];
+    const Vec3 pa = TransformPoint(frame, col.a);
+    Vec3 pb = pa;
+    float radius = 0.0f;
+    if (g.collider_kind[c] == detail::kPlaneKind) {
+      pb = Rotate(frame.rotation, col.b);
+    } else {
+      if (g.collider_kind[c] == detail::kCapsuleOutside || g.collider_kind[c] == detail::kCapsuleInside) {
+        pb = TransformPoint(frame, col.b);
+      }
+      const float s = std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
+      radius = col.radius * s;
+    }
+    v.Collider(detail::kCax, c)[l] = pa.x;
+    v.Collider(detail::kCay, c)[l] = pa.y;
+    v.Collider(detail::kCaz, c)[l] = pa.z;
+    v.Collider(detail::kCbx, c)[l] = pb.x;
+    v.Collider(detail::kCby, c)[l] = pb.y;
+    v.Collider(detail::kCbz, c)[l] = pb.z;
+    v.Collider(detail::kCr, c)[l] = radius;
+  }
+  // Teleport guard: the root bone jumped or turned too far since the last pose phase.
+  const Vec3 root_pos{v.Node(detail::kBx, 0)[l], v.Node(detail::kBy, 0)[l], v.Node(detail::kBz, 0)[l]};
+  const Quat root_rot = Normalize(Quat{v.Node(detail::kRx, 0)[l], v.Node(detail::kRy, 0)[l],
+                                       v.Node(detail::kRz, 0)[l], v.Node(detail::kRw, 0)[l]});
+  bool teleported = false;
+  if (!slot.wake_pending && good) {
+    const float moved2 = LengthSquared(root_pos - slot.prev_root_pos);
+    // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
+    teleported = moved2 > teleport_distance2_ || std::fabs(Dot(root_rot, slot.prev_root_rot)) < teleport_cos_half_angle_;
+  }
+  slot.prev_root_pos = root_pos;
+  slot.prev_root_rot = root_rot;
+  const bool snap = slot.wake_pending || teleported;
+  if (teleported) ++counters.teleport;
+  if (snap || !good) {
+    for (int32_t k = 0; k < n; ++k) {
+      for (int32_t axis = 0; axis < 3; ++axis) {
+        const float b = v.Node(detail::kBx + axis, k)[l];
+        v.Node(detail::kAx + axis, k)[l] = b;
+        if (snap) {
+          v.Node(detail::kPos0x + axis, k)[l] = b;
+          v.Node(detail::kPos1x + axis, k)[l] = b;
+        }
+      }
+    }
+  }
+  slot.wake_pending = false;
+}
+
+void ChainSystem::Pose() {
+  const detail::ChainKernels* kernel_set = kernels_;
+  auto task = [&](int32_t begin, int32_t end, uint32_t) {
+    for (int32_t i = begin; i < end; ++i) {
+      Group& g = groups_[work_[i].group];
+      const ChainBlockView v = g.View(work_[i].block);
+      WorkCounters& counters = work_counters_[i];
+      counters = {};
+      detail::ChainPoseInput input;
+      bool good[kBlockLanes];
+      for (int32_t l = 0; l < kBlockLanes; ++l) {
+        const int32_t owner = g.lane_owner[work_[i].block * kBlockLanes + l];
+        if (owner >= 0) {
+          Slot& slot = chains_[owner];
+          good[l] = ReadLaneInput(slot, counters);
+          input.root_parent[l] = &slot.last_good_root_parent;
+          input.locals[l] = slot.last_good.data();
+        } else {
+          good[l] = true;
+          input.root_parent[l] = &g.padding_root_parent;
+          input.locals[l] = g.padding_locals.data();
+        }
+      }
+      kernel_set->pose(v, input);
+      for (int32_t l = 0; l < kBlockLanes; ++l) {
+        const int32_t owner = g.lane_owner[work_[i].block * kBlockLanes + l];
+        if (owner >= 0) FinishLane(g, v, l, chains_[owner], good[l], counters);
+      }
+    }
+  };
+  ParallelFor(tasks_, work_count_, 1, task);
+}
+
+void ChainSystem::Solve(int32_t substeps, float dt, Vec3 wind) {
+  detail::ChainSolveParams params;
+  params.substeps = substeps;
+  params.dt = dt;
+  params.gravity[0] = gravity_.x;
+  params.gravity[1] = gravity_.y;
+  params.gravity[2] = gravity_.z;
+  params.wind[0] = wind.x;
+  params.wind[1] = wind.y;
+  params.wind[2] = wind.z;
+  const detail::ChainKernels* k = kernels_;
+  auto task = [&](int32_t begin, int32_t end, uint32_t) {
+    // Runs of consecutive blocks of one topology go to the kernel together.
+    ChainBlockView views[detail::kSolveInterleave];
+    int32_t i = begin;
+    while (i < end) {
+      const int32_t group = work_[i].group;
+      int32_t count = 0;
+      while (i < end && count < detail::kSolveInterleave && work_[i].group == group) {
+        views[count++] = groups_[group].View(work_[i].block);
+        ++i;
+      }
+      k->solve(views, count, params);
+    }
+  };
+  ParallelFor(tasks_, work_count_, detail::kSolveInterleave, task);
+  if (substeps % 2 == 1) {
+    for (Group& g : groups_) g.positions_swapped = !g.positions_swapped;
+  }
+}
+
+void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot) {
+  for (int32_t k = 0; k < v.node_count; ++k) {
+    for (int32_t axis = 0; axis < 3; ++axis) {
+      const float b = v.Node(detail::kBx + axis, k)[l];
+      v.Node(detail::kAx + axis, k)[l] = b;
+      v.Node(detail::kPos0x + axis, k)[l] = b;
+      v.Node(detail::kPos1x + axis, k)[l] = b;
+    }
+  }
+  for (int32_t k = 0; k < slot.bone_count; ++k) slot.Output(k) = slot.last_good[k];
+}
+
+void ChainSystem::Writeback() {
+  const detail::ChainKernels* k = kernels_;
+  auto task = [&](int32_t begin, int32_t end, uint32_t worker) {
+    float* scratch = writeback_scratch_[worker].data();
+    for (int32_t i = begin; i < end; ++i) {
+      Group& g = groups_[work_[i].group];
+      const ChainBlockView v = g.View(work_[i].block);
+      alignas(64) float finite_probe[kBlockLanes];
+      k->writeback(v, scratch, finite_probe);
+      for (int32_t l = 0; l < kBlockLanes; ++l) {
+        const int32_t owner = g.lane_owner[work_[i].block * kBlockLanes + l];
+        if (owner < 0) continue;
+        Slot& slot = chains_[owner];
+        if (!(finite_probe[l] == 0.0f)) {
+          ResetLane(v, l, slot);
+          ++work_counters_[i].reset;
+          continue;
+        }
+        for (int32_t n = 0; n < v.node_count; ++n) {
+          Transform& out = slot.Output(n);
+          const float* local = detail::WrittenLocalRotation(scratch, n) + l;
+          out.translation = slot.last_good[n].translation;
+          out.rotation = Quat{local[0], local[kBlockLanes], local[2 * kBlockLanes], local[3 * kBlockLanes]};
+          out.scale = slot.last_good[n].scale;
+        }
+      }
+    }
+  };
+  ParallelFor(tasks_, work_count_, 1, task);
+}
+
+
+Result<ChainArchetypeId> ChainSystem::BuildArchetype(const ChainArchetypeSettings& settings) {
+  ArchetypeSlot slot;
+  if (Error e = detail::BuildChainArchetype(settings, &slot.archetype); e.code != ErrorCode::kNone) return e;
+  auto found = group_by_topology_.find(slot.archetype.topology);
+  if (found == group_by_topology_.end()) {
+    slot.group = NewGroup(slot.archetype);
+    group_by_topology_.emplace(slot.archetype.topology, slot.group);
+  } else {
+    slot.group = found->second;
+  }
+  archetypes_.push_back(std::move(slot));
+  return ChainArchetypeId{static_cast<uint32_t>(archetypes_.size() - 1), 1};
+}
+
+
+int32_t ChainSystem::BoneCount(ChainArchetypeId id) const {
+  if (id.generation != 1 || id.index >= archetypes_.size()) return 0;
+  return archetypes_[id.index].archetype.node_count;
+}
+
+
+Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
+  if (b.archetype.generation != 1 || b.archetype.index >= archetypes_.size())
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the archetype id is null or was not built by this world");
+  const ArchetypeSlot& arch = archetypes_[b.archetype.index];
+  const int32_t n = arch.archetype.node_count;
+  if (b.root_parent_world == nullptr)
+    return Fail(ErrorCode::kNullBuffer, -1, "root_parent_world", "root_parent_world is null");
+  const bool mapped = !b.bone_map.empty();
+  if (mapped && static_cast<int32_t>(b.bone_map.size()) != n)
+    return Fail(ErrorCode::kBadReference, -1, "bone_map",
+                "bone_map has " + std::to_string(b.bone_map.size()) + " entries; the archetype has " +
+                    std::to_string(n) + " bones");
+  const int32_t needed = mapped ? 0 : n;  // with a map, every index is checked below
+  if (b.animated_local.data() == nullptr || static_cast<int32_t>(b.animated_local.size()) < std::max(needed, 1))
+    return Fail(ErrorCode::kNullBuffer, -1, "animated_local",
+                "animated_local needs " + std::to_string(n) + " transforms, got " + std::to_string(b.animated_local.size()));
+  if (b.output_local.data() == nullptr || static_cast<int32_t>(b.output_local.size()) < std::max(needed, 1))
+    return Fail(ErrorCode::kNullBuffer, -1, "output_local",
+                "output_local needs " + std::to_string(n) + " transforms, got " + std::to_string(b.output_local.size()));
+  if (mapped) {
+    const auto limit = static_cast<int32_t>(std::min(b.animated_local.size(), b.output_local.size()));
+    std::vector<int32_t> sorted(b.bone_map.begin(), b.bone_map.end());
+    for (int32_t k = 0; k < n; ++k) {
+      if (b.bone_map[k] < 0 || b.bone_map[k] >= limit)
+        return Fail(ErrorCode::kBadReference, k, "bone_map",
+                    "bone_map[" + std::to_string(k) + "] = " + std::to_string(b.bone_map[k]) + " is outside [0, " +
+                        std::to_string(limit) + ")");
+    }
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      return Fail(ErrorCode::kBadReference, -1, "bone_map", "bone_map names one buffer element twice");
+  }
+  auto animated_at = [&](int32_t k) -> const Transform& { return b.animated_local[mapped ? b.bone_map[k] : k]; };
+  Transform* const identity = &b.output_local[mapped ? b.bone_map[0] : 0];
+  if (static_cast<int32_t>(b.collider_frames.size()) < arch.archetype.collider_frames_needed)
+    return Fail(ErrorCode::kNullBuffer, -1, "collider_frames",
+                "the archetype's colliders use " + std::to_string(arch.archetype.collider_frames_needed) +
+                    " host frames, got " + std::to_string(b.collider_frames.size()));
+  if (auto it = chain_by_output_.find(identity); it != chain_by_output_.end()) {
+    const Slot& existing = chains_[it->second];
+    if (existing.archetype != static_cast<int32_t>(b.archetype.index))
+      return Fail(ErrorCode::kBadReference, -1, "output_local",
+                  "this output buffer is already bound to a chain of another archetype");
+    return ChainId{static_cast<uint32_t>(it->second), existing.generation};
+  }
+  if (!IsFinite(*b.root_parent_world))
+    return Fail(ErrorCode::kNotFinite, -1, "root_parent_world", "the root's parent transform is not finite at bind");
+  for (int32_t k = 0; k < n; ++k) {
+    if (!IsFinite(animated_at(k)))
+      return Fail(ErrorCode::kNotFinite, k, "animated_local",
+                  "animated_local[" + std::to_string(k) + "] is not finite at bind");
+  }
+  int32_t index;
+  if (!free_chains_.empty()) {
+    index = free_chains_.back();
+    free_chains_.pop_back();
+  } else {
+    index = static_cast<int32_t>(chains_.size());
+    chains_.emplace_back();
+  }
+  Slot& slot = chains_[index];
+  const uint32_t generation = slot.generation;
+  slot = Slot{};
+  slot.generation = generation;
+  slot.live = true;
+  slot.archetype = static_cast<int32_t>(b.archetype.index);
+  slot.group = arch.group;
+  slot.root_parent_world = b.root_parent_world;
+  slot.animated = b.animated_local.data();
+  slot.output = b.output_local.data();
+  slot.bone_count = n;
+  slot.collider_frames = b.collider_frames.data();
+  slot.collider_frame_count = arch.archetype.collider_frames_needed;
+  slot.bone_map.assign(b.bone_map.begin(), b.bone_map.end());
+  slot.last_good.resize(n);
+  for (int32_t k = 0; k < n; ++k) slot.last_good[k] = animated_at(k);
+  slot.last_good_root_parent = *b.root_parent_world;
+  slot.live_index = static_cast<int32_t>(live_chains_.size());
+  live_chains_.push_back(index);
+  live_root_parent_.push_back(b.root_parent_world);
+  live_distance2_.push_back(INFINITY);
+  chain_by_output_.emplace(identity, index);
+  candidates_.resize(live_chains_.size());
+  chunk_eligible_.resize((live_chains_.size() + kGatherChunk - 1) / kGatherChunk);
+  chunk_kept_.resize(chunk_eligible_.size());
+  Group& g = groups_[arch.group];
+  ++g.bound;
+  ReserveGroup(g);
+  return ChainId{static_cast<uint32_t>(index), generation};
+}
+
+
+Error ChainSystem::Unbind(ChainId id) {
+  Slot* slot = Find(id);
+  if (slot == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "chain", "the chain handle is null or stale");
+  if (slot->lane >= 0) ReleaseLane(static_cast<int32_t>(id.index));
+  // Put every bone back to its animated local transform: the current animation when it is
+  // readable and distinct from the output, else the last good animated input.
+  const bool aliased = slot->animated == slot->output;
+  bool current_ok = !aliased;
+  for (int32_t k = 0; current_ok && k < slot->bone_count; ++k) current_ok = IsFinite(slot->Animated(k));
+  for (int32_t k = 0; k < slot->bone_count; ++k) slot->Output(k) = current_ok ? slot->Animated(k) : slot->last_good[k];
+  chain_by_output_.erase(&slot->Output(0));
+  const int32_t li = slot->live_index;
+  const int32_t moved = live_chains_.back();
+  live_chains_[li] = moved;
+  live_root_parent_[li] = live_root_parent_.back();
+  live_distance2_[li] = live_distance2_.back();
+  chains_[moved].live_index = li;
+  live_chains_.pop_back();
+  live_root_parent_.pop_back();
+  live_distance2_.pop_back();
+  --groups_[slot->group].bound;
+  slot->live = false;
+  slot->live_index = -1;
+  slot->generation = slot->generation == UINT32_MAX ? 1 : slot->generation + 1;
+  std::vector<Transform>().swap(slot->last_good);
+  free_chains_.push_back(static_cast<int32_t>(id.index));
+  return {};
+}
+
+
+void ChainSystem::SetMaxChains(int32_t max_chains) {
+  max_chains_ = std::max(max_chains, 0);
+  for (Group& g : groups_) ReserveGroup(g);
+}
+
+
+bool ChainSystem::IsSimulated(ChainId id) const {
+  const Slot* s = Find(id);
+  return s != nullptr && s->lane >= 0;
+}
+
+
+Error ChainSystem::GetNodePositions(ChainId id, std::span<Vec3> out) const {
+  const Slot* s = Find(id);
+  if (s == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "chain", "the chain handle is null or stale");
+  if (static_cast<int32_t>(out.size()) < s->bone_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "out", "out is smaller than the chain's bone count");
+  if (s->lane >= 0) {
+    Group& g = const_cast<Group&>(groups_[s->group]);
+    const ChainBlockView v = g.View(s->lane / kBlockLanes);
+    const int32_t l = s->lane % kBlockLanes;
+    for (int32_t k = 0; k < s->bone_count; ++k)
+      out[k] = Vec3{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
+    return {};
+  }
+  const ChainArchetype& a = archetypes_[s->archetype].archetype;
+  PoseScratch scratch;
+  Transform* world = scratch.world();
+  for (int32_t k = 0; k < s->bone_count; ++k) {
+    const int32_t p = a.topology.parent[k];
+    new (&world[k]) Transform(Compose(p < 0 ? s->last_good_root_parent : world[p], s->last_good[k]));
+    out[k] = world[k].translation;
+  }
+  return {};
+}
+
+void ChainSystem::HashState(StateHasher& hasher) const {
+for (std::size_t i = 0; i < chains_.size(); ++i) {
+  const Slot& s = chains_[i];
+  if (!s.live || s.lane < 0) continue;
+  hasher.Mix(&i, sizeof(i));
+  Group& g = const_cast<Group&>(groups_[s.group]);
+  const ChainBlockView v = g.View(s.lane / kBlockLanes);
+  const int32_t l = s.lane % kBlockLanes;
+  for (int32_t k = 0; k < s.bone_count; ++k) {
+    for (int32_t slot : {v.position, v.previous}) {
+      for (int32_t axis = 0; axis < 3; ++axis) hasher.Mix(v.Node(slot + axis, k) + l, sizeof(float));
+    }
+    hasher.Mix(&s.Output(k), sizeof(Transform));
+  }
+}
+}
+
+void ChainSystem::AddCounters(FrameStats& stats) const {
+  for (int32_t i = 0; i < work_count_; ++i) {
+    stats.snapped_bad_input += work_counters_[i].bad_input;
+    stats.reset_non_finite += work_counters_[i].reset;
+    stats.snapped_teleport += work_counters_[i].teleport;
+  }
+}
+
+}  // namespace tendon::detail

@@ -1,0 +1,136 @@
+// kernel/chains/chain_system.h: verlet chains (hair, capes, tails): their archetypes, their
+// lanes by topology, and the five chain phases of a frame.
+//
+// What it does: BuildArchetype validates settings once and files the archetype under its
+// topology (parents and collider kinds); chains of one topology share blocks of kBlockLanes
+// lanes, whatever their archetype. Bind sizes everything a chain will touch. A frame runs
+//   Gather     per bound chain (chunks): the root's host frame, its squared camera distance
+//   Budget     serial: eligibility (distance or the host's predicate), the nearest
+//              max_chains win (ties by slot), then lanes are released and acquired so
+//              that each topology's awake chains stay packed at the front of its blocks
+//   Pose       per block: the animated pose in lanes, colliders, the teleport guard, snaps
+//   Solve      per block: the SIMD kernel's substeps
+//   Writeback  per block: local rotations in lanes, scattered into each chain's host
+//              buffer; a lane that went non-finite is reset and counted
+// What it does NOT do: keep time (the World's fixed clock gives substeps and dt), sample
+// wind (the World does, once per frame), or know of ragdolls and characters.
+// Threading: the phases split their work over the host's task hooks (ParallelFor); every
+// item writes only its own block and chains, and counts are summed serially in item
+// order, so results are the same for any worker count. Everything else, and every call
+// between phases, is the World's thread only.
+// Memory: archetypes, slabs of blocks, per-chain buffers and the frame's scratch are sized
+// at build and bind time (and by SetMaxChains); the phases allocate nothing.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "kernel/chains/chain_archetype.h"
+#include "kernel/chains/chain_block.h"
+#include "kernel/core/frame_counters.h"
+#include "tendon/stats.h"
+#include "tendon/world.h"
+
+namespace tendon::detail {
+
+struct ChainKernels;
+
+// What a chain system is built with (from WorldSettings).
+struct ChainSystemSettings {
+  TaskHooks tasks{};
+  const ChainKernels* kernels = nullptr;
+  int32_t max_chains = 0;
+  float max_distance = 0;  // m; infinity: no distance culling
+  Vec3 gravity{};
+  float teleport_distance = 0;       // m
+  float teleport_angle_degrees = 0;  // infinity: never by angle
+};
+
+class ChainSystem {
+ public:
+  explicit ChainSystem(const ChainSystemSettings& settings);
+  ~ChainSystem();
+
+  // ---- build and bind (World's thread; these allocate) ----
+  Result<ChainArchetypeId> BuildArchetype(const ChainArchetypeSettings& settings);
+  int32_t BoneCount(ChainArchetypeId id) const;
+  Result<ChainId> Bind(const ChainBinding& binding);
+  // Writes the animated locals back into the output and frees the slot.
+  Error Unbind(ChainId id);
+  bool IsValid(ChainId id) const { return Find(id) != nullptr; }
+  void SetMaxChains(int32_t max_chains);
+
+  // ---- queries ----
+  bool IsSimulated(ChainId id) const;
+  Error GetNodePositions(ChainId id, std::span<Vec3> out) const;
+  int32_t BoundCount() const { return static_cast<int32_t>(live_chains_.size()); }
+  int32_t SimulatedBlocks() const { return work_count_; }
+  // Feeds every simulated chain's positions and written outputs, in slot order.
+  void HashState(StateHasher& hasher) const;
+
+  // ---- the frame's phases, in this order ----
+  void Gather(Vec3 camera, const SimulatePredicate& predicate);
+  // Writes culled_by_distance, culled_by_budget, snapped_wake (=), simulated_chains,
+  // sleeping_chains, chain_blocks, lanes_used and lane_occupancy; stats.frame marks the
+  // chains it selects.
+  void Budget(const SimulatePredicate& predicate, FrameStats& stats);
+  void Pose();
+  void Solve(int32_t substeps, float dt, Vec3 wind);
+  void Writeback();
+  // Adds the pose and writeback items' counters (bad input, resets, teleports).
+  void AddCounters(FrameStats& stats) const;
+
+ private:
+  struct Group;
+  struct ArchetypeSlot;
+  struct Slot;
+  struct WorkItem {
+    int32_t group = 0;
+    int32_t block = 0;
+  };
+
+  Slot* Find(ChainId id);
+  const Slot* Find(ChainId id) const;
+  int32_t NewGroup(const ChainArchetype& a);
+  void ReserveGroup(Group& g);
+  void ReleaseLane(int32_t slot_index);
+  void AcquireLane(int32_t slot_index);
+  bool ReadLaneInput(Slot& slot, WorkCounters& counters);
+  void FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot& slot, bool good, WorkCounters& counters);
+  void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot);
+
+  TaskHooks tasks_;
+  const ChainKernels* kernels_;
+  int32_t max_chains_;
+  float max_distance_;
+  Vec3 gravity_;
+  float teleport_distance2_;
+  float teleport_cos_half_angle_;
+
+  std::vector<ArchetypeSlot> archetypes_;
+  std::map<ChainTopologyKey, int32_t> group_by_topology_;
+  std::vector<Group> groups_;
+  std::vector<Slot> chains_;
+  std::vector<int32_t> free_chains_;
+  std::unordered_map<const void*, int32_t> chain_by_output_;
+  // Dense, by live index (swap-removed on unbind): what the per-bound-chain passes touch.
+  std::vector<int32_t> live_chains_;                // slot
+  std::vector<const Transform*> live_root_parent_;  // host frame the roots hang from
+  std::vector<float> live_distance2_;               // this frame's squared camera distance
+  float last_cutoff2_ = -1.0f;  // the budget's farthest selected distance^2, last frame
+  float gather_cutoff2_ = 0.0f;
+  std::vector<int32_t> chunk_eligible_, chunk_kept_;  // per gather chunk
+
+  // Frame scratch, sized at bind time.
+  std::vector<std::pair<float, int32_t>> candidates_;
+  std::vector<WorkItem> work_;
+  std::vector<AlignedFloats> writeback_scratch_;  // per worker (see WrittenLocalRotation)
+  int32_t work_count_ = 0;
+  std::vector<WorkCounters> work_counters_;
+};
+
+}  // namespace tendon::detail

@@ -1,0 +1,171 @@
+// kernel/contacts/broad_phase.cpp: which parts of different ragdolls may touch this frame.
+//
+// Per frame, not per substep: bounds grown by each part's motion over the frame cover
+// every substep. Ragdolls are swept along x by the lower edge of their bounds (ties by
+// order, so the result does not depend on sort stability); only the parts of one ragdoll
+// inside the other's bounds are tested against each other, then their bounding spheres
+// grown by their relative speed over the frame (the reach FindPairContacts uses). Pairs
+// are written in sweep order, which the islands keep within each island: the order of a
+// pair's solve never depends on the worker count.
+#include "kernel/contacts/broad_phase.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "kernel/core/parallel.h"
+#include "kernel/core/rotation.h"
+
+namespace tendon::detail {
+
+void BroadPhase::Reserve(int32_t total_parts, int32_t slot_count) {
+  bodies_.resize(total_parts);
+  broad_.resize(total_parts);
+  motion_.resize(total_parts);
+  ragdoll_boxes_.resize(slot_count);
+  box_order_.resize(slot_count);
+  near_a_.resize(kMaxRagdollParts);
+  near_b_.resize(kMaxRagdollParts);
+  part_pairs_.resize(static_cast<std::size_t>(total_parts) * kPairsPerPart);
+}
+
+// Once per frame: every awake or sleeping part's bounds (grown by its motion over the
+// frame) and each ragdoll's (their union). Ragdolls are sorted along x and swept for
+// overlapping pairs, filtered by collision groups and modes; within an overlapping pair,
+// only the parts inside the other ragdoll's bounds are tested against each other (a pile
+// of ragdolls lined up along x would otherwise sweep most of its parts against most
+// others). Listed self-collision pairs are tested directly. A sleeping ragdoll that may
+// be touched is woken. The islands then order the pairs (islands.h).
+void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_seconds, FrameStats& stats) {
+  std::vector<RagdollGroup>& groups = store.groups;
+  std::vector<RagdollSlot>& slots = store.slots;
+  int32_t n = 0, boxes = 0;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const RagdollSlot& r = slots[i];
+    if (!r.live || !r.enabled) continue;
+    ragdoll_boxes_[boxes++] = RagdollBox{{}, {}, n, r.part_count, static_cast<int32_t>(i)};
+    n += r.part_count;
+  }
+  // The bounds, in parallel over ragdolls (each writes its own bodies' entries).
+  auto bounds = [&](int32_t begin, int32_t end, uint32_t) {
+    for (int32_t k = begin; k < end; ++k) {
+      RagdollBox& box = ragdoll_boxes_[k];
+      const RagdollSlot& r = slots[box.slot];
+      RagdollGroup& g = groups[r.group];
+      const RigidBlockView view = g.View(r.lane / kBlockLanes);
+      const int32_t l = r.lane % kBlockLanes;
+      box.lo = Vec3{1e30f, 1e30f, 1e30f};
+      box.hi = Vec3{-1e30f, -1e30f, -1e30f};
+      for (int32_t j = 0; j < r.part_count; ++j) {
+        const BodyState body = ReadBody(view, l, j);
+        const float spin = Length(body.w) * g.constants[j].extent;
+        const float margin = (Length(body.v) + spin) * frame_seconds + 0.01f;
+        motion_[box.first + j] = PairMotion{body.x, body.v, g.constants[j].extent, spin};
+        const Rot3 rot = RotationOf(body.q);
+        Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+        for (const auto& p : g.pair_points[j]) {
+          const Vec3 c = body.x + Apply(rot, Vec3{p[0], p[1], p[2]});
+          const float e = p[3] + margin;
+          lo = Vec3{std::min(lo.x, c.x - e), std::min(lo.y, c.y - e), std::min(lo.z, c.z - e)};
+          hi = Vec3{std::max(hi.x, c.x + e), std::max(hi.y, c.y + e), std::max(hi.z, c.z + e)};
+        }
+        const int32_t body_index = box.first + j;
+        bodies_[body_index] = PairBody{r.group, r.lane, j, box.slot};
+        broad_[body_index] = BroadEntry{lo, hi, body_index};
+        box.lo = Vec3{std::min(box.lo.x, lo.x), std::min(box.lo.y, lo.y), std::min(box.lo.z, lo.z)};
+        box.hi = Vec3{std::max(box.hi.x, hi.x), std::max(box.hi.y, hi.y), std::max(box.hi.z, hi.z)};
+      }
+    }
+  };
+  ParallelFor(tasks_, boxes, 8, bounds);
+  for (int32_t i = 0; i < boxes; ++i) box_order_[i] = i;
+  std::sort(box_order_.begin(), box_order_.begin() + boxes, [&](int32_t a, int32_t b) {
+    return ragdoll_boxes_[a].lo.x < ragdoll_boxes_[b].lo.x || (ragdoll_boxes_[a].lo.x == ragdoll_boxes_[b].lo.x && a < b);
+  });
+  auto overlap = [](Vec3 alo, Vec3 ahi, Vec3 blo, Vec3 bhi) {
+    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y && alo.z <= bhi.z && blo.z <= ahi.z;
+  };
+  pair_count_ = 0;
+  int32_t dropped = 0;
+  // A ragdoll touched by a part moving faster than twice the sleep speed over the last
+  // frame wakes. One touched more gently stays asleep and acts as static in the pair (a
+  // frozen one always does): bodies settling onto a sleeping pile do not keep waking it.
+  // The speed is the part's frame speed (RagdollSlot::frame_speed), not its velocity:
+  // contacts that settle a pile leave parts with velocities of 0.1-0.5 m/s that go back
+  // and forth within a frame while the parts move a few mm/s, and waking on those woke
+  // neighbour after neighbour and kept piles awake.
+  auto add_pair = [&](int32_t body_a, int32_t body_b) {
+    const PairBody& pa = bodies_[body_a];
+    const PairBody& pb = bodies_[body_b];
+    RagdollSlot& sa = slots[pa.slot];
+    RagdollSlot& sb = slots[pb.slot];
+    if (sa.asleep && sb.asleep) return;
+    // Boxes grown by each part's own speed overlap for two parts falling side by side;
+    // their bounding spheres, grown by their relative speed over the frame (as
+    // FindPairContacts reaches), say whether they can touch this frame at all.
+    const PairMotion& ma = motion_[body_a];
+    const PairMotion& mb = motion_[body_b];
+    const float reach = ma.extent + mb.extent + (Length(ma.v - mb.v) + ma.spin + mb.spin) * frame_seconds + 0.01f;
+    if (LengthSquared(ma.x - mb.x) > reach * reach) return;
+    auto speed_of = [&](const PairBody& body) { return slots[body.slot].frame_speed[body.part]; };
+    for (int side = 0; side < 2; ++side) {
+      RagdollSlot* s = side == 0 ? &sa : &sb;
+      if (!s->asleep || s->frozen) continue;
+      const PairBody& other = side == 0 ? pb : pa;
+      if (!sleep.WakesOnTouch(speed_of(other), slots[other.slot])) continue;
+      s->asleep = false;
+      s->still_seconds = s->slow_seconds = 0;
+      groups[s->group].View(s->lane / kBlockLanes).Lane(kAsleep)[s->lane % kBlockLanes] = 0.0f;
+    }
+    if (pair_count_ >= static_cast<int32_t>(part_pairs_.size())) {
+      ++dropped;
+      return;
+    }
+    part_pairs_[pair_count_++] = PartPair{std::min(body_a, body_b), std::max(body_a, body_b), 0};
+  };
+  for (int32_t oa = 0; oa < boxes; ++oa) {
+    const RagdollBox& ba = ragdoll_boxes_[box_order_[oa]];
+    const RagdollSlot& sa = slots[ba.slot];
+    const RagdollGroup& ga = groups[sa.group];
+    // Listed self-collision pairs.
+    if (!sa.asleep) {
+      for (const auto& [x, y] : ga.self_pairs) {
+        if (x >= ba.count || y >= ba.count) continue;
+        const BroadEntry& ex = broad_[ba.first + x];
+        const BroadEntry& ey = broad_[ba.first + y];
+        if (overlap(ex.lo, ex.hi, ey.lo, ey.hi)) add_pair(ba.first + x, ba.first + y);
+      }
+    }
+    for (int32_t ob = oa + 1; ob < boxes && ragdoll_boxes_[box_order_[ob]].lo.x <= ba.hi.x; ++ob) {
+      const RagdollBox& bb = ragdoll_boxes_[box_order_[ob]];
+      if (!overlap(ba.lo, ba.hi, bb.lo, bb.hi)) continue;
+      const RagdollSlot& sb = slots[bb.slot];
+      const RagdollGroup& gb = groups[sb.group];
+      // Filtered by groups, or one is in 'static' collide mode and the other is not.
+      if ((ga.collision_group & gb.collision_mask) == 0 || (gb.collision_group & ga.collision_mask) == 0 ||
+          sa.collide_mode != sb.collide_mode || (sa.asleep && sb.asleep))
+        continue;
+      int32_t na = 0, nb = 0;
+      for (int32_t j = 0; j < ba.count; ++j) {
+        const BroadEntry& e = broad_[ba.first + j];
+        if (overlap(e.lo, e.hi, bb.lo, bb.hi)) near_a_[na++] = ba.first + j;
+      }
+      for (int32_t j = 0; j < bb.count; ++j) {
+        const BroadEntry& e = broad_[bb.first + j];
+        if (overlap(e.lo, e.hi, ba.lo, ba.hi)) near_b_[nb++] = bb.first + j;
+      }
+      for (int32_t i = 0; i < na; ++i) {
+        const BroadEntry& ea = broad_[near_a_[i]];
+        for (int32_t k = 0; k < nb; ++k) {
+          const BroadEntry& eb = broad_[near_b_[k]];
+          if (overlap(ea.lo, ea.hi, eb.lo, eb.hi)) add_pair(near_a_[i], near_b_[k]);
+        }
+      }
+    }
+  }
+  stats.dropped_ragdoll_pairs = dropped;
+  stats.ragdoll_pairs = pair_count_;
+  body_count_ = n;
+}
+
+
+}  // namespace tendon::detail

@@ -1,0 +1,91 @@
+// kernel/contacts/broad_phase.h: the pairs of parts of different ragdolls that may touch
+// this frame (and the listed self-collision pairs of one ragdoll).
+//
+// What it does: once per frame, every awake or sleeping part's bounds, grown by its motion
+// over the frame, and each ragdoll's bounds (their union); ragdolls swept along x for
+// overlapping pairs, filtered by collision groups and masks and by collide mode (a
+// 'static' instance meets only 'static' ones); within an overlapping pair of ragdolls only
+// the parts inside the other's bounds are tested against each other, and kept when their
+// bounding spheres can meet within the frame. A sleeping ragdoll that a fast enough part
+// may touch is woken (Sleep::WakesOnTouch). Pairs past the capacity (kPairsPerPart per
+// bound part) are dropped and counted.
+// What it does NOT do: find contacts (PairContacts does, on these pairs), order or colour
+// pairs (Islands does), or test jointed pairs or parts against the static world.
+// Threading: the bounds are a parallel-for over ragdolls (each writes its own bodies'
+// entries); the sweep is serial, on the calling thread.
+// Memory: sized by Reserve at bind time; Run allocates nothing.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernel/rigid/ragdoll_archetype.h"
+#include "kernel/rigid/ragdoll_store.h"
+#include "kernel/rigid/sleep.h"
+#include "tendon/stats.h"
+#include "tendon/task_hooks.h"
+
+namespace tendon::detail {
+
+inline constexpr int32_t kPairsPerPart = 16;  // capacity of part pairs per bound part
+
+// A part of an enabled ragdoll, numbered in ragdoll slot order, then part order.
+struct PairBody {
+  int32_t group, lane, part, slot;
+};
+// Two bodies that may touch (a < b); `colour` is the islands' scratch.
+struct PartPair {
+  int32_t a, b, colour;
+};
+// A body's motion at the frame's start: centre of mass and velocity, its bounding radius
+// about the centre, and |w| x that radius.
+struct PairMotion {
+  Vec3 x, v;
+  float extent, spin;
+};
+
+class BroadPhase {
+ public:
+  explicit BroadPhase(const TaskHooks& tasks) : tasks_(tasks) {}
+
+  // Room for `total_parts` bound parts and `slot_count` ragdoll slots (bind time).
+  void Reserve(int32_t total_parts, int32_t slot_count);
+  // This frame's pairs. Writes ragdoll_pairs and dropped_ragdoll_pairs.
+  void Run(RagdollStore& store, const Sleep& sleep, float frame_seconds, FrameStats& stats);
+  // No pairs this frame (the broad phase did not run).
+  void Clear() { pair_count_ = 0; }
+
+  int32_t pair_count() const { return pair_count_; }
+  std::span<PartPair> pairs() { return {part_pairs_.data(), static_cast<std::size_t>(pair_count_)}; }
+  int32_t body_count() const { return body_count_; }
+  const PairBody& body(int32_t i) const { return bodies_[i]; }
+  std::span<const PairBody> bodies() const { return bodies_; }
+  const PairMotion& motion(int32_t i) const { return motion_[i]; }
+  // Pair slots there are room for (PairContacts and Islands size themselves by it).
+  std::size_t pair_capacity() const { return part_pairs_.size(); }
+
+ private:
+  struct BroadEntry {
+    Vec3 lo, hi;
+    int32_t body;
+  };
+  struct RagdollBox {
+    Vec3 lo, hi;
+    int32_t first, count;  // its parts' bodies
+    int32_t slot;
+  };
+
+  TaskHooks tasks_;
+  std::vector<PairBody> bodies_;
+  std::vector<BroadEntry> broad_;  // per body (broad_[i].body == i)
+  std::vector<PairMotion> motion_;  // per body
+  std::vector<RagdollBox> ragdoll_boxes_;  // per enabled ragdoll
+  std::vector<int32_t> box_order_;
+  std::vector<int32_t> near_a_, near_b_;  // kMaxRagdollParts each
+  std::vector<PartPair> part_pairs_;
+  int32_t pair_count_ = 0;
+  int32_t body_count_ = 0;
+};
+
+}  // namespace tendon::detail

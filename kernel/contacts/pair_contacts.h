@@ -1,0 +1,110 @@
+// kernel/contacts/pair_contacts.h: contacts between parts of different ragdolls: found
+// once per frame, solved inside every substep.
+//
+// What it does: Find, once per frame after the broad phase and the islands, gives each
+// pair up to kContactsPerPair contacts: every sample sphere of each part against the
+// other part's exact shape, within the frame's reach (both parts' speed over the frame,
+// plus 1 cm), each kept as two points fixed in the bodies and a normal. Inside each
+// substep, after the kernel's positions, SolvePositions re-measures each contact along its
+// normal and pushes a penetration apart (XPBD positional correction with both generalised
+// inverse masses), then static friction holds the points where they first touched this
+// frame while the tangential impulse stays within Coulomb's cone over the frame's normal
+// impulses. After the kernel's velocities, SolveVelocities applies restitution (none for
+// slow approaches), dynamic friction and rolling resistance at the contacts that pushed.
+// A sleeping or frozen ragdoll, or a kinematic part, is static in its pairs.
+// What it does NOT do: decide which parts may touch (BroadPhase) or in what order pairs
+// run (Islands), or meet the static world (the rigid kernels do).
+// Threading: Find is a parallel-for over pairs (each writes its own contacts); the solves
+// run through Islands::ForEach, so no two concurrent pairs share a body.
+// Memory: sized by Reserve at bind time; nothing here allocates in Step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernel/contacts/broad_phase.h"
+#include "kernel/contacts/islands.h"
+#include "kernel/rigid/ragdoll_store.h"
+#include "tendon/task_hooks.h"
+
+namespace tendon::detail {
+
+struct Rot3;
+
+inline constexpr int32_t kContactsPerPair = 4;  // contacts of a pair, found once per frame
+
+struct PairContactSettings {
+  TaskHooks tasks{};
+  Vec3 gravity{};                       // restitution applies only above 2 g h of approach
+  float contact_angular_damping = 0;    // 1/s: rolling resistance between touching parts
+};
+
+class PairContacts {
+ public:
+  PairContacts(const PairContactSettings& settings, RagdollStore& store, const BroadPhase& broad, const Islands& islands)
+      : settings_(settings), store_(store), broad_(broad), islands_(islands) {}
+
+  void Reserve(std::size_t pair_capacity);
+  // The contacts of the first `pair_count` ordered pairs.
+  void Find(int32_t pair_count, float frame_seconds);
+  // The position half, between the kernel's positions and velocities of a substep.
+  void SolvePositions();
+  // The velocity half, after the kernel's velocities; h is the substep's length.
+  void SolveVelocities(float h);
+
+ private:
+  // A contact of a pair, found once per frame and re-measured every substep from points
+  // fixed in the two bodies (Müller et al. 2020, section 3.5: collisions are detected once
+  // per time step and their depth re-evaluated per substep), so the substeps never run the
+  // shape distance.
+  struct Contact {
+    Vec3 normal;        // from part b toward part a, in the frame of the body whose shape
+                        // gave it (normal_on_a: a's, else b's), so it turns with that body
+    Vec3 arm_a, arm_b;  // contact point relative to each centre, in each body's frame
+    float lambda;       // normal positional impulse this substep (0: apart)
+    float pre;          // relative normal speed before the position solve
+    bool normal_on_a;   // the shape is a's, the sample sphere b's
+    Vec3 sample;        // the sample sphere's centre in its body's frame, and its radius
+    float radius;
+    // Static friction holds the contact where it first touched this frame: `stick` is the
+    // points' offset along the surface then, `lambda_sum` the normal impulse since.
+    Vec3 stick;
+    float lambda_sum;
+  };
+  // Both sides of a pair, read from their blocks. A sleeping or frozen ragdoll (or a
+  // kinematic part) is static where it lies: fixed, with no inverse mass.
+  struct PairSides {
+    const PairBody* pa;
+    const PairBody* pb;
+    const RagdollGroup* ga;
+    const RagdollGroup* gb;
+    RigidBlockView va, vb;
+    int32_t la, lb;
+    BodyState a, b;
+    const RigidPartConstants* ca;
+    const RigidPartConstants* cb;
+    bool a_fixed, b_fixed;
+    float ima, imb;
+  };
+
+  PairSides LoadPair(int32_t pair_index);
+  static void StorePair(const PairSides& s);
+  void FindOne(int32_t pair_index, float frame_seconds);
+  // Fixes a contact's points and normal in its bodies from a measurement: the sample
+  // sphere of p (centre c) is `dist` from q's shape along n (out of q).
+  static void Anchor(Contact& ct, const BodyState& p, const BodyState& q, Vec3 c, Vec3 n, float dist);
+  void PositionsOne(int32_t pair_index);
+  void VelocitiesOne(int32_t pair_index, float h);
+  static Vec3 InvInertiaWorld(const RigidPartConstants& c, bool fixed, const Rot3& r, Vec3 u);
+
+  PairContactSettings settings_;
+  RagdollStore& store_;
+  const BroadPhase& broad_;
+  const Islands& islands_;
+  std::vector<Contact> contacts_;       // kContactsPerPair per pair slot
+  std::vector<int32_t> contact_count_;  // per pair slot
+  std::vector<uint8_t> touching_;       // per pair slot: 1 when a contact pushed this substep
+};
+
+}  // namespace tendon::detail

@@ -1,0 +1,45 @@
+// kernel/core/parallel.h: the one parallel-for every system splits its work with.
+//
+// What it does: hands [0, count) to the host's TaskHooks as one job (enqueue, then finish)
+// and runs `f(begin, end, worker)` over the ranges the host gives out, with denormals
+// flushed to zero in every task (MXCSR is per thread). With no task hooks it runs f(0,
+// count, 0) on the calling thread.
+// What it does NOT do: split work itself, or choose grains (the caller's min_range does),
+// or order anything: a caller whose result must not depend on the worker count writes
+// each item's output to its own place and sums across items serially afterwards.
+// Threading: f runs on the host's workers; ParallelFor returns when every range has run.
+// Memory: none (f lives on the caller's stack; the host's enqueue must not allocate per
+// call for Step to stay allocation-free, which TbbTaskSystem honours).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernel/core/fpu.h"
+#include "tendon/task_hooks.h"
+
+namespace tendon::detail {
+
+template <class F>
+void TaskTrampoline(int32_t begin, int32_t end, uint32_t worker, void* context) {
+  DenormalGuard guard;
+  (*static_cast<F*>(context))(begin, end, worker);
+}
+
+template <class F>
+void ParallelFor(const TaskHooks& hooks, int32_t count, int32_t min_range, F& f) {
+  if (count <= 0) return;
+  if (hooks.enqueue == nullptr) {
+    f(0, count, 0u);
+    return;
+  }
+  void* handle = hooks.enqueue(&TaskTrampoline<F>, count, min_range, &f, hooks.user_context);
+  hooks.finish(handle, hooks.user_context);
+}
+
+// How many distinct worker indices f may see: per-worker scratch is sized by this.
+inline int32_t WorkerSlots(const TaskHooks& hooks) {
+  return std::max(1, hooks.enqueue != nullptr ? hooks.worker_count : 1);
+}
+
+}  // namespace tendon::detail

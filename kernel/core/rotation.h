@@ -1,0 +1,40 @@
+// kernel/core/rotation.h: small scalar rotation helpers the systems share.
+//
+// What it does: a rotation as its matrix's columns (Rot3), for code that turns many
+// vectors by one body (9 multiply-adds each instead of a quaternion product), and
+// TurnSmall, a quaternion turned by a small rotation vector and brought back to unit
+// length by one Newton step (no square root or division), as the rigid kernels' Turn.
+// What it does NOT do: anything in lanes (the kernels have their own, per instruction set).
+// Threading: pure functions. Memory: none.
+#pragma once
+
+#include "tendon/math.h"
+
+namespace tendon::detail {
+
+// q turned by the small rotation vector u, brought back to unit length by one Newton step
+// of 1/sqrt about 1 (as the rigid kernels' Turn): no square root or division.
+inline Quat TurnSmall(Quat q, Vec3 u) {
+  const Quat d = Quat{u.x * 0.5f, u.y * 0.5f, u.z * 0.5f, 0} * q;
+  const Quat t{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w};
+  const float k = 1.5f - 0.5f * (t.x * t.x + t.y * t.y + t.z * t.z + t.w * t.w);
+  return Quat{t.x * k, t.y * k, t.z * k, t.w * k};
+}
+
+// A rotation as its matrix's columns (the body's axes in world).
+struct Rot3 {
+  Vec3 x, y, z;
+};
+inline Rot3 RotationOf(Quat q) {
+  const float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  const float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  return Rot3{{1 - 2 * (yy + zz), 2 * (xy + wz), 2 * (xz - wy)},
+              {2 * (xy - wz), 1 - 2 * (xx + zz), 2 * (yz + wx)},
+              {2 * (xz + wy), 2 * (yz - wx), 1 - 2 * (xx + yy)}};
+}
+inline Vec3 Apply(const Rot3& r, Vec3 v) { return r.x * v.x + r.y * v.y + r.z * v.z; }
+inline Vec3 ApplyInverse(const Rot3& r, Vec3 v) { return Vec3{Dot(r.x, v), Dot(r.y, v), Dot(r.z, v)}; }
+
+inline constexpr float kPi = 3.14159265358979f;
+
+}  // namespace tendon::detail

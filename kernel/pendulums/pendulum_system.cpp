@@ -1,0 +1,223 @@
+// kernel/pendulums/pendulum_system.cpp: accessory pendulums, bound and stepped.
+//
+// The bob moves between the hinge's interpolated positions across the substeps (the host
+// joint moves once a frame), so a fast joint does not jerk its accessory once per frame.
+// The swing is clamped against the substep's rest direction and again against the
+// frame's: with no substep this frame the joint may still have turned.
+#include "kernel/pendulums/pendulum_system.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernel/core/parallel.h"
+#include "kernel/core/rotation.h"
+#include "kernel/core/validation.h"
+
+namespace tendon::detail {
+
+namespace {
+constexpr int32_t kPendulumChunk = 256;
+}  // namespace
+
+PendulumSystem::Slot* PendulumSystem::Find(PendulumId id) {
+  if (id.generation == 0 || id.index >= pendulums_.size()) return nullptr;
+  Slot& s = pendulums_[id.index];
+  return s.live && s.generation == id.generation ? &s : nullptr;
+}
+const PendulumSystem::Slot* PendulumSystem::Find(PendulumId id) const {
+  return const_cast<PendulumSystem*>(this)->Find(id);
+}
+
+Result<PendulumId> PendulumSystem::Bind(const PendulumBinding& b) {
+  if (b.joint_world == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "joint_world", "joint_world is null");
+  if (b.accessory_offset == nullptr)
+    return Fail(ErrorCode::kNullBuffer, -1, "accessory_offset", "accessory_offset is null");
+  if (auto it = pendulum_by_offset_.find(b.accessory_offset); it != pendulum_by_offset_.end()) {
+    return PendulumId{static_cast<uint32_t>(it->second), pendulums_[it->second].generation};
+  }
+  const PendulumSettings& s = b.settings;
+  const struct {
+    float v, lo, hi;
+    const char* field;
+  } checks[] = {{s.damping, 0, 1, "settings.damping"},
+                {s.stiffness, 0, 1, "settings.stiffness"},
+                {s.gravity_scale, -100, 100, "settings.gravity_scale"},
+                {s.wind_scale, -100, 100, "settings.wind_scale"},
+                {s.max_swing_degrees, 0, 180, "settings.max_swing_degrees"}};
+  for (const auto& c : checks) {
+    if (Error e = CheckRange(c.v, c.lo, c.hi, -1, c.field); e.code != ErrorCode::kNone) return e;
+  }
+  if (!IsFinite(s.centre)) return Fail(ErrorCode::kNotFinite, -1, "settings.centre", "centre is not finite");
+  if (!IsFinite(s.up_axis) || std::fabs(Length(s.up_axis) - 1.0f) > 1e-3f)
+    return Fail(ErrorCode::kOutOfRange, -1, "settings.up_axis", "up_axis must be a finite unit vector");
+  const Transform offset = *b.accessory_offset;
+  if (!IsFinite(offset))
+    return Fail(ErrorCode::kNotFinite, -1, "accessory_offset", "the accessory offset is not finite at bind");
+  if (!IsFinite(*b.joint_world))
+    return Fail(ErrorCode::kNotFinite, -1, "joint_world", "the joint transform is not finite at bind");
+  int32_t index;
+  if (!free_pendulums_.empty()) {
+    index = free_pendulums_.back();
+    free_pendulums_.pop_back();
+  } else {
+    index = static_cast<int32_t>(pendulums_.size());
+    pendulums_.emplace_back();
+  }
+  Slot& p = pendulums_[index];
+  const uint32_t generation = p.generation;
+  p = Slot{};
+  p.generation = generation;
+  p.live = true;
+  p.settings = s;
+  p.joint = b.joint_world;
+  p.offset_out = b.accessory_offset;
+  p.rest_offset = offset;
+  p.last_good_joint = *b.joint_world;
+  p.max_swing = s.max_swing_degrees * kPi / 180.0f;
+  // The rest lever, in the joint's frame: hinge (joint origin) -> accessory centre.
+  Vec3 lever = TransformPoint(offset, s.centre);
+  if (Length(lever) < 0.1f) lever = Rotate(offset.rotation, -s.up_axis) * 0.75f;
+  p.lever_local = lever;
+  p.lever_length = Length(lever);
+  p.live_index = static_cast<int32_t>(live_pendulums_.size());
+  live_pendulums_.push_back(index);
+  pendulum_by_offset_.emplace(b.accessory_offset, index);
+  awake_this_frame_.resize(live_pendulums_.size());
+  chunk_counters_.resize((live_pendulums_.size() + kPendulumChunk - 1) / kPendulumChunk);
+  return PendulumId{static_cast<uint32_t>(index), generation};
+}
+
+Error PendulumSystem::Unbind(PendulumId id) {
+  Slot* p = Find(id);
+  if (p == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "pendulum", "the pendulum handle is null or stale");
+  *p->offset_out = p->rest_offset;
+  pendulum_by_offset_.erase(p->offset_out);
+  const int32_t li = p->live_index;
+  const int32_t moved = live_pendulums_.back();
+  live_pendulums_[li] = moved;
+  pendulums_[moved].live_index = li;
+  live_pendulums_.pop_back();
+  p->live = false;
+  p->generation = p->generation == UINT32_MAX ? 1 : p->generation + 1;
+  free_pendulums_.push_back(static_cast<int32_t>(id.index));
+  return {};
+}
+
+Error PendulumSystem::GetState(PendulumId id, Vec3* bob, float* swing_radians) const {
+  const Slot* p = Find(id);
+  if (p == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "pendulum", "the pendulum handle is null or stale");
+  if (bob != nullptr) *bob = p->bob;
+  if (swing_radians != nullptr) *swing_radians = p->swing;
+  return {};
+}
+
+void PendulumSystem::StepOne(Slot& p, int32_t substeps, float dt, Vec3 camera, Vec3 wind, WorkCounters& counters,
+                             uint8_t& awake_flag) const {
+  Transform joint = *p.joint;
+  if (IsFinite(joint)) {
+    p.last_good_joint = joint;
+  } else {
+    joint = p.last_good_joint;
+    ++counters.bad_input;
+  }
+  const Vec3 hinge = joint.translation;
+  const Vec3 rest_bob = hinge + Rotate(joint.rotation, Mul(joint.scale, p.lever_local));
+  const float max_d = settings_.max_distance;
+  awake_flag = 0;
+  if (!(LengthSquared(hinge - camera) <= max_d * max_d)) {
+    p.awake = false;
+    return;
+  }
+  const Vec3 rest_dir = NormalizeOr(rest_bob - hinge, Vec3{0, -1, 0});
+  const float length = Length(rest_bob - hinge);
+  const bool teleported = p.awake && LengthSquared(hinge - p.prev_hinge) > settings_.teleport_distance * settings_.teleport_distance;
+  if (!p.awake || teleported) {
+    awake_flag = p.awake ? 1 : 2;
+    if (teleported) ++counters.teleport;
+    p.awake = true;
+    p.bob = p.prev_bob = p.prev_rest_bob = rest_bob;
+    p.prev_hinge = hinge;
+    p.dir = rest_dir;
+  } else {
+    awake_flag = 1;
+  }
+  const float cos_max = std::cos(p.max_swing);
+  auto clamp_dir = [&](Vec3 dir, Vec3 rest) {
+    if (Dot(dir, rest) >= cos_max) return dir;
+    const Vec3 axis = NormalizeOr(Cross(rest, dir), NormalizeOr(Cross(rest, Vec3{1, 0, 0}), Vec3{0, 0, 1}));
+    return Rotate(AxisAngle(axis, p.max_swing), rest);
+  };
+  if (substeps > 0) {
+    const Vec3 accel = (settings_.gravity * p.settings.gravity_scale + wind * p.settings.wind_scale) * (dt * dt);
+    for (int32_t s = 0; s < substeps; ++s) {
+      const float alpha = static_cast<float>(s + 1) / static_cast<float>(substeps);
+      const Vec3 h = Lerp(p.prev_hinge, hinge, alpha);
+      const Vec3 rb = Lerp(p.prev_rest_bob, rest_bob, alpha);
+      const Vec3 velocity = (p.bob - p.prev_bob) * p.settings.damping;
+      p.prev_bob = p.bob;
+      Vec3 bob = p.bob + velocity + accel;
+      bob = Lerp(bob, rb, p.settings.stiffness);
+      const Vec3 rd = NormalizeOr(rb - h, rest_dir);
+      const Vec3 dir = clamp_dir(NormalizeOr(bob - h, rd), rd);
+      p.bob = h + dir * length;
+      p.dir = dir;
+    }
+    p.prev_hinge = hinge;
+    p.prev_rest_bob = rest_bob;
+  }
+  // Clamp again against this frame's rest: with no substep the joint may have turned.
+  const Vec3 dir = clamp_dir(p.dir, rest_dir);
+  const Quat swing = ShortestArc(rest_dir, dir);
+  const Quat local = Conjugate(joint.rotation) * swing * joint.rotation;
+  Transform out{Rotate(local, p.rest_offset.translation), Normalize(local * p.rest_offset.rotation),
+                p.rest_offset.scale};
+  if (!IsFinite(out) || !IsFinite(p.bob)) {
+    ++counters.reset;
+    p.bob = p.prev_bob = p.prev_rest_bob = rest_bob;
+    p.prev_hinge = hinge;
+    p.dir = rest_dir;
+    out = p.rest_offset;
+  }
+  p.swing = RotationAngle(swing);
+  *p.offset_out = out;
+}
+
+void PendulumSystem::Step(int32_t substeps, float dt, Vec3 camera, Vec3 wind, FrameStats& stats) {
+  const auto live = static_cast<int32_t>(live_pendulums_.size());
+  const int32_t chunks = (live + kPendulumChunk - 1) / kPendulumChunk;
+  auto task = [&](int32_t begin, int32_t end, uint32_t) {
+    for (int32_t c = begin; c < end; ++c) {
+      chunk_counters_[c] = {};
+      const int32_t last = std::min(live, (c + 1) * kPendulumChunk);
+      for (int32_t i = c * kPendulumChunk; i < last; ++i) {
+        StepOne(pendulums_[live_pendulums_[i]], substeps, dt, camera, wind, chunk_counters_[c], awake_this_frame_[i]);
+      }
+    }
+  };
+  ParallelFor(settings_.tasks, chunks, 1, task);
+  int32_t awake = 0, woke = 0;
+  for (int32_t i = 0; i < live; ++i) {
+    awake += awake_this_frame_[i] != 0 ? 1 : 0;
+    woke += awake_this_frame_[i] == 2 ? 1 : 0;
+  }
+  for (int32_t c = 0; c < chunks; ++c) {
+    stats.snapped_bad_input += chunk_counters_[c].bad_input;
+    stats.reset_non_finite += chunk_counters_[c].reset;
+    stats.snapped_teleport += chunk_counters_[c].teleport;
+  }
+  stats.snapped_wake += woke;
+  stats.simulated_pendulums = awake;
+  stats.sleeping_pendulums = live - awake;
+}
+
+void PendulumSystem::HashState(StateHasher& hasher) const {
+for (std::size_t i = 0; i < pendulums_.size(); ++i) {
+  const Slot& p = pendulums_[i];
+  if (!p.live || !p.awake) continue;
+  hasher.Mix(&i, sizeof(i));
+  hasher.Mix(&p.bob, sizeof(Vec3));
+  hasher.Mix(&p.prev_bob, sizeof(Vec3));
+}
+}
+
+}  // namespace tendon::detail

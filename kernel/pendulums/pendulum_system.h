@@ -1,0 +1,85 @@
+// kernel/pendulums/pendulum_system.h: accessory pendulums (charms, earrings, lanterns):
+// one bob hinged at a host joint, swinging the accessory's offset.
+//
+// What it does: BindPendulum validates the settings and keeps the accessory's rest offset
+// and lever (the joint to the accessory's centre, or 0.75 m down its up axis when that is
+// shorter than 0.1 m). Each frame, per chunk of pendulums: the joint's host pose (the last
+// good one when it is not finite), distance culling against the camera, the teleport
+// guard, then per substep a verlet bob with damping, gravity, wind and stiffness toward the
+// rest bob, kept at the lever's length and within max_swing of the rest direction. The
+// swing becomes the written offset; unbinding restores the rest offset exactly.
+// What it does NOT do: budgets or sleep by rest (only distance culling), lanes (the solve
+// is scalar: a pendulum is one bob, a few dozen flops a substep), or collisions.
+// Threading: Step splits pendulums into chunks over the host's task hooks; a chunk writes
+// only its pendulums and its own counters, summed serially in chunk order. Everything
+// else is the World's thread.
+// Memory: slots and per-chunk counters are sized at bind time; Step allocates nothing.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/core/frame_counters.h"
+#include "tendon/stats.h"
+#include "tendon/world.h"
+
+namespace tendon::detail {
+
+struct PendulumSystemSettings {
+  TaskHooks tasks{};
+  Vec3 gravity{};
+  float max_distance = 0;       // m (WorldSettings::pendulum_max_distance)
+  float teleport_distance = 0;  // m
+};
+
+class PendulumSystem {
+ public:
+  explicit PendulumSystem(const PendulumSystemSettings& settings) : settings_(settings) {}
+
+  Result<PendulumId> Bind(const PendulumBinding& binding);
+  Error Unbind(PendulumId id);
+  bool IsValid(PendulumId id) const { return Find(id) != nullptr; }
+  Error GetState(PendulumId id, Vec3* bob, float* swing_radians) const;
+  int32_t BoundCount() const { return static_cast<int32_t>(live_pendulums_.size()); }
+
+  // The frame: `substeps` substeps of dt seconds each. Adds bad input, resets, teleports
+  // and wakes to `stats`, and writes simulated_pendulums and sleeping_pendulums.
+  void Step(int32_t substeps, float dt, Vec3 camera, Vec3 wind, FrameStats& stats);
+  // Feeds every awake pendulum's bob, in slot order.
+  void HashState(StateHasher& hasher) const;
+
+ private:
+  struct Slot {
+    uint32_t generation = 1;
+    bool live = false;
+    int32_t live_index = -1;
+    PendulumSettings settings{};
+    const Transform* joint = nullptr;
+    Transform* offset_out = nullptr;
+    Transform rest_offset{};
+    Vec3 lever_local{};  // hinge -> rest bob, in the joint's frame (before its scale)
+    float lever_length = 0;
+    float max_swing = 0;  // radians
+    Transform last_good_joint{};
+    bool awake = false;
+    Vec3 bob{}, prev_bob{}, prev_hinge{}, prev_rest_bob{};
+    Vec3 dir{};  // unit hinge -> bob after the last substep
+    float swing = 0;
+  };
+
+  Slot* Find(PendulumId id);
+  const Slot* Find(PendulumId id) const;
+  void StepOne(Slot& p, int32_t substeps, float dt, Vec3 camera, Vec3 wind, WorkCounters& counters,
+               uint8_t& awake_flag) const;
+
+  PendulumSystemSettings settings_;
+  std::vector<Slot> pendulums_;
+  std::vector<int32_t> free_pendulums_;
+  std::vector<int32_t> live_pendulums_;
+  std::unordered_map<const void*, int32_t> pendulum_by_offset_;
+  std::vector<WorkCounters> chunk_counters_;    // per chunk
+  std::vector<uint8_t> awake_this_frame_;       // per live index: 1 awake, 2 woke this frame
+};
+
+}  // namespace tendon::detail

@@ -1,0 +1,796 @@
+// kernel/ragdolls/ragdoll_system.cpp: ragdoll lanes by archetype, the host's controls, and
+// the ragdoll frame.
+//
+// A frame (Step):
+//   1. kinematic roots follow their host frames (a moving one wakes its ragdoll);
+//   2. when two or more ragdolls are enabled: the broad phase, the islands and the pairs'
+//      contacts, once for the frame;
+//   3. the substeps: with no pair, each block runs all of them in one kernel call (its
+//      bodies stay in registers and L1); otherwise one substep at a time, in XPBD order
+//      with the pairs inside: the kernel's positions, the pairs' positions, the kernel's
+//      velocities (derived from positions), the pairs' velocity pass;
+//   4. per block: lanes that went non-finite are reset to the last written pose at rest
+//      and counted; sleep; part frames into the host's buffers.
+// Work items are blocks with enabled lanes (disabled instances cost the solver nothing);
+// every count that crosses items is summed serially in item order.
+#include "kernel/ragdolls/ragdoll_system.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+
+#include "kernel/collide/part_distance.h"
+#include "kernel/collide/sphere_trace.h"
+#include "kernel/collide/static_world.h"
+#include "kernel/core/parallel.h"
+#include "kernel/core/validation.h"
+
+namespace tendon::detail {
+
+namespace {
+
+
+// A part shape's sample spheres, in the shape's frame: a sphere's one; five along a
+// (tapered) capsule's axis, radius interpolated, so that a limb lying across an edge or a
+// ball touches it along its length, not only at its ends; a box's corners, and with
+// `face_centres` its face centres too (two equal boxes meeting face to face would
+// otherwise touch only where their corners are).
+template <class F>
+void ForEachShapeSample(const PartShapeSettings& sh, bool face_centres, F&& add) {
+  switch (sh.type) {
+    case PartShape::kSphere: add(Vec3{}, sh.radius); break;
+    case PartShape::kCapsule:
+    case PartShape::kTaperedCapsule: {
+      const float r0 = sh.type == PartShape::kCapsule ? sh.radius : sh.bottom_radius;
+      const float r1 = sh.type == PartShape::kCapsule ? sh.radius : sh.top_radius;
+      for (int k = 0; k < 5; ++k) {
+        const float f = static_cast<float>(k) / 4.0f;
+        add(Vec3{0, -sh.half_height + 2.0f * sh.half_height * f, 0}, r0 + (r1 - r0) * f);
+      }
+      break;
+    }
+    case PartShape::kBox: {
+      const Vec3 h = sh.half_extents;
+      for (int k = 0; k < 8; ++k) add(Vec3{(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y, (k & 4) ? h.z : -h.z}, 0.0f);
+      if (!face_centres) break;
+      for (float sign : {-1.0f, 1.0f}) add(Vec3{sign * h.x, 0, 0}, 0.0f);
+      for (float sign : {-1.0f, 1.0f}) add(Vec3{0, sign * h.y, 0}, 0.0f);
+      for (float sign : {-1.0f, 1.0f}) add(Vec3{0, 0, sign * h.z}, 0.0f);
+      break;
+    }
+  }
+}
+
+// The lane-uniform constants of an archetype's parts, for the rigid kernels.
+std::vector<RigidPartConstants> RigidConstants(const RagdollArchetype& a, bool kinematic_root) {
+  std::vector<RigidPartConstants> out(a.parts.size());
+  for (std::size_t j = 0; j < a.parts.size(); ++j) {
+    const RigidPartArchetype& p = a.parts[j];
+    RigidPartConstants& c = out[j];
+    c.parent = p.parent;
+    const bool kinematic = kinematic_root && j == 0;
+    c.inv_mass = kinematic ? 0.0f : p.inv_mass;
+    c.inv_inertia[0] = kinematic ? 0.0f : p.inv_inertia.x;
+    c.inv_inertia[1] = kinematic ? 0.0f : p.inv_inertia.y;
+    c.inv_inertia[2] = kinematic ? 0.0f : p.inv_inertia.z;
+    c.gravity_factor = p.gravity_factor;
+    c.linear_damping = p.linear_damping;
+    c.angular_damping = p.angular_damping;
+    c.max_linear_speed = p.max_linear_speed;
+    c.max_angular_speed = p.max_angular_speed;
+    c.friction = p.friction;
+    c.restitution = p.restitution;
+    auto add_point = [&](Vec3 shape_local, float radius) {
+      const Vec3 b = TransformPoint(p.shape_in_body, shape_local);
+      c.points[c.point_count][0] = b.x;
+      c.points[c.point_count][1] = b.y;
+      c.points[c.point_count][2] = b.z;
+      c.points[c.point_count][3] = radius;
+      c.extent = std::max(c.extent, Length(b) + radius);
+      ++c.point_count;
+    };
+    ForEachShapeSample(p.shape, /*face_centres=*/false, add_point);
+    const RigidJointArchetype& jt = p.joint;
+    c.joint_type = jt.type == JointType::kHinge ? 1 : 0;
+    const Vec3 ap = jt.anchor_in_parent, ac = jt.anchor_in_child;
+    c.anchor_parent[0] = ap.x, c.anchor_parent[1] = ap.y, c.anchor_parent[2] = ap.z;
+    c.anchor_child[0] = ac.x, c.anchor_child[1] = ac.y, c.anchor_child[2] = ac.z;
+    const Quat fp = jt.frame_in_parent, fc = jt.frame_in_child;
+    c.frame_parent[0] = fp.x, c.frame_parent[1] = fp.y, c.frame_parent[2] = fp.z, c.frame_parent[3] = fp.w;
+    c.frame_child[0] = fc.x, c.frame_child[1] = fc.y, c.frame_child[2] = fc.z, c.frame_child[3] = fc.w;
+    c.normal_half_cone = jt.normal_half_cone;
+    c.plane_half_cone = jt.plane_half_cone;
+    c.twist_min = jt.twist_min;
+    c.twist_max = jt.twist_max;
+    c.hinge_min = jt.hinge_min;
+    c.hinge_max = jt.hinge_max;
+    c.friction_torque = jt.friction_torque;
+    c.motor_omega = 2.0f * 3.14159265f * jt.motor.frequency_hz;
+    c.motor_damping_ratio = jt.motor.damping_ratio;
+    c.motor_max_torque = jt.motor.max_torque_per_kg * p.mass;
+  }
+  // A limb-inertia motor holds the whole limb below its joint (an arm held out against
+  // gravity is the upper arm, forearm and hand): its spring's inertia is the subtree's
+  // about the joint (parallel-axis theorem, principal inertias averaged), not the child's
+  // alone (MotorSettings::limb_inertia).
+  const auto n = static_cast<int32_t>(a.parts.size());
+  auto mean_inertia = [](const RigidPartArchetype& p) { return (p.inertia.x + p.inertia.y + p.inertia.z) / 3.0f; };
+  for (int32_t j = 1; j < n; ++j) {
+    const RigidPartArchetype& child = a.parts[j];
+    if (!child.joint.motor.limb_inertia) continue;
+    const Vec3 anchor = TransformPoint(child.body_pose, child.joint.anchor_in_child);
+    float limb = 0;
+    for (int32_t k = j; k < n; ++k) {
+      int32_t at = k;
+      while (at > j) at = a.parts[at].parent;
+      if (at != j) continue;  // not in j's subtree
+      limb += mean_inertia(a.parts[k]) + a.parts[k].mass * LengthSquared(a.parts[k].body_pose.translation - anchor);
+    }
+    const float own = mean_inertia(child);
+    out[j].motor_stiffness_scale = own > 0 ? std::max(limb / own, 1.0f) : 1.0f;
+  }
+  return out;
+}
+
+}  // namespace
+
+RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidKernels& kernels)
+    : settings_(settings),
+      kernels_(&kernels),
+      sleep_(SleepSettings{settings.ragdoll_sleep_speed, settings.ragdoll_sleep_seconds, settings.ragdoll_settle_damping}),
+      broad_(settings.tasks),
+      contacts_(PairContactSettings{settings.tasks, settings.gravity, settings.ragdoll_contact_angular_damping}, store_,
+                broad_, islands_) {}
+
+RagdollSystem::~RagdollSystem() = default;
+
+const RagdollArchetype* RagdollSystem::Archetype(RagdollArchetypeId id) const {
+  if (id.generation != 1 || id.index >= archetypes_.size()) return nullptr;
+  return &archetypes_[id.index];
+}
+
+// Contacts between ragdolls are sized with the bound parts and slots, here, never in Step.
+void RagdollSystem::ReserveContacts() {
+  broad_.Reserve(total_parts_, static_cast<int32_t>(store_.slots.size()));
+  islands_.Reserve(total_parts_, broad_.pair_capacity(), static_cast<int32_t>(store_.slots.size()));
+  contacts_.Reserve(broad_.pair_capacity());
+}
+
+Result<RagdollArchetypeId> RagdollSystem::BuildArchetype(const RagdollSettings& settings) {
+  detail::RagdollArchetype archetype;
+  if (Error e = detail::BuildRagdollArchetype(settings, &archetype); e.code != ErrorCode::kNone) return e;
+  archetypes_.push_back(std::move(archetype));
+  return RagdollArchetypeId{static_cast<uint32_t>(archetypes_.size() - 1), 1};
+}
+
+int32_t RagdollSystem::PartCount(RagdollArchetypeId id) const {
+  if (id.generation != 1 || id.index >= archetypes_.size()) return 0;
+  return static_cast<int32_t>(archetypes_[id.index].parts.size());
+}
+
+Error RagdollSystem::GetPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const {
+  if (id.generation != 1 || id.index >= archetypes_.size())
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
+  const detail::RagdollArchetype& a = archetypes_[id.index];
+  if (part < 0 || part >= static_cast<int32_t>(a.parts.size()) || out == nullptr)
+    return Fail(ErrorCode::kBadReference, part, "part", "no such part (or a null output)");
+  const detail::RigidPartArchetype& p = a.parts[part];
+  out->mass = p.mass;
+  out->principal_inertia = p.inertia;
+  out->body_pose = p.body_pose;
+  out->volume = p.volume;
+  return {};
+}
+
+
+Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
+  if (b.archetype.generation != 1 || b.archetype.index >= archetypes_.size())
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
+  const detail::RagdollArchetype& a = archetypes_[b.archetype.index];
+  const auto n = static_cast<int32_t>(a.parts.size());
+  if (b.output_parts.data() == nullptr || static_cast<int32_t>(b.output_parts.size()) < n)
+    return Fail(ErrorCode::kNullBuffer, -1, "output_parts",
+                "output_parts needs " + std::to_string(n) + " transforms, got " + std::to_string(b.output_parts.size()));
+  if (!b.start_parts.empty() && static_cast<int32_t>(b.start_parts.size()) < n)
+    return Fail(ErrorCode::kNullBuffer, -1, "start_parts", "start_parts is shorter than the part count");
+  if (auto it = by_output_.find(b.output_parts.data()); it != by_output_.end())
+    return RagdollId{static_cast<uint32_t>(it->second), store_.slots[it->second].generation};
+  if (!IsFinite(b.placement) || !IsFinite(b.linear_velocity) || !IsFinite(b.angular_velocity))
+    return Fail(ErrorCode::kNotFinite, -1, "placement", "placement or the start velocities are not finite");
+  for (int32_t j = 0; j < static_cast<int32_t>(b.start_parts.size()) && j < n; ++j) {
+    if (!IsFinite(b.start_parts[j]))
+      return Fail(ErrorCode::kNotFinite, j, "start_parts", "start_parts[" + std::to_string(j) + "] is not finite");
+  }
+  if (!IsFinite(b.planar_normal) || (!(b.planar_normal == Vec3{}) && std::fabs(Length(b.planar_normal) - 1.0f) > 1e-3f))
+    return Fail(ErrorCode::kOutOfRange, -1, "planar_normal", "planar_normal must be zero (3D) or a unit vector");
+  if (std::isnan(b.freeze_after_seconds) || b.freeze_after_seconds < 0)
+    return Fail(ErrorCode::kOutOfRange, -1, "freeze_after_seconds", "freeze_after_seconds must be >= 0 (infinity: never)");
+  if (b.kinematic_root != nullptr && !IsFinite(*b.kinematic_root))
+    return Fail(ErrorCode::kNotFinite, -1, "kinematic_root", "the kinematic root frame is not finite at bind");
+  const bool kinematic = b.kinematic_root != nullptr;
+  const int32_t gi = FindOrAddGroup(static_cast<int32_t>(b.archetype.index), kinematic);
+  RagdollGroup& g = store_.groups[gi];
+  // Body poses to start from.
+  Transform bodies[detail::kMaxRagdollParts];
+  for (int32_t j = 0; j < n; ++j) {
+    // A part's frame in the build pose is its body pose times the inverse body offset.
+    const Transform part =
+        b.start_parts.empty()
+            ? Compose(b.placement, Compose(a.parts[j].body_pose, Relative(a.parts[j].body_in_part, Transform{})))
+            : b.start_parts[j];
+    bodies[j] = Compose(Transform{part.translation, Normalize(part.rotation), {1, 1, 1}}, a.parts[j].body_in_part);
+  }
+  // Capacity: one more lane (blocks grow here, never in Step).
+  EnsureLanes(gi, g.lanes_used + 1);
+  int32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    index = static_cast<int32_t>(store_.slots.size());
+    store_.slots.emplace_back();
+  }
+  RagdollSlot& slot = store_.slots[index];
+  slot.live = true;
+  slot.group = gi;
+  slot.lane = g.lanes_used++;
+  slot.output = b.output_parts.data();
+  slot.kinematic_root = b.kinematic_root;
+  slot.part_count = n;
+  slot.still_seconds = slot.slow_seconds = 0;
+  slot.sleep_x.resize(n);
+  slot.sleep_q.resize(n);
+  slot.frame_x.resize(n);
+  slot.frame_q.resize(n);
+  slot.frame_speed.assign(n, 0.0f);
+  for (int32_t j = 0; j < n; ++j) {
+    slot.frame_x[j] = bodies[j].translation;
+    slot.frame_q[j] = bodies[j].rotation;
+  }
+  slot.age_seconds = 0;
+  slot.asleep = slot.frozen = false;
+  slot.can_sleep = true;
+  slot.freeze_when_asleep = b.freeze_when_asleep;
+  slot.freeze_after_seconds = b.freeze_after_seconds;
+  slot.collide_mode = b.collide_mode;
+  slot.enabled = b.enabled;
+  g.lane_owner[slot.lane] = index;
+  g.SetLane(slot.lane, bodies, b.linear_velocity, b.angular_velocity, false);
+  if (!(b.planar_normal == Vec3{})) g.SetPlanar(slot.lane, NormalizeOr(b.planar_normal, Vec3{0, 0, 1}));
+  if (slot.enabled) EnableLane(slot);
+  for (int32_t j = 0; j < n; ++j) slot.output[j] = Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}));
+  by_output_.emplace(b.output_parts.data(), index);
+  ++live_count_;
+  total_parts_ += n;
+  ReserveContacts();
+  return RagdollId{static_cast<uint32_t>(index), slot.generation};
+}
+
+Error RagdollSystem::Unbind(RagdollId id) {
+  if (id.generation == 0 || id.index >= store_.slots.size() || !store_.slots[id.index].live ||
+      store_.slots[id.index].generation != id.generation)
+    return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& slot = store_.slots[id.index];
+  RemoveLane(slot);
+  by_output_.erase(slot.output);
+  slot.live = false;
+  slot.generation = slot.generation == UINT32_MAX ? 1 : slot.generation + 1;
+  free_.push_back(static_cast<int32_t>(id.index));
+  --live_count_;
+  total_parts_ -= slot.part_count;
+  return {};
+}
+
+Error RagdollSystem::SetEnabled(RagdollId id, bool enabled) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& slot = store_.slots[id.index];
+  if (slot.enabled == enabled) return {};
+  slot.enabled = enabled;
+  if (enabled) {
+    EnableLane(slot);
+    slot.asleep = slot.frozen = false;
+    slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;
+    store_.groups[slot.group].View(slot.lane / kBlockLanes).Lane(detail::kAsleep)[slot.lane % kBlockLanes] = 0.0f;
+  } else {
+    DisableLane(slot);
+  }
+  return {};
+}
+
+Error RagdollSystem::SetSleeping(RagdollId id, bool can_sleep, bool freeze_when_asleep, float freeze_after_seconds) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  if (std::isnan(freeze_after_seconds) || freeze_after_seconds < 0)
+    return Fail(ErrorCode::kOutOfRange, -1, "freeze_after_seconds", "freeze_after_seconds must be >= 0 (infinity: never)");
+  RagdollSlot& slot = store_.slots[id.index];
+  if (!can_sleep && slot.asleep) Wake(id);
+  if (can_sleep && !slot.can_sleep) slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;  // clocks restart
+  slot.can_sleep = can_sleep;
+  slot.freeze_when_asleep = freeze_when_asleep;
+  slot.freeze_after_seconds = freeze_after_seconds;
+  return {};
+}
+
+
+Error RagdollSystem::SetPartVelocity(RagdollId id, int32_t part, Vec3 linear, Vec3 angular) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& slot = store_.slots[id.index];
+  if (part < 0 || part >= slot.part_count) return Fail(ErrorCode::kBadReference, part, "part", "no such part");
+  if (!IsFinite(linear) || !IsFinite(angular))
+    return Fail(ErrorCode::kNotFinite, part, "linear", "the velocities are not finite");
+  RagdollGroup& g = store_.groups[slot.group];
+  if (g.constants[part].inv_mass == 0.0f) return {};  // a kinematic root follows its frame
+  const detail::RigidBlockView view = g.View(slot.lane / kBlockLanes);
+  const int32_t l = slot.lane % kBlockLanes;
+  // Given at the part's origin; the lane holds the centre of mass's.
+  const Transform& frame = slot.output[part];
+  const Vec3 com{view.Part(detail::kRbXx, part)[l], view.Part(detail::kRbXy, part)[l], view.Part(detail::kRbXz, part)[l]};
+  const Vec3 v = linear + Cross(angular, com - frame.translation);
+  const float values[6] = {v.x, v.y, v.z, angular.x, angular.y, angular.z};
+  const int32_t fields[6] = {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz};
+  for (int32_t f = 0; f < 6; ++f) view.Part(fields[f], part)[l] = values[f];
+  return Wake(id);
+}
+
+bool RagdollSystem::IsEnabled(RagdollId id) const { return IsValid(id) && store_.slots[id.index].enabled; }
+
+Error RagdollSystem::SetKinematicRoot(RagdollId id, const Transform* root) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  if (root != nullptr && !IsFinite(*root))
+    return Fail(ErrorCode::kNotFinite, -1, "root", "the kinematic root frame is not finite");
+  RagdollSlot& slot = store_.slots[id.index];
+  const int32_t target = FindOrAddGroup(store_.groups[slot.group].archetype, root != nullptr);
+  MoveToGroup(static_cast<int32_t>(id.index), target);
+  slot.kinematic_root = root;
+  return {};
+}
+
+Error RagdollSystem::ReserveKinematicToggle(RagdollArchetypeId archetype, int32_t instances) {
+  if (archetype.generation != 1 || archetype.index >= archetypes_.size())
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
+  for (bool kinematic : {false, true}) {
+    const int32_t gi = FindOrAddGroup(static_cast<int32_t>(archetype.index), kinematic);
+    RagdollGroup& g = store_.groups[gi];
+    g.reserved = std::max(g.reserved + instances, 0);
+    EnsureLanes(gi, g.lanes_used);
+  }
+  return {};
+}
+
+Error RagdollSystem::SetPartStates(RagdollId id, std::span<const Transform> parts, std::span<const Vec3> linear,
+                                  std::span<const Vec3> angular) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& slot = store_.slots[id.index];
+  const int32_t n = slot.part_count;
+  if (static_cast<int32_t>(parts.size()) < n)
+    return Fail(ErrorCode::kNullBuffer, -1, "parts", "one part frame per part is needed");
+  if ((!linear.empty() && static_cast<int32_t>(linear.size()) < n) || (!angular.empty() && static_cast<int32_t>(angular.size()) < n))
+    return Fail(ErrorCode::kNullBuffer, -1, "linear", "velocities, when given, are needed for every part");
+  for (int32_t j = 0; j < n; ++j) {
+    if (!IsFinite(parts[j]) || !(Dot(parts[j].rotation, parts[j].rotation) > 0.5f))
+      return Fail(ErrorCode::kNotFinite, j, "parts", "parts[" + std::to_string(j) + "] is not a finite frame");
+    if ((!linear.empty() && !IsFinite(linear[j])) || (!angular.empty() && !IsFinite(angular[j])))
+      return Fail(ErrorCode::kNotFinite, j, "linear", "the velocities of part " + std::to_string(j) + " are not finite");
+  }
+  RagdollGroup& g = store_.groups[slot.group];
+  Transform bodies[detail::kMaxRagdollParts];
+  for (int32_t j = 0; j < n; ++j)
+    bodies[j] = Compose(Transform{parts[j].translation, Normalize(parts[j].rotation), {1, 1, 1}}, g.body_in_part[j]);
+  g.PlaceBodies(slot.lane, bodies, Vec3{}, Vec3{});
+  const detail::RigidBlockView view = g.View(slot.lane / kBlockLanes);
+  const int32_t l = slot.lane % kBlockLanes;
+  for (int32_t j = 0; j < n; ++j) {
+    if (g.constants[j].inv_mass == 0.0f) continue;  // a kinematic root is driven by the host
+    // The velocity given at the part's origin, moved to its centre of mass.
+    const Vec3 wv = angular.empty() ? Vec3{} : angular[j];
+    const Vec3 v = (linear.empty() ? Vec3{} : linear[j]) + Cross(wv, bodies[j].translation - parts[j].translation);
+    const float values[6] = {v.x, v.y, v.z, wv.x, wv.y, wv.z};
+    const int32_t fields[6] = {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz};
+    for (int32_t f = 0; f < 6; ++f) view.Part(fields[f], j)[l] = values[f];
+  }
+  for (int32_t j = 0; j < n; ++j) slot.output[j] = Transform{parts[j].translation, Normalize(parts[j].rotation), {1, 1, 1}};
+  slot.asleep = slot.frozen = false;
+  slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;
+  view.Lane(detail::kAsleep)[l] = 0.0f;
+  return {};
+}
+
+bool RagdollSystem::IsValid(RagdollId id) const {
+  return id.generation != 0 && id.index < store_.slots.size() && store_.slots[id.index].live &&
+         store_.slots[id.index].generation == id.generation;
+}
+
+Error RagdollSystem::Wake(RagdollId id) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& r = store_.slots[id.index];
+  r.asleep = r.frozen = false;
+  r.still_seconds = r.slow_seconds = 0;
+  r.age_seconds = 0;
+  store_.groups[r.group].View(r.lane / kBlockLanes).Lane(detail::kAsleep)[r.lane % kBlockLanes] = 0.0f;
+  return {};
+}
+
+Error RagdollSystem::ApplyImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3 world_point) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& r = store_.slots[id.index];
+  if (part < 0 || part >= r.part_count) return Fail(ErrorCode::kBadReference, part, "part", "no such part");
+  if (!IsFinite(impulse) || !IsFinite(world_point))
+    return Fail(ErrorCode::kNotFinite, -1, "impulse", "the impulse or its point is not finite");
+  Wake(id);
+  RagdollGroup& g = store_.groups[r.group];
+  const detail::RigidPartConstants& c = g.constants[part];
+  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+  const int32_t l = r.lane % kBlockLanes;
+  const Vec3 x{view.Part(detail::kRbXx, part)[l], view.Part(detail::kRbXy, part)[l], view.Part(detail::kRbXz, part)[l]};
+  const Quat q{view.Part(detail::kRbQx, part)[l], view.Part(detail::kRbQy, part)[l], view.Part(detail::kRbQz, part)[l],
+               view.Part(detail::kRbQw, part)[l]};
+  const Vec3 torque_body = Rotate(Conjugate(q), Cross(world_point - x, impulse));
+  const Vec3 dw = Rotate(q, Vec3{torque_body.x * c.inv_inertia[0], torque_body.y * c.inv_inertia[1],
+                                 torque_body.z * c.inv_inertia[2]});
+  const Vec3 dv = impulse * c.inv_mass;
+  view.Part(detail::kRbVx, part)[l] += dv.x;
+  view.Part(detail::kRbVy, part)[l] += dv.y;
+  view.Part(detail::kRbVz, part)[l] += dv.z;
+  view.Part(detail::kRbWx, part)[l] += dw.x;
+  view.Part(detail::kRbWy, part)[l] += dw.y;
+  view.Part(detail::kRbWz, part)[l] += dw.z;
+  return {};
+}
+
+Error RagdollSystem::SetMotorTargets(RagdollId id, std::span<const Quat> local_rotations, float strength,
+                                    std::span<const Vec3> local_angular_velocities) {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  RagdollSlot& r = store_.slots[id.index];
+  if (static_cast<int32_t>(local_rotations.size()) < r.part_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "local_rotations", "one rotation per part is needed");
+  if (!local_angular_velocities.empty() && static_cast<int32_t>(local_angular_velocities.size()) < r.part_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "local_angular_velocities", "one angular velocity per part is needed");
+  if (!std::isfinite(strength) || strength < 0 || strength > 1)
+    return Fail(ErrorCode::kOutOfRange, -1, "strength", "strength must be within [0, 1]");
+  for (int32_t j = 1; j < r.part_count; ++j) {
+    if (!IsFinite(local_rotations[j]) || !(Dot(local_rotations[j], local_rotations[j]) > 0.5f))
+      return Fail(ErrorCode::kNotFinite, j, "local_rotations", "local_rotations[" + std::to_string(j) + "] is not a finite rotation");
+    if (!local_angular_velocities.empty() && !IsFinite(local_angular_velocities[j]))
+      return Fail(ErrorCode::kNotFinite, j, "local_angular_velocities", "not finite");
+  }
+  RagdollGroup& g = store_.groups[r.group];
+  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+  const int32_t l = r.lane % kBlockLanes;
+  const detail::RagdollArchetype& a = archetypes_[g.archetype];
+  for (int32_t j = 1; j < r.part_count; ++j) {
+    const Quat parent_bip = g.body_in_part[a.parts[j].parent].rotation;
+    // Part-relative target -> body-relative: q_pb^-1 q_cb = bip_p^-1 (q_pp^-1 q_cp) bip_c.
+    const Quat target = Normalize(Conjugate(parent_bip) * Normalize(local_rotations[j]) * g.body_in_part[j].rotation);
+    const Vec3 w = local_angular_velocities.empty() ? Vec3{} : Rotate(Conjugate(parent_bip), local_angular_velocities[j]);
+    const float values[7] = {target.x, target.y, target.z, target.w, w.x, w.y, w.z};
+    for (int32_t f = 0; f < 7; ++f) view.Part(detail::kMotorQx + f, j)[l] = values[f];
+  }
+  view.Lane(detail::kMotorStrength)[l] = strength;
+  return {};
+}
+
+bool RagdollSystem::Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const {
+  if (!RayReady(origin, dir, max_distance)) return false;
+  float best = max_distance;
+  bool found = false;
+  for (std::size_t i = 0; i < store_.slots.size(); ++i) {
+    const RagdollSlot& r = store_.slots[i];
+    if (!r.live) continue;
+    const RagdollGroup& g = store_.groups[r.group];
+    const detail::RagdollArchetype& a = archetypes_[g.archetype];
+    for (int32_t j = 0; j < r.part_count; ++j) {
+      const detail::RigidPartArchetype& part = a.parts[j];
+      const Transform& part_world = r.output[j];
+      // The shape's frame: body frame times the shape's frame in the body.
+      const Transform shape_world = Compose(Compose(part_world, part.body_in_part), part.shape_in_body);
+      // Cheap reject: the ray's distance to the part's centre against its extent.
+      const Vec3 to = shape_world.translation - origin;
+      const float along = Dot(to, dir);
+      const float extent = g.constants[j].extent + Length(part.shape_in_body.translation) + 0.01f;
+      if (along < -extent || along - extent > best || LengthSquared(to - dir * along) > extent * extent) continue;
+      const PartShapeSettings& sh = part.shape;
+      auto sdf = [&](Vec3 p) { return PartShapeDistance(sh, shape_world, p); };
+      const float t = SphereTrace(sdf, origin, dir, best);
+      if (t < 0 || t > best) continue;
+      best = t;
+      found = true;
+      hit->ragdoll = RagdollId{static_cast<uint32_t>(i), r.generation};
+      hit->part = j;
+      hit->static_shape = -1;
+      hit->distance = t;
+      hit->point = origin + dir * t;
+      hit->normal = DistanceNormal(sdf, hit->point);
+    }
+  }
+  return found;
+}
+
+bool RagdollSystem::IsAsleep(RagdollId id) const { return IsValid(id) && store_.slots[id.index].asleep; }
+bool RagdollSystem::IsFrozen(RagdollId id) const { return IsValid(id) && store_.slots[id.index].frozen; }
+
+Error RagdollSystem::GetVelocities(RagdollId id, std::span<Vec3> linear, std::span<Vec3> angular) const {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  const RagdollSlot& r = store_.slots[id.index];
+  if (static_cast<int32_t>(linear.size()) < r.part_count || static_cast<int32_t>(angular.size()) < r.part_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "linear", "the spans are shorter than the part count");
+  RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
+  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+  const int32_t l = r.lane % kBlockLanes;
+  for (int32_t j = 0; j < r.part_count; ++j) {
+    linear[j] = Vec3{view.Part(detail::kRbVx, j)[l], view.Part(detail::kRbVy, j)[l], view.Part(detail::kRbVz, j)[l]};
+    angular[j] = Vec3{view.Part(detail::kRbWx, j)[l], view.Part(detail::kRbWy, j)[l], view.Part(detail::kRbWz, j)[l]};
+  }
+  return {};
+}
+
+void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorld& static_world, FrameStats& stats) {
+  int32_t count = 0, enabled = 0;
+  for (int32_t gi = 0; gi < static_cast<int32_t>(store_.groups.size()); ++gi) {
+    // Only blocks with enabled lanes are work: disabled instances cost the solver nothing.
+    const int32_t blocks = (store_.groups[gi].lanes_enabled + kBlockLanes - 1) / kBlockLanes;
+    for (int32_t b = 0; b < blocks; ++b) work_[count++] = {gi, b};
+    enabled += store_.groups[gi].lanes_enabled;
+  }
+  stats.bound_ragdolls = live_count_;
+  stats.disabled_ragdolls = live_count_ - enabled;
+  stats.simulated_ragdolls = 0;
+  if (count == 0) return;
+  const int32_t ragdoll_steps = substeps * settings_.ragdoll_substeps;
+  stats.ragdoll_substeps = ragdoll_steps;
+  detail::RigidSolveParams params;
+  params.substeps = ragdoll_steps;
+  params.iterations = settings_.ragdoll_iterations;
+  params.dt = static_cast<float>(step_seconds) / static_cast<float>(settings_.ragdoll_substeps);
+  params.gravity[0] = settings_.gravity.x;
+  params.gravity[1] = settings_.gravity.y;
+  params.gravity[2] = settings_.gravity.z;
+  static_world.FillSolveParams(params);
+  params.contact_angular_damping = settings_.ragdoll_contact_angular_damping;
+  params.frame_seconds = static_cast<float>(step_seconds) * static_cast<float>(substeps);
+  const detail::RigidKernels* kernel_set = kernels_;
+  const float frame_seconds = static_cast<float>(step_seconds) * static_cast<float>(substeps);
+  // 1. Kinematic roots follow their host frames.
+  auto pre = [&](int32_t begin, int32_t end, uint32_t) {
+    for (int32_t i = begin; i < end; ++i) {
+      RagdollGroup& g = store_.groups[work_[i].group];
+      const detail::RigidBlockView view = g.View(work_[i].block);
+      for (int32_t l = 0; l < kBlockLanes; ++l) {
+        const int32_t lane = work_[i].block * kBlockLanes + l;
+        const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
+        if (owner < 0 || store_.slots[owner].kinematic_root == nullptr) continue;
+        const Transform target = *store_.slots[owner].kinematic_root;
+        if (!IsFinite(target)) continue;
+        const Transform body = Compose(Transform{target.translation, Normalize(target.rotation), {1, 1, 1}}, g.body_in_part[0]);
+        const float values[7] = {body.translation.x, body.translation.y, body.translation.z, body.rotation.x,
+                                 body.rotation.y,    body.rotation.z,    body.rotation.w};
+        bool moved = false;
+        for (int32_t f = 0; f < 7; ++f) {
+          float& field = view.Part(detail::kRbXx + f, 0)[l];
+          moved = moved || std::fabs(field - values[f]) > 1e-6f;
+          field = values[f];
+        }
+        // A moving kinematic root wakes (and unfreezes) its ragdoll.
+        if (moved && store_.slots[owner].asleep) {
+          store_.slots[owner].asleep = store_.slots[owner].frozen = false;
+          store_.slots[owner].still_seconds = store_.slots[owner].slow_seconds = 0;
+          view.Lane(detail::kAsleep)[l] = 0.0f;
+        }
+      }
+    }
+  };
+  ParallelFor(settings_.tasks, count, 1, pre);
+  // 2. The substeps: all at once per block when no two store_.slots can touch this frame;
+  //    otherwise one at a time, each followed by the coloured pair contacts.
+  stats.ragdoll_pairs = stats.dropped_ragdoll_pairs = 0;
+  broad_.Clear();
+  if (substeps > 0 && enabled > 1) {
+    broad_.Run(store_, sleep_, frame_seconds, stats);
+    islands_.Order(broad_.pairs(), broad_.bodies(), broad_.body_count(), store_.slots, stats);
+  }
+  const int32_t pair_count = broad_.pair_count();
+  if (pair_count > 0) contacts_.Find(pair_count, frame_seconds);
+  const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
+  params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
+  // A kernel over every block: 0 the whole substeps, 1 positions, 2 velocities.
+  auto run = [&](int32_t which) {
+    auto task_fn = [&](int32_t begin, int32_t end, uint32_t) {
+      for (int32_t i = begin; i < end; ++i) {
+        RagdollGroup& g = store_.groups[work_[i].group];
+        const detail::RigidBlockView view = g.View(work_[i].block);
+        detail::RigidSolveParams local = params;
+        local.parts = g.constants.data();
+        local.part_count = g.part_count;
+        (which == 0 ? kernel_set->solve : (which == 1 ? kernel_set->positions : kernel_set->velocities))(&view, 1, local);
+      }
+    };
+    ParallelFor(settings_.tasks, count, 1, task_fn);
+  };
+  const float h = params.dt;
+  for (int32_t call = 0; call < calls; ++call) {
+    if (pair_count == 0) {
+      run(0);
+      continue;
+    }
+    // XPBD order with the pairs inside the substep: positions (the kernel's, then the
+    // pairs'), velocities from positions (the kernel's pass), the pairs' velocity pass.
+    params.find_static_contacts = call == 0;
+    run(1);
+    contacts_.SolvePositions();
+    run(2);
+    contacts_.SolveVelocities(h);
+  }
+  // 3. Non-finite lanes are reset; sleep; part frames go to the host.
+  auto task = [&](int32_t begin, int32_t end, uint32_t) {
+    for (int32_t i = begin; i < end; ++i) {
+      RagdollGroup& g = store_.groups[work_[i].group];
+      const detail::RigidBlockView view = g.View(work_[i].block);
+      int32_t resets = 0;
+      for (int32_t l = 0; l < kBlockLanes; ++l) {
+        const int32_t lane = work_[i].block * kBlockLanes + l;
+        const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
+        if (owner < 0) continue;
+        RagdollSlot& slot = store_.slots[owner];
+        bool finite = true;
+        for (int32_t j = 0; j < g.part_count && finite; ++j) {
+          float sum = 0;
+          for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) sum += view.Part(f, j)[l] * 0.0f;
+          finite = sum == 0.0f;
+        }
+        if (!finite) {
+          // Back to the last pose written (the output holds it), at rest; the host's
+          // motors and planar mode stay as they were.
+          ++resets;
+          Transform bodies[detail::kMaxRagdollParts];
+          for (int32_t j = 0; j < g.part_count; ++j) bodies[j] = Compose(slot.output[j], g.body_in_part[j]);
+          g.PlaceBodies(slot.lane, bodies, Vec3{}, Vec3{});
+          continue;
+        }
+        if (!slot.asleep) {
+          Sleep::UpdateFrameSpeeds(slot, view, l, g, frame_seconds);
+          sleep_.Update(slot, view, l, g, frame_seconds);
+        }
+        for (int32_t j = 0; j < g.part_count; ++j) {
+          const Transform body{{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]},
+                               {view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
+                                view.Part(detail::kRbQw, j)[l]},
+                               {1, 1, 1}};
+          slot.output[j] = Compose(body, Relative(g.body_in_part[j], Transform{}));
+        }
+      }
+      resets_[i] = resets;
+    }
+  };
+  ParallelFor(settings_.tasks, count, 1, task);
+  for (int32_t i = 0; i < count; ++i) stats.reset_non_finite += resets_[i];
+  int32_t asleep = 0, frozen = 0;
+  for (const RagdollSlot& r : store_.slots) {
+    if (!r.live || !r.enabled) continue;
+    asleep += r.asleep ? 1 : 0;
+    frozen += r.frozen ? 1 : 0;
+  }
+  stats.sleeping_ragdolls = asleep;
+  stats.frozen_ragdolls = frozen;
+  stats.simulated_ragdolls = enabled - asleep;
+}
+
+// The group of an archetype's instances with (kinematic) or without a kinematic root,
+// created on first use (bind time).
+int32_t RagdollSystem::FindOrAddGroup(int32_t archetype, bool kinematic) {
+  for (int32_t i = 0; i < static_cast<int32_t>(store_.groups.size()); ++i) {
+    if (store_.groups[i].archetype == archetype && store_.groups[i].kinematic_root == kinematic) return i;
+  }
+  const detail::RagdollArchetype& a = archetypes_[archetype];
+  const auto n = static_cast<int32_t>(a.parts.size());
+  RagdollGroup g;
+  g.archetype = archetype;
+  g.kinematic_root = kinematic;
+  g.part_count = n;
+  g.constants = RigidConstants(a, kinematic);
+  g.self_pairs = a.self_collision_pairs;
+  g.collision_group = a.collision_group;
+  g.collision_mask = a.collision_mask;
+  for (const detail::RigidPartArchetype& p : a.parts) {
+    g.shapes.push_back(p.shape);
+    g.shape_in_body.push_back(p.shape_in_body);
+    std::vector<std::array<float, 4>> points;
+    auto add = [&](Vec3 local, float radius) {
+      const Vec3 body_point = TransformPoint(p.shape_in_body, local);
+      points.push_back({body_point.x, body_point.y, body_point.z, radius});
+    };
+    ForEachShapeSample(p.shape, /*face_centres=*/true, add);
+    g.pair_points.push_back(std::move(points));
+    g.body_in_part.push_back(p.body_in_part);
+    const Quat parent = p.parent >= 0 ? a.parts[p.parent].body_pose.rotation : Quat{};
+    g.neutral_motor.push_back(Normalize(Conjugate(parent) * p.body_pose.rotation));
+  }
+  g.floats_per_block = detail::RigidFloatsPerBlock(n);
+  store_.groups.push_back(std::move(g));
+  return static_cast<int32_t>(store_.groups.size()) - 1;
+}
+
+// Grows group `gi`'s blocks to hold `lanes` lanes plus its reserve (never in Step), and
+// the per-block work arrays with them. New padding lanes hold the archetype's build pose.
+// The reserve keeps room for every instance that may move in later without allocating.
+void RagdollSystem::EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve) {
+  RagdollGroup& g = store_.groups[gi];
+  if (with_reserve) lanes += g.reserved;
+  if (lanes <= static_cast<int32_t>(g.blocks.size()) * kBlockLanes) return;
+  const detail::RagdollArchetype& a = archetypes_[g.archetype];
+  Transform bodies[detail::kMaxRagdollParts];
+  for (int32_t j = 0; j < g.part_count; ++j) bodies[j] = a.parts[j].body_pose;
+  while (static_cast<int32_t>(g.blocks.size()) * kBlockLanes < lanes) {
+    g.blocks.emplace_back(g.floats_per_block);
+    g.lane_owner.resize(g.blocks.size() * kBlockLanes, -1);
+    const int32_t first = static_cast<int32_t>(g.blocks.size() - 1) * kBlockLanes;
+    for (int32_t l = 0; l < kBlockLanes; ++l) g.SetLane(first + l, bodies, Vec3{}, Vec3{}, false);
+  }
+  int32_t total = 0;
+  for (const RagdollGroup& other : store_.groups) total += static_cast<int32_t>(other.blocks.size());
+  work_.resize(total);
+  resets_.resize(total);
+}
+
+// Lane bookkeeping. Swapping keeps every slot's lane index true.
+void RagdollSystem::SwapLanes(RagdollGroup& g, int32_t a, int32_t b) {
+  g.SwapLanes(a, b);
+  for (int32_t lane : {a, b}) {
+    if (g.lane_owner[lane] >= 0) store_.slots[g.lane_owner[lane]].lane = lane;
+  }
+}
+void RagdollSystem::EnableLane(RagdollSlot& slot) {
+  RagdollGroup& g = store_.groups[slot.group];
+  if (slot.lane >= g.lanes_enabled) SwapLanes(g, slot.lane, g.lanes_enabled++);
+  g.SetActiveFlag(slot.lane, true);
+}
+void RagdollSystem::DisableLane(RagdollSlot& slot) {
+  RagdollGroup& g = store_.groups[slot.group];
+  if (slot.lane < g.lanes_enabled) SwapLanes(g, slot.lane, --g.lanes_enabled);
+  g.SetActiveFlag(slot.lane, false);
+}
+// Takes the slot's lane out of its group (the last lane fills the hole).
+void RagdollSystem::RemoveLane(RagdollSlot& slot) {
+  DisableLane(slot);
+  RagdollGroup& g = store_.groups[slot.group];
+  const int32_t last = --g.lanes_used;
+  SwapLanes(g, slot.lane, last);
+  g.lane_owner[last] = -1;
+  g.SetActiveFlag(last, false);
+}
+// Moves a ragdoll to another group of its archetype (a kinematic root on or off), state
+// and all. Allocates only when the target group has no lane reserved for it.
+void RagdollSystem::MoveToGroup(int32_t index, int32_t target) {
+  RagdollSlot& slot = store_.slots[index];
+  if (slot.group == target) return;
+  EnsureLanes(target, store_.groups[target].lanes_used + 1, false);
+  RagdollGroup& to = store_.groups[target];
+  const int32_t lane = to.lanes_used++;
+  to.CopyLaneFrom(store_.groups[slot.group], slot.lane, lane);
+  to.SetActiveFlag(lane, false);
+  RemoveLane(slot);
+  to.lane_owner[lane] = index;
+  slot.group = target;
+  slot.lane = lane;
+  if (to.kinematic_root) {
+    // A kinematic root does not move by itself: its stale velocities must not feed the
+    // joints' velocity terms.
+    const detail::RigidBlockView view = to.View(lane / kBlockLanes);
+    for (int32_t f : {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz})
+      view.Part(f, 0)[lane % kBlockLanes] = 0.0f;
+  }
+  if (slot.enabled) EnableLane(slot);
+}
+
+void RagdollSystem::HashState(StateHasher& hasher) const {
+for (std::size_t i = 0; i < store_.slots.size(); ++i) {
+  const RagdollSlot& r = store_.slots[i];
+  if (!r.live) continue;
+  hasher.Mix(&i, sizeof(i));
+  RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
+  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+  for (int32_t j = 0; j < r.part_count; ++j) {
+    for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) hasher.Mix(view.Part(f, j) + r.lane % kBlockLanes, sizeof(float));
+  }
+}
+}
+
+}  // namespace tendon::detail

@@ -1,0 +1,132 @@
+// kernel/ragdolls/ragdoll_system.h: ragdolls: their archetypes, their lanes by archetype,
+// the host's controls over each instance, and the ragdoll frame.
+//
+// What it does: BuildArchetype validates ragdoll settings once. Instances of one archetype
+// share blocks of kBlockLanes lanes (one group with a kinematic root, one without);
+// Bind sizes everything an instance will touch, including the contacts between ragdolls.
+// The controls: enabled or not (a disabled instance is packed behind the enabled ones and
+// costs the solver nothing), a kinematic root (the instance moves to the other group, state
+// and all), sleeping rules, part states and velocities, impulses, motor targets. Step runs
+// the frame (ragdoll_system.cpp): kinematic roots, the broad phase, islands and pair
+// contacts once, the XPBD substeps of the rigid kernels with the pairs inside them, then
+// resets, sleep and the part frames written to the host. It owns the systems of contacts
+// between ragdolls (BroadPhase, Islands, PairContacts) and Sleep, and composes them.
+// What it does NOT do: keep time (the World's clock gives substeps), own the static world
+// (the World does; Step reads it), or know of characters (they sit above and drive
+// ragdolls through these calls).
+// Threading: Step splits its work over the host's task hooks (blocks, ragdolls, pairs,
+// islands); results do not depend on the worker count. Every other call is for the World's
+// thread, between Steps.
+// Memory: Bind, ReserveKinematicToggle and a first SetKinematicRoot allocate; Step and the
+// other controls do not.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/contacts/broad_phase.h"
+#include "kernel/contacts/islands.h"
+#include "kernel/contacts/pair_contacts.h"
+#include "kernel/core/frame_counters.h"
+#include "kernel/rigid/ragdoll_archetype.h"
+#include "kernel/rigid/ragdoll_store.h"
+#include "kernel/rigid/sleep.h"
+#include "tendon/stats.h"
+#include "tendon/world.h"
+
+namespace tendon::detail {
+
+class StaticWorld;
+struct RigidKernels;
+
+// What a ragdoll system is built with (from WorldSettings, whose fields these mirror).
+struct RagdollSystemSettings {
+  TaskHooks tasks{};
+  Vec3 gravity{};
+  int32_t ragdoll_substeps = 16;
+  int32_t ragdoll_iterations = 2;
+  float ragdoll_contact_angular_damping = 0;
+  float ragdoll_sleep_speed = 0;
+  float ragdoll_sleep_seconds = 0;
+  float ragdoll_settle_damping = 0;
+};
+
+class RagdollSystem {
+ public:
+  RagdollSystem(const RagdollSystemSettings& settings, const RigidKernels& kernels);
+  ~RagdollSystem();
+  // PairContacts holds references into this object.
+  RagdollSystem(const RagdollSystem&) = delete;
+  RagdollSystem& operator=(const RagdollSystem&) = delete;
+
+  // ---- archetypes ----
+  Result<RagdollArchetypeId> BuildArchetype(const RagdollSettings& settings);
+  int32_t PartCount(RagdollArchetypeId id) const;
+  Error GetPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const;
+  const RagdollArchetype* Archetype(RagdollArchetypeId id) const;
+
+  // ---- instances (World's calls of the same names, less "Ragdoll") ----
+  Result<RagdollId> Bind(const RagdollBinding& binding);
+  Error Unbind(RagdollId id);
+  bool IsValid(RagdollId id) const;
+  Error SetEnabled(RagdollId id, bool enabled);
+  bool IsEnabled(RagdollId id) const;
+  Error SetKinematicRoot(RagdollId id, const Transform* root);
+  Error ReserveKinematicToggle(RagdollArchetypeId archetype, int32_t instances);
+  Error SetPartVelocity(RagdollId id, int32_t part, Vec3 linear, Vec3 angular);
+  Error SetSleeping(RagdollId id, bool can_sleep, bool freeze_when_asleep, float freeze_after_seconds);
+  Error SetPartStates(RagdollId id, std::span<const Transform> parts, std::span<const Vec3> linear,
+                      std::span<const Vec3> angular);
+  Error Wake(RagdollId id);
+  Error ApplyImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3 world_point);
+  Error SetMotorTargets(RagdollId id, std::span<const Quat> local_rotations, float strength,
+                        std::span<const Vec3> local_angular_velocities);
+  bool IsAsleep(RagdollId id) const;
+  bool IsFrozen(RagdollId id) const;
+  Error GetVelocities(RagdollId id, std::span<Vec3> linear, std::span<Vec3> angular) const;
+  // The nearest part a ray meets (exact part shapes, by sphere tracing).
+  bool Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const;
+
+  // ---- the frame ----
+  // `substeps` fixed steps of step_seconds each, every one ragdoll_substeps XPBD substeps.
+  // Writes the ragdoll fields of `stats` (bound, disabled, simulated, sleeping, frozen,
+  // substeps, pairs, islands) and adds its resets to reset_non_finite.
+  void Step(int32_t substeps, double step_seconds, const StaticWorld& static_world, FrameStats& stats);
+  // Feeds every bound instance's lane state, in slot order.
+  void HashState(StateHasher& hasher) const;
+
+ private:
+  struct WorkItem {
+    int32_t group = 0;
+    int32_t block = 0;
+  };
+
+  int32_t FindOrAddGroup(int32_t archetype, bool kinematic);
+  // Grows group `gi`'s blocks to hold `lanes` lanes plus its reserve (never in Step).
+  void EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve = true);
+  void SwapLanes(RagdollGroup& g, int32_t a, int32_t b);
+  void EnableLane(RagdollSlot& slot);
+  void DisableLane(RagdollSlot& slot);
+  void RemoveLane(RagdollSlot& slot);
+  void MoveToGroup(int32_t index, int32_t target);
+  void ReserveContacts();
+
+  RagdollSystemSettings settings_;
+  const RigidKernels* kernels_;
+  std::vector<RagdollArchetype> archetypes_;
+  RagdollStore store_;
+  std::vector<int32_t> free_;
+  std::unordered_map<const void*, int32_t> by_output_;
+  int32_t live_count_ = 0;
+  int32_t total_parts_ = 0;
+  std::vector<WorkItem> work_;     // per block, sized at bind time
+  std::vector<int32_t> resets_;    // per work item
+  Sleep sleep_;
+  BroadPhase broad_;
+  Islands islands_;
+  PairContacts contacts_;
+};
+
+}  // namespace tendon::detail

@@ -1,0 +1,201 @@
+// kernel/rigid/ragdoll_store.h: where ragdoll instances live: groups of lanes by archetype,
+// the per-instance slots, and reading and writing one body of a lane.
+//
+// What it does: a RagdollGroup is every instance of one archetype (with or without a
+// kinematic root) side by side in blocks of kBlockLanes lanes (rigid_block.h), with the
+// archetype's per-part constants for the kernels and what contacts between ragdolls need
+// (sample spheres, shapes, self-collision pairs, collision filter). A RagdollSlot is one
+// bound instance: where its lane is, the host's buffers, and its sleep bookkeeping.
+// Lanes [0, lanes_enabled) of a group hold enabled instances, [lanes_enabled, lanes_used)
+// disabled ones, the rest is padding.
+// What it does NOT do: decide anything. The ragdoll system binds, moves and steps lanes;
+// sleep, the broad phase and the pair contacts read and write them through these types.
+// Threading: none of its own; whoever holds a lane's block in a task may touch that lane.
+// Memory: blocks grow at bind time only (RagdollSystem); these helpers never allocate.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "kernel/rigid/rigid_block.h"
+#include "tendon/ragdoll_settings.h"
+#include "tendon/world.h"
+
+namespace tendon::detail {
+
+// All instances of one ragdoll archetype (with or without a kinematic root) share blocks.
+struct RagdollGroup {
+  int32_t archetype = -1;
+  bool kinematic_root = false;
+  int32_t part_count = 0;
+  std::vector<RigidPartConstants> constants;
+  std::vector<Transform> body_in_part;  // per part, to turn bodies into part frames
+  std::vector<Quat> neutral_motor;      // per part: q_parent_body^-1 q_child_body, build pose
+  // Contacts between ragdolls: each part's sample spheres (body frame: x, y, z, radius),
+  // its shape and the shape's frame in the body, and the self-collision exceptions.
+  std::vector<std::vector<std::array<float, 4>>> pair_points;
+  std::vector<PartShapeSettings> shapes;
+  std::vector<Transform> shape_in_body;
+  std::vector<std::pair<int32_t, int32_t>> self_pairs;
+  uint32_t collision_group = 1, collision_mask = 0xffffffffu;
+  std::vector<AlignedFloats> blocks;    // grown at bind time only
+  std::vector<int32_t> lane_owner;
+  // Lanes [0, lanes_enabled) hold enabled instances (stepped); [lanes_enabled, lanes_used)
+  // disabled ones (kActive 0: the kernel leaves them alone, no work item reaches them
+  // unless they share a block with enabled lanes); the rest is padding.
+  int32_t lanes_enabled = 0;
+  int32_t lanes_used = 0;
+  // Lanes promised to instances that may move here later (characters toggling their
+  // anchor): blocks always cover max(lanes_used, reserved) so a move never allocates.
+  int32_t reserved = 0;
+  std::size_t floats_per_block = 0;
+
+  RigidBlockView View(int32_t block) {
+    return RigidBlockView{part_count, blocks[block].data()};
+  }
+  int32_t Rows() const { return static_cast<int32_t>(floats_per_block / kBlockLanes); }
+  void CopyLane(int32_t from, int32_t to) {
+    const float* src = blocks[from / kBlockLanes].data();
+    float* dst = blocks[to / kBlockLanes].data();
+    const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
+    for (int32_t r = 0; r < Rows(); ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
+  }
+  // Copies a lane of another group of the same archetype (the same rows) into `to`.
+  void CopyLaneFrom(const RagdollGroup& other, int32_t from, int32_t to) {
+    const float* src = other.blocks[from / kBlockLanes].data();
+    float* dst = blocks[to / kBlockLanes].data();
+    const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
+    for (int32_t r = 0; r < Rows(); ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
+  }
+  void SwapLanes(int32_t a, int32_t b) {
+    if (a == b) return;
+    float* pa = blocks[a / kBlockLanes].data();
+    float* pb = blocks[b / kBlockLanes].data();
+    const int32_t la = a % kBlockLanes, lb = b % kBlockLanes;
+    for (int32_t r = 0; r < Rows(); ++r) std::swap(pa[r * kBlockLanes + la], pb[r * kBlockLanes + lb]);
+    std::swap(lane_owner[a], lane_owner[b]);
+  }
+  void SetActiveFlag(int32_t lane, bool active) {
+    View(lane / kBlockLanes).Lane(kActive)[lane % kBlockLanes] = active ? 1.0f : 0.0f;
+  }
+  // Puts the parts of `lane` at body poses `bodies` with velocities v, w (kinematic parts
+  // stay still) and forgets their contacts. The host's controls (motor targets and
+  // strength, planar mode) and the lane's flags are left as they are.
+  void PlaceBodies(int32_t lane, const Transform* bodies, Vec3 v, Vec3 w) {
+    const RigidBlockView view = View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    for (int32_t j = 0; j < part_count; ++j) {
+      const bool moving = constants[j].inv_mass > 0.0f;
+      const float values[kRbQPw + 1] = {
+          bodies[j].translation.x, bodies[j].translation.y, bodies[j].translation.z,
+          bodies[j].rotation.x,    bodies[j].rotation.y,    bodies[j].rotation.z,
+          bodies[j].rotation.w,    moving ? v.x : 0.0f,     moving ? v.y : 0.0f,
+          moving ? v.z : 0.0f,     moving ? w.x : 0.0f,     moving ? w.y : 0.0f,
+          moving ? w.z : 0.0f,     bodies[j].translation.x, bodies[j].translation.y,
+          bodies[j].translation.z, bodies[j].rotation.x,    bodies[j].rotation.y,
+          bodies[j].rotation.z,    bodies[j].rotation.w};
+      for (int32_t f = 0; f <= kRbQPw; ++f) view.Part(f, j)[l] = values[f];
+      for (int32_t k = 0; k < kMaxContactPoints; ++k) {
+        for (int32_t f = 0; f < kContactFieldCount; ++f) view.Contact(f, j, k)[l] = 0.0f;
+      }
+    }
+  }
+  // A fresh lane: the bodies placed, motors at their neutral targets and off, 3D, awake.
+  void SetLane(int32_t lane, const Transform* bodies, Vec3 v, Vec3 w, bool active) {
+    PlaceBodies(lane, bodies, v, w);
+    const RigidBlockView view = View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    for (int32_t j = 0; j < part_count; ++j) {
+      const Quat m = neutral_motor[j];
+      const float motor[7] = {m.x, m.y, m.z, m.w, 0, 0, 0};
+      for (int32_t f = 0; f < 7; ++f) view.Part(kMotorQx + f, j)[l] = motor[f];
+      const Quat r = bodies[j].rotation;
+      const float planar[5] = {r.x, r.y, r.z, r.w, 0};
+      for (int32_t f = 0; f < 5; ++f) view.Part(kPlanarQx + f, j)[l] = planar[f];
+    }
+    view.Lane(kActive)[l] = active ? 1.0f : 0.0f;
+    view.Lane(kAsleep)[l] = 0.0f;
+    view.Lane(kMotorStrength)[l] = 0.0f;
+    view.Lane(kSettleDamping)[l] = 0.0f;
+    for (int32_t f : {kPlanarNx, kPlanarNy, kPlanarNz}) view.Lane(f)[l] = 0.0f;
+  }
+  // Planar mode for a lane: the normal, and each body's offset along it.
+  void SetPlanar(int32_t lane, Vec3 n) {
+    const RigidBlockView view = View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    view.Lane(kPlanarNx)[l] = n.x;
+    view.Lane(kPlanarNy)[l] = n.y;
+    view.Lane(kPlanarNz)[l] = n.z;
+    for (int32_t j = 0; j < part_count; ++j) {
+      const Vec3 x{view.Part(kRbXx, j)[l], view.Part(kRbXy, j)[l], view.Part(kRbXz, j)[l]};
+      view.Part(kPlanarD, j)[l] = Dot(x, n);
+    }
+  }
+};
+
+struct RagdollSlot {
+  uint32_t generation = 1;
+  bool live = false;
+  int32_t group = -1;
+  int32_t lane = -1;
+  Transform* output = nullptr;
+  const Transform* kinematic_root = nullptr;
+  int32_t part_count = 0;
+  float still_seconds = 0;  // how long every part has stayed near sleep_x/q (0: not yet measuring)
+  float slow_seconds = 0;   // how long every point has been slower than the sleep speed
+  float calm_seconds = 0;   // how long every part's frame speed has been below 4 x sleep speed
+  std::vector<Vec3> frame_x;  // per part, the body pose at the end of the last frame
+  std::vector<Quat> frame_q;
+  std::vector<float> frame_speed;  // per part, its speed over the last frame (see UpdateFrameSpeeds)
+  std::vector<Vec3> sleep_x;  // per part, where the current sleep window began (sized at bind)
+  std::vector<Quat> sleep_q;
+  float age_seconds = 0;    // simulated time since bind
+  bool asleep = false;
+  bool frozen = false;
+  bool enabled = true;  // false: not stepped, no contacts, no sleep; the output is the host's
+  bool can_sleep = true;  // false: never falls asleep (a powered character)
+  bool freeze_when_asleep = false;
+  float freeze_after_seconds = INFINITY;
+  RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
+};
+
+// Every instance of the world, by slot, and the groups their lanes are in.
+struct RagdollStore {
+  std::vector<RagdollGroup> groups;
+  std::vector<RagdollSlot> slots;
+};
+
+// A body of a lane: the kernel's state of part j, as the scalar passes need it.
+struct BodyState {
+  Vec3 x, v, w;
+  Quat q;
+  Vec3 xp;  // at the substep's start (read only)
+  Quat qp;
+};
+// Position and orientation only (what a pair's contacts need to be re-measured).
+inline void ReadPose(const RigidBlockView& view, int32_t l, int32_t j, Vec3* x, Quat* q) {
+  *x = Vec3{view.Part(kRbXx, j)[l], view.Part(kRbXy, j)[l], view.Part(kRbXz, j)[l]};
+  *q = Quat{view.Part(kRbQx, j)[l], view.Part(kRbQy, j)[l], view.Part(kRbQz, j)[l],
+            view.Part(kRbQw, j)[l]};
+}
+inline BodyState ReadBody(const RigidBlockView& view, int32_t l, int32_t j) {
+  BodyState b;
+  ReadPose(view, l, j, &b.x, &b.q);
+  b.v = Vec3{view.Part(kRbVx, j)[l], view.Part(kRbVy, j)[l], view.Part(kRbVz, j)[l]};
+  b.w = Vec3{view.Part(kRbWx, j)[l], view.Part(kRbWy, j)[l], view.Part(kRbWz, j)[l]};
+  b.xp = Vec3{view.Part(kRbXPx, j)[l], view.Part(kRbXPy, j)[l], view.Part(kRbXPz, j)[l]};
+  b.qp = Quat{view.Part(kRbQPx, j)[l], view.Part(kRbQPy, j)[l], view.Part(kRbQPz, j)[l],
+              view.Part(kRbQPw, j)[l]};
+  return b;
+}
+inline void WriteBody(const RigidBlockView& view, int32_t l, int32_t j, const BodyState& b) {
+  const float values[13] = {b.x.x, b.x.y, b.x.z, b.q.x, b.q.y, b.q.z, b.q.w, b.v.x, b.v.y, b.v.z, b.w.x, b.w.y, b.w.z};
+  for (int32_t f = 0; f < 13; ++f) view.Part(kRbXx + f, j)[l] = values[f];
+}
+
+
+}  // namespace tendon::detail
