@@ -81,14 +81,9 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
   const RagdollSettings& human = ragdoll.value();
   const auto n = static_cast<int32_t>(human.parts.size());
   // dead_pose1 in model space (part j is skeleton joint j), and the motor targets.
-  std::vector<Transform> local(n), model(n);
-  ports::SampleJoltAnimation(pose.value(), 0.0f, local);
+  std::vector<Transform> model(n);
   std::vector<Quat> targets(n);
-  for (int32_t j = 0; j < n; ++j) {
-    const int32_t p = human.parts[j].parent;
-    model[j] = Compose(p >= 0 ? model[p] : Transform{}, local[j]);
-    targets[j] = Normalize(local[j].rotation);
-  }
+  ports::SampleJoltPartPose(human, pose.value(), 0.0f, model, targets);
   double steps_per_s = 0, worst_joint = 0, rest_joint = 0, worst_depth = 0, rest_depth = 0, asleep_at = -1;
   double worst_swing = 0, worst_twist = 0;  // degrees past the joints' limits
   uint64_t hash = 0;

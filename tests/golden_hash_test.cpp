@@ -54,14 +54,9 @@ std::vector<uint64_t> RunPile(Isa isa) {
   if (!ragdoll.ok() || !pose.ok()) return {};
   const RagdollSettings& human = ragdoll.value();
   const auto n = static_cast<int32_t>(human.parts.size());
-  std::vector<Transform> local(n), model(n);
-  ports::SampleJoltAnimation(pose.value(), 0.0f, local);
+  std::vector<Transform> model(n);
   std::vector<Quat> targets(n);
-  for (int32_t j = 0; j < n; ++j) {
-    const int32_t p = human.parts[j].parent;
-    model[j] = Compose(p >= 0 ? model[p] : Transform{}, local[j]);
-    targets[j] = Normalize(local[j].rotation);
-  }
+  ports::SampleJoltPartPose(human, pose.value(), 0.0f, model, targets);
   WorldSettings ws;
   ws.isa = isa;
   ws.ragdoll_substeps = 8;

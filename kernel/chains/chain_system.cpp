@@ -386,7 +386,7 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
 
 // Reads a lane's host input: a finite pose becomes its last good pose; a non-finite
 // one is counted and the last good pose is used again. Returns whether it was good.
-bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
+inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   const int32_t n = slot.bone_count;
   // Every host transform a chain reads goes through the dispatched kernel's check.
   auto all_finite = [this](const Transform* t, int32_t count) {

@@ -1,5 +1,5 @@
 // kernel/collide/part_distance.h: exact signed distances to part shapes, for queries and
-// for contacts between ragdolls (scalar, baseline code: included by world.cpp only).
+// for contacts between ragdolls (scalar, baseline code; never in the per-ISA kernels).
 #pragma once
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 // every substep. Ragdolls are swept along x by the lower edge of their bounds (ties by
 // order, so the result does not depend on sort stability); only the parts of one ragdoll
 // inside the other's bounds are tested against each other, then their bounding spheres
-// grown by their relative speed over the frame (the reach FindPairContacts uses). Pairs
+// grown by their relative speed over the frame (the reach PairContacts::Find uses). Pairs
 // are written in sweep order, which the islands keep within each island: the order of a
 // pair's solve never depends on the worker count.
 #include "kernel/contacts/broad_phase.h"
@@ -101,7 +101,7 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
     if (sa.asleep && sb.asleep) return;
     // Boxes grown by each part's own speed overlap for two parts falling side by side;
     // their bounding spheres, grown by their relative speed over the frame (as
-    // FindPairContacts reaches), say whether they can touch this frame at all.
+    // PairContacts::Find reaches), say whether they can touch this frame at all.
     const PairMotion& ma = motion_[body_a];
     const PairMotion& mb = motion_[body_b];
     const float reach = ma.extent + mb.extent + (Length(ma.v - mb.v) + ma.spin + mb.spin) * frame_seconds + 0.01f;

@@ -8,7 +8,8 @@
 // The substep (Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position
 // Based Dynamics", and Macklin et al. 2019, "Small Steps in Physics Simulation"; the
 // formulas are summarised in shared/notes/xpbd-rigid-bodies.md), in two halves so that
-// the contacts between ragdolls (world.cpp, scalar, by island) run between them:
+// the contacts between ragdolls (scalar, by island: kernel/contacts/pair_contacts.cpp) run
+// between them:
 //   positions    integrate: x_prev = x; v += h g; damp (and settle); clamp speeds;
 //                x += h v; q_prev = q; w += h I^-1 (-w x I w) (body frame); q += h/2 [w,0] q
 //                world inverse inertia per body (held for the half)

@@ -200,6 +200,18 @@ void SampleJoltAnimation(const JoltAnimation& a, float time, std::span<Transform
   }
 }
 
+void SampleJoltPartPose(const RagdollSettings& ragdoll, const JoltAnimation& animation, float time,
+                        std::span<Transform> model, std::span<Quat> local_rotations) {
+  const auto n = static_cast<int32_t>(ragdoll.parts.size());
+  std::vector<Transform> local(n);
+  SampleJoltAnimation(animation, time, local);
+  for (int32_t j = 0; j < n; ++j) {
+    const int32_t p = ragdoll.parts[j].parent;
+    model[j] = Compose(p >= 0 ? model[p] : Transform{}, local[j]);
+    local_rotations[j] = Normalize(local[j].rotation);
+  }
+}
+
 SkeletonSettings JoltSkeleton(const JoltAnimation& neutral) {
   SkeletonSettings s;
   s.names = neutral.joints;

@@ -44,6 +44,11 @@ Result<JoltAnimation> LoadJoltAnimation(const std::string& path);
 // rotations slerped along the shortest arc. With in_place, the root's horizontal (x, z)
 // translation is held at its first key (root motion removed). out: one per joint.
 void SampleJoltAnimation(const JoltAnimation& animation, float time, std::span<Transform> out, bool in_place = false);
+// The pose at `time` as the ragdoll's parts see it (part j is skeleton joint j): each
+// part's model-space frame, and its normalised local rotation (a motor target). Both
+// spans hold one entry per part.
+void SampleJoltPartPose(const RagdollSettings& ragdoll, const JoltAnimation& animation, float time,
+                        std::span<Transform> model, std::span<Quat> local_rotations);
 // The skeleton of an animation, its first key as the rest pose (use `neutral`).
 SkeletonSettings JoltSkeleton(const JoltAnimation& neutral);
 // Every key of the animation as a frame, for CharacterSettings::limit_clips.
