@@ -152,7 +152,10 @@ void RagdollStep(benchmark::State& state, int n, bool heap) {
     b.placement = heap ? Transform{{0.1f * (i % 3), 0.4f + 0.35f * i, 0}, AxisAngle(Vec3{1, 0, 0}, 1.5708f), {1, 1, 1}}
                        : Transform{{2.0f * i, 0.02f, 0}, {}, {1, 1, 1}};
     b.output_parts = parts[i];
-    world->BindRagdoll(b);
+    if (!world->BindRagdoll(b).ok()) {
+      state.SkipWithError("binding a ragdoll failed");
+      return;
+    }
   }
   for (int f = 0; f < 120; ++f) world->Step(1.0f / 60.0f);  // let it land
   for (auto _ : state) world->Step(1.0f / 60.0f);

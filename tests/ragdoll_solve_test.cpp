@@ -9,6 +9,7 @@
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/shared_data.h"
 #include "ports/json/json.h"
+#include "kernel/world/world_access.h"
 #include "test_util.h"
 
 namespace tendon::test {
@@ -628,9 +629,9 @@ TEST(RigidSolve, ANonFiniteStateResetsTheRagdollAndIsReported) {
   const RagdollId id = w->BindRagdoll(b).value();
   w->Step(kStep);
   const Transform good = out[0];
-  // An absurd impulse overflows the velocity to infinity.
-  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation).code, ErrorCode::kNone);
-  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation).code, ErrorCode::kNone);
+  // No valid input reaches a non-finite state any more (velocities are held to the caps at
+  // the door): the test hook writes one, as an overflow inside the substeps would.
+  detail::WorldAccess::PoisonRagdollState(*w, id);
   const FrameStats& st = w->Step(kStep);
   EXPECT_EQ(st.reset_non_finite, 1);
   EXPECT_TRUE(IsFinite(out[0]));
@@ -671,8 +672,7 @@ TEST(RigidSolve, ANonFiniteResetKeepsTheHostsMotorTargets) {
   ASSERT_LT(bend(), 0.01f);
   const std::vector<Quat> targets = {Quat{}, AxisAngle({0, 0, 1}, 1.0f)};
   ASSERT_EQ(w->SetRagdollMotorTargets(id, targets, 1.0f).code, ErrorCode::kNone);
-  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation).code, ErrorCode::kNone);
-  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation).code, ErrorCode::kNone);
+  detail::WorldAccess::PoisonRagdollState(*w, id);  // as an overflow inside the substeps would
   ASSERT_EQ(w->Step(kStep).reset_non_finite, 1);
   EXPECT_LT(bend(), 0.01f);  // back at the last good pose, still straight
   for (int f = 0; f < 120; ++f) w->Step(kStep);

@@ -38,13 +38,13 @@ struct ChainSettings {
 // Per-node values that replace the chain's. Unset fields keep the chain's value.
 struct ChainNodeOverride {
   int32_t node = -1;  // index into ChainArchetypeSettings::bones
-  std::optional<float> damping;
-  std::optional<float> stiffness;
-  std::optional<float> gravity_scale;
-  std::optional<float> wind_scale;
-  std::optional<float> radius;
+  std::optional<float> damping{};
+  std::optional<float> stiffness{};
+  std::optional<float> gravity_scale{};
+  std::optional<float> wind_scale{};
+  std::optional<float> radius{};
   // A pinned node copies the animated pose every substep, like a root. Default: roots only.
-  std::optional<bool> pinned;
+  std::optional<bool> pinned{};
 };
 
 struct ChainBone {
@@ -80,11 +80,11 @@ struct ColliderSettings {
 };
 
 struct ChainArchetypeSettings {
-  std::string name;  // for errors and traces only
-  std::vector<ChainBone> bones;
+  std::string name{};  // for errors and traces only
+  std::vector<ChainBone> bones{};
   ChainSettings settings{};
-  std::vector<ChainNodeOverride> overrides;
-  std::vector<ColliderSettings> colliders;
+  std::vector<ChainNodeOverride> overrides{};
+  std::vector<ColliderSettings> colliders{};
 };
 
 // A boneless accessory modelled as one pendulum bob hinged at its attachment joint.

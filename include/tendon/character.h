@@ -35,10 +35,10 @@ namespace tendon {
 // A host skeleton: parents before children; the rest pose is the pose the ragdoll is built
 // in, and so the neutral pose of its joint limits.
 struct SkeletonSettings {
-  std::vector<std::string> names;     // unique; matched by the humanoid table, ignoring case,
+  std::vector<std::string> names{};     // unique; matched by the humanoid table, ignoring case,
                                       // '_', '.', ' ', '-' and a "prefix:" (mixamorig:Hips)
-  std::vector<int32_t> parents;       // -1 for the root (one or more roots)
-  std::vector<Transform> rest_local;  // relative to the parent (a root: to the model frame)
+  std::vector<int32_t> parents{};       // -1 for the root (one or more roots)
+  std::vector<Transform> rest_local{};  // relative to the parent (a root: to the model frame)
 };
 
 // A hinge for an explicit part: the axis in the model's rest space, the fold range.
@@ -51,10 +51,10 @@ struct CharacterHinge {
 // One part of an explicit list: a capsule on `bone` (its origin is the joint to the parent
 // part) pointing at `to`.
 struct CharacterPartSettings {
-  std::string bone;
-  std::string to;            // empty: a leaf, `length` long along its parent part's line
-  std::string parent;        // the parent part's bone; empty: the previous part (none for the first)
-  std::string name;          // what HitCharacter and errors call it; empty: the bone's name
+  std::string bone{};
+  std::string to{};            // empty: a leaf, `length` long along its parent part's line
+  std::string parent{};        // the parent part's bone; empty: the previous part (none for the first)
+  std::string name{};          // what HitCharacter and errors call it; empty: the bone's name
   float radius = 0.05f;      // m, > 0
   float length = 0.0f;       // m, >= 0: a leaf's length, or (> 0) overrides the distance to `to`
   float mass_share = 1.0f;   // > 0: relative share of CharacterSettings::total_mass
@@ -62,12 +62,12 @@ struct CharacterPartSettings {
   Vec3 leaf_direction{};
   float swing_degrees = 30;  // cone half-angle, [0, 180] (ignored for hinges)
   float twist_degrees = 20;  // twist half-range, [0, 180] (ignored for hinges)
-  std::optional<CharacterHinge> hinge;
+  std::optional<CharacterHinge> hinge{};
 };
 
 // Overrides one joint's limits (the joint between a part and its parent), by part name.
 struct JointLimitOverride {
-  std::string part;
+  std::string part{};
   float swing_degrees = 80;  // [0, 180]; for a hinge: the fold range is [0, 2 * swing]
   float twist_degrees = 45;  // [0, 180]; ignored for a hinge
 };
@@ -75,9 +75,9 @@ struct JointLimitOverride {
 // A clip the host sampled: frame_count poses of every bone's local transform, frame-major
 // (bone k of frame f is local[f * bone_count + k]).
 struct SampledClip {
-  std::string name;
+  std::string name{};
   int32_t frame_count = 0;
-  std::vector<Transform> local;
+  std::vector<Transform> local{};
 };
 
 enum class LimitSource : uint8_t {
@@ -99,15 +99,15 @@ enum class LimitSource : uint8_t {
 // shoulders 120/60, hips 90/45, elbows and knees 80/15, wrists 60/30, ankles 50/20, any
 // other 80/45.
 struct CharacterSettings {
-  std::string name;
-  SkeletonSettings skeleton;
+  std::string name{};
+  SkeletonSettings skeleton{};
   // Explicit parts, parents before children (the first is the root). Empty: humanoid.
-  std::vector<CharacterPartSettings> parts;
+  std::vector<CharacterPartSettings> parts{};
   // A complete ragdoll instead (e.g. one loaded from an asset): part i sits on the bone
   // named ragdoll.parts[i].name, and its pose must be that bone's rest frame in model
   // space. Its shapes, masses, joints and motors are used as given, and its limits unless
   // limit_source is kClips.
-  RagdollSettings ragdoll;
+  RagdollSettings ragdoll{};
   float total_mass = 70.0f;           // kg, > 0 (humanoid and explicit parts)
   float friction = 0.6f;              // [0, 10]
   float linear_damping = 0.05f;       // 1/s, [0, 100]
@@ -120,8 +120,8 @@ struct CharacterSettings {
   float drive_torque_per_kg = 12.0f;   // N m per kg of the part, >= 0
   float joint_friction_per_kg = 0.3f;  // N m per kg of the part, >= 0: a limp body folds
   LimitSource limit_source = LimitSource::kTable;
-  std::vector<JointLimitOverride> limit_overrides;  // applied after the table (not to clips)
-  std::vector<SampledClip> limit_clips;             // for LimitSource::kClips; at least one frame
+  std::vector<JointLimitOverride> limit_overrides{};  // applied after the table (not to clips)
+  std::vector<SampledClip> limit_clips{};             // for LimitSource::kClips; at least one frame
   float limits_margin_degrees = 10.0f;              // [0, 90], added on each side of a learned range
   uint32_t collision_group = 1;
   uint32_t collision_mask = 0xffffffffu;
@@ -129,7 +129,7 @@ struct CharacterSettings {
 
 // What building made of one part.
 struct CharacterPartInfo {
-  std::string name;         // "Hips", "LeftLowerLeg", ... (humanoid) or as listed
+  std::string name{};         // "Hips", "LeftLowerLeg", ... (humanoid) or as listed
   int32_t bone = -1;        // the skeleton bone it sits on
   int32_t parent = -1;      // parent part, -1 for the root
   JointType joint = JointType::kSwingTwist;
@@ -176,8 +176,8 @@ struct CharacterBinding {
 struct CharacterActivateOptions {
   Vec3 launch_velocity{};  // m/s added to every part on top of the animated motion
   Vec3 impulse{};          // N s on the whole body: every part gets impulse / total mass
-  std::optional<float> strength;  // [0, 1]; unset: keep the character's (starts at 0)
-  std::optional<bool> anchored;   // unset: keep the character's (starts false)
+  std::optional<float> strength{};  // [0, 1]; unset: keep the character's (starts at 0)
+  std::optional<bool> anchored{};   // unset: keep the character's (starts false)
   // Released on the world clock this long after activation (infinity: never). An
   // earlier deactivation cancels it.
   float duration_seconds = std::numeric_limits<float>::infinity();
@@ -198,6 +198,10 @@ enum class CharacterEndReason : uint8_t {
   kExpired,   // its activation's duration ran out
   kRemoved,   // UnbindCharacter while active
 };
+
+// Names for logs and dashboards ("released", "face_up", ...).
+const char* ToString(CharacterEndReason reason);
+const char* ToString(CharacterFacing facing);
 
 struct CharacterEvent {
   enum class Type : uint8_t { kStarted, kEnded };

@@ -2,7 +2,12 @@
 //
 // What it does: Error names the item (a bone, node override or collider index), the field
 // and the reason, in words a host can log as is. Result<T> carries either a value or an
-// Error. Building and binding are the only calls that fail; stepping never fails.
+// Error; it is [[nodiscard]], and value() on an error aborts with the error's message (as
+// std::optional::value() would throw): check ok() first. Building and binding are the
+// only calls that fail; stepping never fails.
+// Conventions every call keeps: a null output pointer is an error (kNullBuffer) for calls
+// that return Error, and means "only tell me whether" for calls that return bool (the
+// raycasts); no call dereferences a null pointer the host passed.
 // What it does NOT do: throw. Tendon does not use exceptions on any path.
 // Threading: plain values. Memory: the message is a std::string (building allocates).
 #pragma once
@@ -29,6 +34,8 @@ enum class ErrorCode : uint8_t {
   kCapacity,           // more than the documented maximum
   kDisconnected,       // a part tree with more than one root
   kInactive,           // the call needs an active instance (an activated character)
+  kReentrant,          // a World call from inside Step (a host callback): refused
+  kInUse,              // the object is owned or used by another (a character's ragdoll)
 };
 
 // The name of a code, for logs ("kParentNotBefore" -> "parent_not_before").
@@ -37,19 +44,31 @@ const char* ToString(ErrorCode code);
 struct Error {
   ErrorCode code = ErrorCode::kNone;
   int32_t item = -1;        // index of the offending item, -1 when the error is global
-  std::string field;        // "bones[3].parent", "settings.damping", ...
-  std::string message;      // why, in a sentence
+  std::string field{};        // "bones[3].parent", "settings.damping", ...
+  std::string message{};      // why, in a sentence
 };
 
+namespace detail {
+// Prints "tendon: Result::value() on an error: <code> <field>: <message>" and aborts.
+[[noreturn]] void AbortOnValueOfError(const Error& error);
+}  // namespace detail
+
 template <class T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
   Result(Error error) : error_(std::move(error)) {}  // NOLINT
   bool ok() const { return error_.code == ErrorCode::kNone; }
   explicit operator bool() const { return ok(); }
-  const T& value() const { return value_; }
-  T& value() { return value_; }
+  // The value; on an error, aborts with the error's message (misuse, never a silent default).
+  const T& value() const {
+    if (!ok()) detail::AbortOnValueOfError(error_);
+    return value_;
+  }
+  T& value() {
+    if (!ok()) detail::AbortOnValueOfError(error_);
+    return value_;
+  }
   const Error& error() const { return error_; }
 
  private:

@@ -28,6 +28,7 @@ enum class LandingVerdict : uint8_t {
   kLanded,   // slow and near the ground for hold_seconds
   kCeiling,  // ceiling_seconds passed without landing
 };
+const char* ToString(LandingVerdict verdict);  // "flying", "landed", "ceiling"
 
 // One body's watch. Start it with the time the ragdoll began and the body's generation (a
 // counter the host bumps, e.g. CharacterState::generation): a watch whose generation no

@@ -88,7 +88,7 @@ struct JointSettings {
 };
 
 struct PartSettings {
-  std::string name;             // for errors and traces only
+  std::string name{};             // for errors and traces only
   int32_t parent = -1;          // index of the parent part, -1 for the root (exactly one)
   Transform pose{};             // the part's frame in model space in the build pose (scale 1)
   PartShapeSettings shape{};
@@ -153,21 +153,21 @@ struct StaticHeightfield {
   int32_t samples_x = 0;  // >= 2
   int32_t samples_z = 0;  // >= 2
   float spacing = 1.0f;   // m, > 0
-  std::vector<float> heights;  // samples_x * samples_z, m relative to origin.y
+  std::vector<float> heights{};  // samples_x * samples_z, m relative to origin.y
 };
 // Triangles (three indices each, counter-clockwise seen from the side parts stay on);
 // degenerate triangles are dropped, but a mesh must keep at least one.
 struct StaticTriangleMesh {
-  std::vector<Vec3> vertices;
-  std::vector<uint32_t> indices;
+  std::vector<Vec3> vertices{};
+  std::vector<uint32_t> indices{};
 };
 struct StaticWorldSettings {
-  std::vector<StaticPlane> planes;      // at most 8
-  std::vector<StaticSphere> spheres;    // spheres + capsules + boxes: at most 64
-  std::vector<StaticCapsule> capsules;
-  std::vector<StaticBox> boxes;
-  std::vector<StaticHeightfield> heightfields;  // with the meshes: behind one BVH
-  std::vector<StaticTriangleMesh> meshes;
+  std::vector<StaticPlane> planes{};      // at most 8
+  std::vector<StaticSphere> spheres{};    // spheres + capsules + boxes: at most 64
+  std::vector<StaticCapsule> capsules{};
+  std::vector<StaticBox> boxes{};
+  std::vector<StaticHeightfield> heightfields{};  // with the meshes: behind one BVH
+  std::vector<StaticTriangleMesh> meshes{};
 };
 
 // What a ragdoll instance collides with besides the static world.
@@ -177,12 +177,12 @@ enum class RagdollCollideMode : uint8_t {
 };
 
 struct RagdollSettings {
-  std::string name;
-  std::vector<PartSettings> parts;
+  std::string name{};
+  std::vector<PartSettings> parts{};
   float total_mass = 0.0f;  // kg, >= 0: what mass_share is a share of
   StabilizeSettings stabilize{};
   // Self-collision is off by default; these part pairs collide with each other anyway.
-  std::vector<std::pair<int32_t, int32_t>> self_collision_pairs;
+  std::vector<std::pair<int32_t, int32_t>> self_collision_pairs{};
   uint32_t collision_group = 1;        // bit(s) this ragdoll's parts are in
   uint32_t collision_mask = 0xffffffffu;  // groups its parts collide with
 };

@@ -28,7 +28,7 @@ typedef struct TendonTaskHooks {
   // Waits for the work `enqueue` returned; called even when enqueue returned nullptr.
   void (*finish)(void* user_task, void* user_context);
   void* user_context;
-  // Upper bound on worker_index + 1. 1 when enqueue is null.
+  // Upper bound on worker_index + 1, within [1, 1024]. 1 when enqueue is null.
   int32_t worker_count;
 } TendonTaskHooks;
 

@@ -76,6 +76,9 @@ struct SimulatePredicate {
   void* user = nullptr;
 };
 
+// The most instances of one ragdoll archetype a world holds, bound or reserved.
+inline constexpr int32_t kMaxRagdollInstances = 1 << 20;
+
 struct WorldSettings {
   Vec3 gravity{0.0f, -9.81f, 0.0f};  // m/s^2
   float fixed_hz = 60.0f;            // substeps per second, range [10, 1000]
@@ -216,7 +219,8 @@ class World {
   // The static world ragdoll parts collide with; replaces the previous one.
   Error BuildStaticWorld(const StaticWorldSettings& settings);
   Result<RagdollId> BindRagdoll(const RagdollBinding& binding);
-  // Frees the instance; its output keeps the last written pose.
+  // Frees the instance; its output keeps the last written pose. kInUse for a character's
+  // ragdoll (UnbindCharacter frees it).
   Error UnbindRagdoll(RagdollId ragdoll);
   bool IsValid(RagdollId ragdoll) const;
   // Switches a bound ragdoll on or off without unbinding it. A disabled ragdoll is not
@@ -240,7 +244,8 @@ class World {
   Error SetRagdollSleeping(RagdollId ragdoll, bool can_sleep, bool freeze_when_asleep, float freeze_after_seconds);
   // Reserves lanes so that `instances` more instances of `archetype` can switch their
   // kinematic root on and off without allocating (negative: gives reservations back when
-  // such instances are unbound; lanes already made stay).
+  // such instances are unbound; lanes already made stay). kCapacity past
+  // kMaxRagdollInstances reserved per archetype.
   Error ReserveRagdollKinematicToggle(RagdollArchetypeId archetype, int32_t instances);
   // Puts every part at a world frame with a linear velocity (m/s, at the part's origin) and
   // an angular velocity (rad/s); empty spans mean at rest. Forgets contacts and wakes it.
@@ -252,7 +257,8 @@ class World {
   Error ApplyRagdollImpulse(RagdollId ragdoll, int32_t part, Vec3 impulse, Vec3 world_point);
   // The first ragdoll part (RaycastRagdolls) or static shape (RaycastStatic) a ray meets
   // within max_distance; direction need not be unit. False when nothing is hit or the ray
-  // is not finite. Reads the last Step's poses; safe to call between Steps.
+  // is not finite. `hit` may be null: then only whether something is hit. Reads the last
+  // Step's poses; safe to call between Steps.
   bool RaycastRagdolls(Vec3 origin, Vec3 direction, float max_distance, RaycastHit* hit) const;
   bool RaycastStatic(Vec3 origin, Vec3 direction, float max_distance, RaycastHit* hit) const;
 
@@ -272,7 +278,8 @@ class World {
   Result<CharacterArchetypeId> BuildCharacterArchetype(const CharacterSettings& settings);
   int32_t CharacterPartCount(CharacterArchetypeId archetype) const;  // 0 for a stale id
   Error GetCharacterPartInfo(CharacterArchetypeId archetype, int32_t part, CharacterPartInfo* out) const;
-  // A part by its name ("LeftLowerArm") or its bone's name; -1 when there is none.
+  // A part by its name ("LeftLowerArm") or its bone's name, matched as the humanoid table
+  // matches names (ignoring case, '_', '.', ' ', '-' and a "prefix:"); -1 when there is none.
   int32_t FindCharacterPart(CharacterArchetypeId archetype, std::string_view name) const;
   // Binds an inactive character: all its storage (and its switched-off ragdoll) is made
   // here; activating and deactivating never allocate. Binding the same output_local again
@@ -284,9 +291,10 @@ class World {
   bool IsValid(CharacterId character) const;
   // Hands the bones to physics from the pose the character shows: every part keeps the
   // motion of its last two frames, plus the options' launch velocity and impulse. False
-  // (never an error) when it is already active, the handle is stale, an option is out of
-  // range or max_active_characters is 0. Cancels a running GoLimp.
-  bool ActivateCharacter(CharacterId character, const CharacterActivateOptions& options = {});
+  // when it is already active (kInUse), the handle is stale, an option is out of range
+  // (release_blend_seconds within [0, 1e4]) or max_active_characters is 0 (kCapacity);
+  // `why`, when given, says which. Cancels a running GoLimp.
+  bool ActivateCharacter(CharacterId character, const CharacterActivateOptions& options = {}, Error* why = nullptr);
   // Hands the bones back to the animation, crossfading from the ragdoll pose over
   // blend_seconds (0: a cut). A no-op when inactive.
   Error DeactivateCharacter(CharacterId character, float blend_seconds = 0.0f);
@@ -297,11 +305,12 @@ class World {
   // A flinch: an inactive character powers up anchored at options.strength, the part takes
   // the impulse (N s at a world point), and after duration_seconds the bones go back to the
   // animation through blend_seconds (its own strength and anchor restored). On an active
-  // body it is only the impulse. False for a stale handle, a bad part or bad options.
+  // body it is only the impulse. False for a stale handle, a bad part or bad options
+  // (durations and blends within [0, 1e4] s); `why`, when given, says which.
   bool HitCharacter(CharacterId character, int32_t part, Vec3 impulse, Vec3 world_point,
-                    const CharacterHitOptions& options = {});
-  // The joints give way: strength eases linearly to 0 over `seconds`, the anchor comes off
-  // now. kInactive unless active.
+                    const CharacterHitOptions& options = {}, Error* why = nullptr);
+  // The joints give way: strength eases linearly to 0 over `seconds` ([0, 1e4]; under 1 ms:
+  // at once), the anchor comes off now. kInactive unless active.
   Error GoLimp(CharacterId character, float seconds = 0.4f);
   // N s on the whole body: every part's velocity changes by impulse / total mass.
   Error ApplyCharacterImpulse(CharacterId character, Vec3 impulse);
@@ -329,14 +338,20 @@ class World {
   Error UnbindPendulum(PendulumId pendulum);
   bool IsValid(PendulumId pendulum) const;
 
+  // A non-finite position is ignored (the last good one stays) and counted in the next
+  // Step's FrameStats::snapped_bad_input.
   void SetCamera(Vec3 position);
   void SetWindSampler(WindSampler sampler);  // null sample: ambient wind
   void SetSimulatePredicate(SimulatePredicate predicate);  // null: distance test
-  // Changes the budget between frames (e.g. from a device benchmark). Range as in settings.
-  void SetMaxChains(int32_t max_chains);
+  // Changes the budget between frames (e.g. from a device benchmark). kOutOfRange below 0.
+  Error SetMaxChains(int32_t max_chains);
   void SetTraceWriter(TraceWriter* writer);  // null detaches
 
   // Advances the simulation by dt seconds and writes poses. Never fails; see FrameStats.
+  // Host callbacks run inside it (the wind sampler, the simulate predicate, the trace
+  // writer, the task hooks): a World call from one that would change the world returns
+  // kReentrant (false, or nothing, for calls without an Error) and changes nothing, and a
+  // nested Step returns the last frame's stats. Queries are safe from callbacks.
   const FrameStats& Step(float dt);
   const FrameStats& LastStats() const;
 
@@ -346,7 +361,8 @@ class World {
   bool IsSimulated(ChainId chain) const;
   // The simulated world positions of a chain's nodes (its animated pose while it sleeps).
   Error GetChainNodePositions(ChainId chain, std::span<Vec3> out) const;
-  // The current bob position and swing angle (radians) of a pendulum.
+  // The current bob position and swing angle (radians) of a pendulum; either output may be
+  // null (not wanted).
   Error GetPendulumState(PendulumId pendulum, Vec3* bob, float* swing_radians) const;
   // A hash of every simulated chain's, pendulum's and ragdoll's (so every character's)
   // state, in handle order, for determinism checks across worker counts and instruction

@@ -13,27 +13,6 @@
 
 namespace tendon {
 
-const char* ToString(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kNone: return "none";
-    case ErrorCode::kEmpty: return "empty";
-    case ErrorCode::kParentOutOfRange: return "parent_out_of_range";
-    case ErrorCode::kParentNotBefore: return "parent_not_before";
-    case ErrorCode::kCycle: return "cycle";
-    case ErrorCode::kZeroLengthSegment: return "zero_length_segment";
-    case ErrorCode::kNotFinite: return "not_finite";
-    case ErrorCode::kNotUnitRotation: return "not_unit_rotation";
-    case ErrorCode::kOutOfRange: return "out_of_range";
-    case ErrorCode::kBadReference: return "bad_reference";
-    case ErrorCode::kStaleHandle: return "stale_handle";
-    case ErrorCode::kNullBuffer: return "null_buffer";
-    case ErrorCode::kCapacity: return "capacity";
-    case ErrorCode::kDisconnected: return "disconnected";
-    case ErrorCode::kInactive: return "inactive";
-  }
-  return "unknown";
-}
-
 namespace detail {
 namespace {
 

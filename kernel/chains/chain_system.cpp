@@ -27,6 +27,11 @@ namespace tendon::detail {
 
 namespace {
 constexpr int32_t kGatherChunk = 512;
+// Host rotations: |q|^2 within 1 +- kUnitTolerance is used as it is; within
+// [kMinRotationNorm2, kMaxRotationNorm2] it is normalised; outside, it is bad input.
+constexpr float kUnitTolerance = 1e-4f;
+constexpr float kMinRotationNorm2 = 0.25f;
+constexpr float kMaxRotationNorm2 = 4.0f;
 }  // namespace
 
 
@@ -283,7 +288,7 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
 // its candidates_ to its own stretch of `candidates_`; Budget compacts them in order.
 void ChainSystem::Gather(Vec3 camera, const SimulatePredicate& predicate) {
   const auto live = static_cast<int32_t>(live_chains_.size());
-    const float max_d2 = std::isinf(max_distance_) ? INFINITY : max_distance_ * max_distance_;
+  const float max_d2 = std::isinf(max_distance_) ? INFINITY : max_distance_ * max_distance_;
   const bool prefilter = predicate.should_simulate == nullptr && last_cutoff2_ >= 0.0f && max_chains_ < live;
   gather_cutoff2_ = prefilter ? std::min(max_d2, last_cutoff2_ * 1.21f) : max_d2;
   const float cutoff2 = gather_cutoff2_;
@@ -292,17 +297,22 @@ void ChainSystem::Gather(Vec3 camera, const SimulatePredicate& predicate) {
     for (int32_t chunk = begin; chunk < end; ++chunk) {
       const int32_t first = chunk * kGatherChunk;
       const int32_t last = std::min(live, first + kGatherChunk);
-      int32_t eligible = 0, kept = 0;
+      int32_t eligible = 0, kept = 0, bad = 0;
       for (int32_t i = first; i < last; ++i) {
         const Vec3 d = live_root_parent_[i]->translation - camera;
         float d2 = LengthSquared(d);
-        d2 = d2 == d2 ? d2 : INFINITY;  // non-finite host input sorts last, fails the test
+        // A root frame whose position is not finite (or beyond 1e19 m) is bad input: it
+        // sorts last, fails every test, and is counted as such, not as culled.
+        const bool not_finite = !(d2 < INFINITY);
+        bad += not_finite ? 1 : 0;
+        d2 = not_finite ? INFINITY : d2;
         live_distance2_[i] = d2;
         eligible += d2 <= max_d2 ? 1 : 0;
         if (d2 <= cutoff2) candidates_[first + kept++] = {d2, live_chains_[i]};
       }
       chunk_eligible_[chunk] = eligible;
       chunk_kept_[chunk] = kept;
+      chunk_bad_[chunk] = bad;
     }
   };
   ParallelFor(tasks_, chunks, 1, task);
@@ -320,8 +330,12 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
   const int32_t max_chains = max_chains_;
   int32_t eligible = 0;
   int32_t count = 0;
+  const int32_t gather_chunks = (live + kGatherChunk - 1) / kGatherChunk;
+  int32_t bad = 0;
+  for (int32_t c = 0; c < gather_chunks; ++c) bad += chunk_bad_[c];
   if (predicate.should_simulate != nullptr) {
     for (int32_t i = 0; i < live; ++i) {
+      if (!(live_distance2_[i] < INFINITY)) continue;  // bad input: not asked about
       const int32_t slot = live_chains_[i];
       const ChainId id{static_cast<uint32_t>(slot), chains_[slot].generation};
       if (predicate.should_simulate(id, live_root_parent_[i]->translation, predicate.user)) {
@@ -343,7 +357,8 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
       }
     }
   }
-  stats.culled_by_distance = live - eligible;
+  stats.culled_by_distance = live - eligible - bad;
+  stats.snapped_bad_input += bad;
   const int32_t keep = std::min(eligible, max_chains);
   if (count > keep) std::nth_element(candidates_.begin(), candidates_.begin() + keep, candidates_.begin() + count);
   stats.culled_by_budget = eligible - keep;
@@ -393,17 +408,38 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
     return kernels_->all_finite(reinterpret_cast<const float*>(t), count * static_cast<int32_t>(sizeof(Transform) / sizeof(float)));
   };
   bool good = all_finite(slot.root_parent_world, 1) && all_finite(slot.collider_frames, slot.collider_frame_count);
+  // Rotations at the door: a unit one passes as it is; one a little off unit is normalised
+  // in the copy (a non-unit quaternion would scale what it composes: |q| = 1.01 came out
+  // as 1.0201); one far from unit (or one whose length overflows) is bad input.
+  int32_t off_unit = 0;
+  auto rotation_ok = [&off_unit](const Quat& q) {
+    const float n2 = Dot(q, q);
+    if (std::fabs(n2 - 1.0f) <= kUnitTolerance) return true;
+    ++off_unit;
+    return n2 >= kMinRotationNorm2 && n2 <= kMaxRotationNorm2;
+  };
+  good = good && rotation_ok(slot.root_parent_world->rotation);
   if (slot.bone_map.empty()) {
     good = good && all_finite(slot.animated, n);
+    for (int32_t k = 0; good && k < n; ++k) good = rotation_ok(slot.animated[k].rotation);
     if (good) std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
   } else {
-    for (int32_t k = 0; good && k < n; ++k) good = all_finite(&slot.animated[slot.bone_map[k]], 1);
+    for (int32_t k = 0; good && k < n; ++k) {
+      good = all_finite(&slot.animated[slot.bone_map[k]], 1) && rotation_ok(slot.animated[slot.bone_map[k]].rotation);
+    }
     if (good) {
       for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.animated[slot.bone_map[k]];
     }
   }
   if (good) {
     slot.last_good_root_parent = *slot.root_parent_world;
+    if (off_unit > 0) {
+      slot.last_good_root_parent.rotation = Normalize(slot.last_good_root_parent.rotation);
+      for (int32_t k = 0; k < n; ++k) {
+        if (std::fabs(Dot(slot.last_good[k].rotation, slot.last_good[k].rotation) - 1.0f) > kUnitTolerance)
+          slot.last_good[k].rotation = Normalize(slot.last_good[k].rotation);
+      }
+    }
   } else {
     ++counters.bad_input;
   }
@@ -689,6 +725,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   candidates_.resize(live_chains_.size());
   chunk_eligible_.resize((live_chains_.size() + kGatherChunk - 1) / kGatherChunk);
   chunk_kept_.resize(chunk_eligible_.size());
+  chunk_bad_.resize(chunk_eligible_.size());
   Group& g = groups_[arch.group];
   ++g.bound;
   ReserveGroup(g);
@@ -743,10 +780,18 @@ Error ChainSystem::GetNodePositions(ChainId id, std::span<Vec3> out) const {
   if (s == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "chain", "the chain handle is null or stale");
   if (static_cast<int32_t>(out.size()) < s->bone_count)
     return Fail(ErrorCode::kNullBuffer, -1, "out", "out is smaller than the chain's bone count");
+  // Finite host numbers can still overflow once composed: nothing non-finite is returned.
+  auto not_finite = [] {
+    return Fail(ErrorCode::kNotFinite, -1, "out", "the chain's pose is not finite (its host transforms overflow)");
+  };
   if (s->lane >= 0) {
     Group& g = const_cast<Group&>(groups_[s->group]);
     const ChainBlockView v = g.View(s->lane / kBlockLanes);
     const int32_t l = s->lane % kBlockLanes;
+    for (int32_t k = 0; k < s->bone_count; ++k) {
+      const Vec3 p{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
+      if (!IsFinite(p)) return not_finite();
+    }
     for (int32_t k = 0; k < s->bone_count; ++k)
       out[k] = Vec3{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
     return {};
@@ -757,8 +802,9 @@ Error ChainSystem::GetNodePositions(ChainId id, std::span<Vec3> out) const {
   for (int32_t k = 0; k < s->bone_count; ++k) {
     const int32_t p = a.topology.parent[k];
     new (&world[k]) Transform(Compose(p < 0 ? s->last_good_root_parent : world[p], s->last_good[k]));
-    out[k] = world[k].translation;
+    if (!IsFinite(world[k].translation)) return not_finite();
   }
+  for (int32_t k = 0; k < s->bone_count; ++k) out[k] = world[k].translation;
   return {};
 }
 

@@ -75,8 +75,8 @@ class ChainSystem {
   // ---- the frame's phases, in this order ----
   void Gather(Vec3 camera, const SimulatePredicate& predicate);
   // Writes culled_by_distance, culled_by_budget, snapped_wake (=), simulated_chains,
-  // sleeping_chains, chain_blocks, lanes_used and lane_occupancy; stats.frame marks the
-  // chains it selects.
+  // sleeping_chains, chain_blocks, lanes_used and lane_occupancy, and adds the chains whose
+  // root frame was not finite to snapped_bad_input; stats.frame marks the chains it selects.
   void Budget(const SimulatePredicate& predicate, FrameStats& stats);
   void Pose();
   void Solve(int32_t substeps, float dt, Vec3 wind);
@@ -123,7 +123,7 @@ class ChainSystem {
   std::vector<float> live_distance2_;               // this frame's squared camera distance
   float last_cutoff2_ = -1.0f;  // the budget's farthest selected distance^2, last frame
   float gather_cutoff2_ = 0.0f;
-  std::vector<int32_t> chunk_eligible_, chunk_kept_;  // per gather chunk
+  std::vector<int32_t> chunk_eligible_, chunk_kept_, chunk_bad_;  // per gather chunk
 
   // Frame scratch, sized at bind time.
   std::vector<std::pair<float, int32_t>> candidates_;

@@ -4,9 +4,9 @@
 // Design: every bone either carries a part (its frame is the part's frame, so a part's
 // output is directly that bone's world frame) or follows its parent with its animated local
 // transform (so it rides its nearest simulated ancestor). Building produces the
-// RagdollSettings the World builds its rigid archetype from; the joint limits come from the
-// default table, per-joint overrides, or clips (learned with the rigid kernel's own swing,
-// twist and hinge measures, so a learned limit never pushes a sampled pose).
+// RagdollSettings the ragdoll system builds its rigid archetype from; the joint limits come
+// from the default table, per-joint overrides, or clips (learned with the rigid kernel's
+// own swing, twist and hinge measures, so a learned limit never pushes a sampled pose).
 #pragma once
 
 #include <cstdint>

@@ -13,10 +13,36 @@
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "tendon/world.h"
 
+namespace tendon {
+
+const char* ToString(CharacterEndReason reason) {
+  switch (reason) {
+    case CharacterEndReason::kReleased: return "released";
+    case CharacterEndReason::kEvicted: return "evicted";
+    case CharacterEndReason::kExpired: return "expired";
+    case CharacterEndReason::kRemoved: return "removed";
+  }
+  return "unknown";
+}
+
+const char* ToString(CharacterFacing facing) {
+  switch (facing) {
+    case CharacterFacing::kUp: return "face_up";
+    case CharacterFacing::kDown: return "face_down";
+    case CharacterFacing::kSide: return "side";
+  }
+  return "unknown";
+}
+
+}  // namespace tendon
+
 namespace tendon::detail {
 namespace {
 
 constexpr float kRadToDeg = 57.2957795f;
+constexpr float kMaxBlendSeconds = 1e4f;  // every duration and crossfade a host passes, s
+constexpr float kMinEaseSeconds = 1e-3f;  // a GoLimp shorter than this is at once
+constexpr std::size_t kBaseEventCapacity = 64;
 
 bool AllFinite(std::span<const Transform> t) { return detail::AllFinite(t.data(), static_cast<int64_t>(t.size())); }
 
@@ -57,6 +83,7 @@ struct CharacterSystem::Slot {
   int32_t archetype = -1;
   RagdollId ragdoll{};
   const Transform* model_world = nullptr;
+  Transform last_good_model{};  // the model frame at the last Step it was finite (rigid)
   std::span<const Transform> animated_local;
   std::span<Transform> output_local;
   std::span<Transform> output_world;  // the host's, or world_storage
@@ -171,6 +198,7 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
   c.index = index;
   c.archetype = static_cast<int32_t>(b.archetype.index);
   c.model_world = b.model_world;
+  c.last_good_model = Rigid(*b.model_world);
   c.animated_local = b.animated_local.first(bones);
   c.output_local = b.output_local.first(bones);
   c.world_storage.resize(b.output_world.empty() ? bones : 0);
@@ -220,8 +248,10 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
     c.output_local[k] = c.animated_local[k];
     c.output_world[k] = c.anim_world[k];
   }
-  // Room for every event a frame can produce (Started, Ended per character and then some).
-  event_capacity_ += 4;
+  // Room for every event a frame can produce (Started, Ended per character and then some):
+  // 64 + 4 per bound character. Unbinding gives the room back, so bind/unbind churn
+  // never grows the queue past what the most characters bound at once needed.
+  event_capacity_ = kBaseEventCapacity + 4 * static_cast<std::size_t>(bound_count_);
   events_.reserve(event_capacity_);
   return CharacterId{static_cast<uint32_t>(index), c.generation};
 }
@@ -236,6 +266,7 @@ Error CharacterSystem::Unbind(CharacterId id) {
   for (std::size_t k = 0; k < c->output_local.size(); ++k) c->output_local[k] = c->animated_local[k];
   c->live = false;
   --bound_count_;
+  event_capacity_ = kBaseEventCapacity + 4 * static_cast<std::size_t>(bound_count_);
   c->generation = c->generation == UINT32_MAX ? 1 : c->generation + 1;
   free_.push_back(static_cast<int32_t>(id.index));
   return {};
@@ -289,14 +320,27 @@ void CharacterSystem::ComputeTargets(Slot& c, const CharacterArchetype& a) {
   }
 }
 
-bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o) {
+bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o, Error* why) {
+  auto refuse = [why](Error e) {
+    if (why != nullptr) *why = std::move(e);
+    return false;
+  };
   Slot* found = Find(id);
-  if (found == nullptr || found->active || max_active_ <= 0) return false;
+  if (found == nullptr) return refuse(Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale"));
+  if (found->active) return refuse(Fail(ErrorCode::kInUse, -1, "character", "the character is already active"));
+  if (max_active_ <= 0)
+    return refuse(Fail(ErrorCode::kCapacity, -1, "max_active_characters", "max_active_characters is 0: no character may be active"));
   Slot& c = *found;
   const CharacterArchetype& a = archetypes_[c.archetype];
-  if (a.parts.empty() || !IsFinite(o.launch_velocity) || !IsFinite(o.impulse)) return false;
-  if (o.strength && !(*o.strength >= 0 && *o.strength <= 1)) return false;
-  if (std::isnan(o.duration_seconds) || o.duration_seconds < 0 || !(o.release_blend_seconds >= 0)) return false;
+  if (a.parts.empty()) return refuse(Fail(ErrorCode::kEmpty, -1, "archetype", "the character has no parts"));
+  if (!IsFinite(o.launch_velocity)) return refuse(Fail(ErrorCode::kNotFinite, -1, "launch_velocity", "launch_velocity is not finite"));
+  if (!IsFinite(o.impulse)) return refuse(Fail(ErrorCode::kNotFinite, -1, "impulse", "impulse is not finite"));
+  // The checks build their messages only when they fail: toggling never allocates.
+  if (o.strength && !(*o.strength >= 0 && *o.strength <= 1)) return refuse(CheckRange(*o.strength, 0, 1, -1, "strength"));
+  if (std::isnan(o.duration_seconds) || o.duration_seconds < 0)
+    return refuse(Fail(ErrorCode::kOutOfRange, -1, "duration_seconds", "duration_seconds must be >= 0 (infinity: never)"));
+  if (!(o.release_blend_seconds >= 0 && o.release_blend_seconds <= kMaxBlendSeconds))
+    return refuse(CheckRange(o.release_blend_seconds, 0, kMaxBlendSeconds, -1, "release_blend_seconds"));
   // The budget: the oldest live ragdoll goes.
   while (ActiveCount() >= max_active_) {
     Slot* oldest = nullptr;
@@ -341,6 +385,7 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
   c.deadline = now_ + static_cast<double>(o.duration_seconds);
   c.release_blend = o.release_blend_seconds;
   Push(c, CharacterEvent::Type::kStarted, CharacterEndReason::kReleased);
+  if (why != nullptr) *why = Error{};
   return true;
 }
 
@@ -362,7 +407,7 @@ void CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_se
 Error CharacterSystem::Deactivate(CharacterId id, float blend_seconds) {
   Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
-  if (Error e = CheckRange(blend_seconds, 0, 1e4f, -1, "blend_seconds"); !Ok(e)) return e;
+  if (Error e = CheckRange(blend_seconds, 0, kMaxBlendSeconds, -1, "blend_seconds"); !Ok(e)) return e;
   if (c->hit_mode) {
     c->strength = c->saved_strength;
     c->anchored = c->saved_anchored;
@@ -389,12 +434,23 @@ Error CharacterSystem::SetAnchored(CharacterId id, bool anchored) {
   return {};
 }
 
-bool CharacterSystem::Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 point, const CharacterHitOptions& o) {
-  Slot* c = Find(id);
-  if (c == nullptr || part < 0 || part >= static_cast<int32_t>(archetypes_[c->archetype].parts.size())) return false;
-  if (!IsFinite(impulse) || !IsFinite(point) || !(o.duration_seconds > 0) || !std::isfinite(o.duration_seconds) ||
-      !(o.blend_seconds >= 0) || !(o.strength >= 0 && o.strength <= 1))
+bool CharacterSystem::Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 point, const CharacterHitOptions& o,
+                          Error* why) {
+  auto refuse = [why](Error e) {
+    if (why != nullptr) *why = std::move(e);
     return false;
+  };
+  Slot* c = Find(id);
+  if (c == nullptr) return refuse(Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale"));
+  if (part < 0 || part >= static_cast<int32_t>(archetypes_[c->archetype].parts.size()))
+    return refuse(Fail(ErrorCode::kBadReference, part, "part", "no such part"));
+  if (!IsFinite(impulse) || !IsFinite(point))
+    return refuse(Fail(ErrorCode::kNotFinite, -1, "impulse", "the impulse or its point is not finite"));
+  if (!(o.duration_seconds > 0) || o.duration_seconds > kMaxBlendSeconds)
+    return refuse(Fail(ErrorCode::kOutOfRange, -1, "duration_seconds", "duration_seconds must be within (0, 10000]"));
+  if (!(o.blend_seconds >= 0 && o.blend_seconds <= kMaxBlendSeconds))
+    return refuse(CheckRange(o.blend_seconds, 0, kMaxBlendSeconds, -1, "blend_seconds"));
+  if (!(o.strength >= 0 && o.strength <= 1)) return refuse(CheckRange(o.strength, 0, 1, -1, "strength"));
   if (!c->active) {
     // A flinch: powered up anchored to the animation, handed back after the duration.
     const float saved_strength = c->strength;
@@ -402,7 +458,7 @@ bool CharacterSystem::Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 point
     CharacterActivateOptions activate;
     activate.strength = o.strength;
     activate.anchored = true;
-    if (!Activate(id, activate)) return false;
+    if (!Activate(id, activate, why)) return false;
     c->hit_mode = true;
     c->saved_strength = saved_strength;
     c->saved_anchored = saved_anchored;
@@ -411,17 +467,21 @@ bool CharacterSystem::Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 point
     c->hit_left = o.duration_seconds;
     c->hit_blend = o.blend_seconds;
   }
-  return ragdolls_.ApplyImpulse(c->ragdoll, part, impulse, point).code == ErrorCode::kNone;
+  Error e = ragdolls_.ApplyImpulse(c->ragdoll, part, impulse, point);
+  const bool ok = e.code == ErrorCode::kNone;
+  if (why != nullptr) *why = std::move(e);
+  return ok;
 }
 
 Error CharacterSystem::GoLimp(CharacterId id, float seconds) {
   Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
-  if (Error e = CheckRange(seconds, 0, 1e4f, -1, "seconds"); !Ok(e)) return e;
+  if (Error e = CheckRange(seconds, 0, kMaxBlendSeconds, -1, "seconds"); !Ok(e)) return e;
   if (!c->active) return Fail(ErrorCode::kInactive, -1, "character", "go_limp needs an active character: activate it first");
   c->anchored = false;
   c->hit_mode = false;
-  if (seconds > 0 && c->strength > 0) {
+  // Under a millisecond (a denormal would flush to zero inside Step): limp at once.
+  if (seconds >= kMinEaseSeconds && c->strength > 0) {
     c->limp_total = c->limp_left = seconds;
     c->limp_from = c->strength;
   } else {
@@ -457,6 +517,7 @@ Error CharacterSystem::ApplyPartImpulse(CharacterId id, int32_t part, Vec3 impul
 Error CharacterSystem::GetState(CharacterId id, CharacterState* out) const {
   const Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  if (out == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "out", "out is null");
   const CharacterArchetype& a = archetypes_[c->archetype];
   CharacterState s;
   s.active = c->active;
@@ -495,6 +556,7 @@ Error CharacterSystem::GetRecoveryRoot(CharacterId id, float leg_room, Transform
   const Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
   if (Error e = CheckRange(leg_room, 0, 1e4f, -1, "leg_room"); !Ok(e)) return e;
+  if (out == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "out", "out is null");
   const CharacterArchetype& a = archetypes_[c->archetype];
   const Transform& root = c->active ? c->part_frames[0] : c->shown_cur[0];
   // The model's rotation the root implies, reduced to its yaw; the root stood upright in it.
@@ -527,7 +589,9 @@ void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double no
     const auto n = static_cast<int32_t>(a.parts.size());
     c.last_frame_dt = frame_dt;
     // The animated pose; non-finite input holds the last good one.
-    c.animated_ok = IsFinite(*c.model_world) && AllFinite(c.animated_local);
+    const bool model_finite = IsFinite(*c.model_world);
+    if (model_finite) c.last_good_model = Rigid(*c.model_world);
+    c.animated_ok = model_finite && AllFinite(c.animated_local);
     if (c.animated_ok) {
       ForwardKinematics(a.parents, Rigid(*c.model_world), c.animated_local.data(), c.anim_world.data());
     } else {
@@ -578,8 +642,21 @@ void CharacterSystem::AfterPhysics() {
     const CharacterArchetype& a = archetypes_[c.archetype];
     const auto bones = static_cast<int32_t>(a.parents.size());
     const auto n = static_cast<int32_t>(a.parts.size());
-    const Transform model = Rigid(*c.model_world);
+    // A model frame that is not finite this frame: the last good one (counted in Before).
+    const Transform model = c.last_good_model;
     const bool model_ok = IsFinite(model);
+    bool wrote_non_finite = false;
+    // What is composed is checked too, not only what was read: finite host numbers can
+    // still overflow (a translation near FLT_MAX under a turned parent). A bone whose
+    // result is not finite keeps the pose it was last written.
+    auto store = [&](int32_t b, const Transform& world, const Transform& local) {
+      if (!IsFinite(world) || !IsFinite(local)) {
+        wrote_non_finite = true;
+        return;
+      }
+      c.output_world[b] = world;
+      c.output_local[b] = local;
+    };
     if (c.active) {
       // Part bones take their part's frame; the others ride their parent with the
       // animated local transform.
@@ -593,21 +670,19 @@ void CharacterSystem::AfterPhysics() {
           world.scale = Mul(parent >= 0 ? parent_world.scale : Vec3{1, 1, 1}, animated.scale);
           Transform local = Relative(parent >= 0 || model_ok ? parent_world : Transform{}, world);
           local.scale = animated.scale;
-          c.output_world[b] = world;
-          c.output_local[b] = local;
+          store(b, world, local);
         } else {
-          c.output_world[b] = Compose(parent_world, animated);
-          c.output_local[b] = animated;
+          store(b, Compose(parent_world, animated), animated);
         }
       }
     } else if (c.animated_ok) {
       const float t = c.blending ? std::clamp(c.blend_elapsed / c.blend_total, 0.0f, 1.0f) : 1.0f;
       for (int32_t b = 0; b < bones; ++b) {
         const Transform local = t < 1.0f ? Blend(c.blend_from[b], c.animated_local[b], t) : c.animated_local[b];
-        c.output_local[b] = local;
-        c.output_world[b] = t < 1.0f ? Compose(a.parents[b] >= 0 ? c.output_world[a.parents[b]] : model, local) : c.anim_world[b];
+        store(b, t < 1.0f ? Compose(a.parents[b] >= 0 ? c.output_world[a.parents[b]] : model, local) : c.anim_world[b], local);
       }
     }
+    if (wrote_non_finite) ++bad_inputs_;
     for (int32_t j = 0; j < n; ++j) {
       c.shown_prev[j] = c.shown_cur[j];
       c.shown_cur[j] = Rigid(c.output_world[a.part_bone[j]]);

@@ -8,6 +8,8 @@
 // Layering: characters sit above the ragdoll system and drive their ragdolls through its
 // calls (the same controls a host has through the World's ragdoll calls); the World owns
 // both and nothing here calls the World back.
+// What it does NOT do: simulate anything itself (the ragdoll system does), or touch
+// chains: a chain bound on a character's bone reads the pose written here like any other.
 // Threading: the World's thread. Memory: BindCharacter allocates; nothing else does.
 #pragma once
 
@@ -37,11 +39,12 @@ class CharacterSystem {
   Error Unbind(CharacterId id);
   bool IsValid(CharacterId id) const;
 
-  bool Activate(CharacterId id, const CharacterActivateOptions& options);
+  bool Activate(CharacterId id, const CharacterActivateOptions& options, Error* why = nullptr);
   Error Deactivate(CharacterId id, float blend_seconds);
   Error SetStrength(CharacterId id, float strength);
   Error SetAnchored(CharacterId id, bool anchored);
-  bool Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point, const CharacterHitOptions& options);
+  bool Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point, const CharacterHitOptions& options,
+           Error* why = nullptr);
   Error GoLimp(CharacterId id, float seconds);
   Error ApplyImpulse(CharacterId id, Vec3 impulse);
   Error ApplyPartImpulse(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point);

@@ -6,6 +6,15 @@
 
 namespace tendon {
 
+const char* ToString(LandingVerdict verdict) {
+  switch (verdict) {
+    case LandingVerdict::kFlying: return "flying";
+    case LandingVerdict::kLanded: return "landed";
+    case LandingVerdict::kCeiling: return "ceiling";
+  }
+  return "unknown";
+}
+
 LandingWatch StartLandingWatch(double start_time, uint32_t generation) {
   LandingWatch w;
   w.start_time = start_time;

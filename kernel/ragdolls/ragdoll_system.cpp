@@ -133,6 +133,36 @@ std::vector<RigidPartConstants> RigidConstants(const RagdollArchetype& a, bool k
   return out;
 }
 
+// Double-precision vectors for the rare velocity whose float arithmetic overflowed.
+struct Vec3d {
+  double x, y, z;
+};
+Vec3d ToDouble(Vec3 v) { return {v.x, v.y, v.z}; }
+Vec3d Add(Vec3d a, Vec3d b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+Vec3d Scale(Vec3d a, double k) { return {a.x * k, a.y * k, a.z * k}; }
+Vec3d CrossD(Vec3d a, Vec3d b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+// v rotated by the unit quaternion q: v + 2w (u x v) + 2 u x (u x v).
+Vec3d RotateD(Quat q, Vec3d v) {
+  const Vec3d u{q.x, q.y, q.z};
+  const Vec3d t = Scale(CrossD(u, v), 2.0);
+  return Add(Add(v, Scale(t, q.w)), CrossD(u, t));
+}
+
+// A velocity the host's numbers give, as it is stored: the float result when it is finite;
+// else (a huge but finite impulse or velocity whose sum or product overflowed float) the
+// part's speed cap along the direction `exact()` works out in double. The kernels hold
+// every velocity to the caps each substep; this keeps an overflow from ever reaching the
+// solver state, or GetRagdollVelocities.
+template <class F>
+Vec3 Storable(Vec3 v, float cap, const F& exact) {
+  if (IsFinite(v)) return v;
+  const Vec3d d = exact();
+  const double len = std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+  if (!(len > 0) || !std::isfinite(len)) return Vec3{};
+  const double k = static_cast<double>(cap) / len;
+  return Vec3{static_cast<float>(d.x * k), static_cast<float>(d.y * k), static_cast<float>(d.z * k)};
+}
+
 }  // namespace
 
 RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidKernels& kernels)
@@ -325,7 +355,9 @@ Error RagdollSystem::SetPartVelocity(RagdollId id, int32_t part, Vec3 linear, Ve
   // Given at the part's origin; the lane holds the centre of mass's.
   const Transform& frame = slot.output[part];
   const Vec3 com{view.Part(detail::kRbXx, part)[l], view.Part(detail::kRbXy, part)[l], view.Part(detail::kRbXz, part)[l]};
-  const Vec3 v = linear + Cross(angular, com - frame.translation);
+  const Vec3 v = Storable(linear + Cross(angular, com - frame.translation), g.constants[part].max_linear_speed, [&] {
+    return Add(ToDouble(linear), CrossD(ToDouble(angular), Add(ToDouble(com), Scale(ToDouble(frame.translation), -1.0))));
+  });
   const float values[6] = {v.x, v.y, v.z, angular.x, angular.y, angular.z};
   const int32_t fields[6] = {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz};
   for (int32_t f = 0; f < 6; ++f) view.Part(fields[f], part)[l] = values[f];
@@ -350,8 +382,15 @@ Error RagdollSystem::ReserveKinematicToggle(RagdollArchetypeId archetype, int32_
     return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
   for (bool kinematic : {false, true}) {
     const int32_t gi = FindOrAddGroup(static_cast<int32_t>(archetype.index), kinematic);
+    const int64_t reserved = static_cast<int64_t>(store_.groups[gi].reserved) + instances;
+    if (reserved + store_.groups[gi].lanes_used > kMaxRagdollInstances)
+      return Fail(ErrorCode::kCapacity, -1, "instances",
+                  "at most " + std::to_string(kMaxRagdollInstances) + " instances of one ragdoll archetype, reserved or bound");
+  }
+  for (bool kinematic : {false, true}) {
+    const int32_t gi = FindOrAddGroup(static_cast<int32_t>(archetype.index), kinematic);
     RagdollGroup& g = store_.groups[gi];
-    g.reserved = std::max(g.reserved + instances, 0);
+    g.reserved = static_cast<int32_t>(std::max<int64_t>(static_cast<int64_t>(g.reserved) + instances, 0));
     EnsureLanes(gi, g.lanes_used);
   }
   return {};
@@ -383,7 +422,10 @@ Error RagdollSystem::SetPartStates(RagdollId id, std::span<const Transform> part
     if (g.constants[j].inv_mass == 0.0f) continue;  // a kinematic root is driven by the host
     // The velocity given at the part's origin, moved to its centre of mass.
     const Vec3 wv = angular.empty() ? Vec3{} : angular[j];
-    const Vec3 v = (linear.empty() ? Vec3{} : linear[j]) + Cross(wv, bodies[j].translation - parts[j].translation);
+    const Vec3 lv = linear.empty() ? Vec3{} : linear[j];
+    const Vec3 v = Storable(lv + Cross(wv, bodies[j].translation - parts[j].translation), g.constants[j].max_linear_speed, [&] {
+      return Add(ToDouble(lv), CrossD(ToDouble(wv), Add(ToDouble(bodies[j].translation), Scale(ToDouble(parts[j].translation), -1.0))));
+    });
     const float values[6] = {v.x, v.y, v.z, wv.x, wv.y, wv.z};
     const int32_t fields[6] = {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz};
     for (int32_t f = 0; f < 6; ++f) view.Part(fields[f], j)[l] = values[f];
@@ -428,12 +470,21 @@ Error RagdollSystem::ApplyImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3
   const Vec3 dw = Rotate(q, Vec3{torque_body.x * c.inv_inertia[0], torque_body.y * c.inv_inertia[1],
                                  torque_body.z * c.inv_inertia[2]});
   const Vec3 dv = impulse * c.inv_mass;
-  view.Part(detail::kRbVx, part)[l] += dv.x;
-  view.Part(detail::kRbVy, part)[l] += dv.y;
-  view.Part(detail::kRbVz, part)[l] += dv.z;
-  view.Part(detail::kRbWx, part)[l] += dw.x;
-  view.Part(detail::kRbWy, part)[l] += dw.y;
-  view.Part(detail::kRbWz, part)[l] += dw.z;
+  const Vec3 v0{view.Part(detail::kRbVx, part)[l], view.Part(detail::kRbVy, part)[l], view.Part(detail::kRbVz, part)[l]};
+  const Vec3 w0{view.Part(detail::kRbWx, part)[l], view.Part(detail::kRbWy, part)[l], view.Part(detail::kRbWz, part)[l]};
+  const Vec3 v = Storable(v0 + dv, c.max_linear_speed,
+                          [&] { return Add(ToDouble(v0), Scale(ToDouble(impulse), c.inv_mass)); });
+  const Vec3 w = Storable(w0 + dw, c.max_angular_speed, [&] {
+    const Vec3d lever = Add(ToDouble(world_point), Scale(ToDouble(x), -1.0));
+    const Vec3d t = RotateD(Conjugate(q), CrossD(lever, ToDouble(impulse)));
+    return Add(ToDouble(w0), RotateD(q, Vec3d{t.x * c.inv_inertia[0], t.y * c.inv_inertia[1], t.z * c.inv_inertia[2]}));
+  });
+  view.Part(detail::kRbVx, part)[l] = v.x;
+  view.Part(detail::kRbVy, part)[l] = v.y;
+  view.Part(detail::kRbVz, part)[l] = v.z;
+  view.Part(detail::kRbWx, part)[l] = w.x;
+  view.Part(detail::kRbWy, part)[l] = w.y;
+  view.Part(detail::kRbWz, part)[l] = w.z;
   return {};
 }
 
@@ -552,6 +603,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
   // 1. Kinematic roots follow their host frames.
   auto pre = [&](int32_t begin, int32_t end, uint32_t) {
     for (int32_t i = begin; i < end; ++i) {
+      bad_inputs_[i] = 0;
       RagdollGroup& g = store_.groups[work_[i].group];
       const detail::RigidBlockView view = g.View(work_[i].block);
       for (int32_t l = 0; l < kBlockLanes; ++l) {
@@ -559,7 +611,10 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
         const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
         if (owner < 0 || store_.slots[owner].kinematic_root == nullptr) continue;
         const Transform target = *store_.slots[owner].kinematic_root;
-        if (!IsFinite(target)) continue;
+        if (!IsFinite(target)) {
+          ++bad_inputs_[i];  // held where it was, and counted
+          continue;
+        }
         const Transform body = Compose(Transform{target.translation, Normalize(target.rotation), {1, 1, 1}}, g.body_in_part[0]);
         const float values[7] = {body.translation.x, body.translation.y, body.translation.z, body.rotation.x,
                                  body.rotation.y,    body.rotation.z,    body.rotation.w};
@@ -661,7 +716,10 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
     }
   };
   ParallelFor(settings_.tasks, count, 1, task);
-  for (int32_t i = 0; i < count; ++i) stats.reset_non_finite += resets_[i];
+  for (int32_t i = 0; i < count; ++i) {
+    stats.reset_non_finite += resets_[i];
+    stats.snapped_bad_input += bad_inputs_[i];
+  }
   int32_t asleep = 0, frozen = 0;
   for (const RagdollSlot& r : store_.slots) {
     if (!r.live || !r.enabled) continue;
@@ -728,6 +786,7 @@ void RagdollSystem::EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve) {
   for (const RagdollGroup& other : store_.groups) total += static_cast<int32_t>(other.blocks.size());
   work_.resize(total);
   resets_.resize(total);
+  bad_inputs_.resize(total);
 }
 
 // Lane bookkeeping. Swapping keeps every slot's lane index true.
@@ -778,6 +837,12 @@ void RagdollSystem::MoveToGroup(int32_t index, int32_t target) {
       view.Part(f, 0)[lane % kBlockLanes] = 0.0f;
   }
   if (slot.enabled) EnableLane(slot);
+}
+
+void RagdollSystem::PoisonStateForTest(RagdollId id) {
+  if (!IsValid(id)) return;
+  const RagdollSlot& r = store_.slots[id.index];
+  store_.groups[r.group].View(r.lane / kBlockLanes).Part(kRbVx, 0)[r.lane % kBlockLanes] = NAN;
 }
 
 void RagdollSystem::HashState(StateHasher& hasher) const {

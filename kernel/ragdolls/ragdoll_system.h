@@ -92,10 +92,13 @@ class RagdollSystem {
   // ---- the frame ----
   // `substeps` fixed steps of step_seconds each, every one ragdoll_substeps XPBD substeps.
   // Writes the ragdoll fields of `stats` (bound, disabled, simulated, sleeping, frozen,
-  // substeps, pairs, islands) and adds its resets to reset_non_finite.
+  // substeps, pairs, islands), adds its resets to reset_non_finite and its non-finite
+  // kinematic root frames (held where they were) to snapped_bad_input.
   void Step(int32_t substeps, double step_seconds, const StaticWorld& static_world, FrameStats& stats);
   // Feeds every bound instance's lane state, in slot order.
   void HashState(StateHasher& hasher) const;
+  // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
+  void PoisonStateForTest(RagdollId id);
 
  private:
   struct WorkItem {
@@ -123,6 +126,7 @@ class RagdollSystem {
   int32_t total_parts_ = 0;
   std::vector<WorkItem> work_;     // per block, sized at bind time
   std::vector<int32_t> resets_;    // per work item
+  std::vector<int32_t> bad_inputs_;  // per work item: non-finite kinematic root frames
   Sleep sleep_;
   BroadPhase broad_;
   Islands islands_;

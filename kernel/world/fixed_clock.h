@@ -4,7 +4,8 @@
 // max_substeps per frame. Whole substeps beyond the clamp are dropped, not carried, so a
 // long hitch costs at most max_substeps and the simulation does not spiral. The fraction
 // of a substep left over is carried, so frame rates that do not divide fixed_hz still
-// average to the right rate. A dt that is zero, negative or not finite steps nothing.
+// average to the right rate. A dt that is zero, negative or not finite steps nothing; any
+// finite dt, however large, runs at most max_substeps and reports the rest as dropped.
 #pragma once
 
 #include <cmath>
@@ -30,6 +31,14 @@ class FixedClock {
     }
     accumulator_ += dt;
     // A tiny epsilon so that 1/60 s fed at 60 Hz is one substep despite rounding.
+    const double due_steps = std::floor(accumulator_ / step_ + 1e-9);
+    if (!(due_steps < kHugeSteps)) {
+      // A dt of years (a raw timestamp passed as seconds): nothing of it but the clamp's
+      // substeps can run, and no fraction of it is worth carrying. Converting the count
+      // to an integer would overflow, so it is dropped here whole.
+      tick.dropped_seconds = accumulator_ - static_cast<double>(max_substeps_) * step_;
+      accumulator_ = static_cast<double>(max_substeps_) * step_;
+    }
     auto due = static_cast<int64_t>(std::floor(accumulator_ / step_ + 1e-9));
     if (due > max_substeps_) {
       tick.dropped_seconds = static_cast<double>(due - max_substeps_) * step_;
@@ -44,6 +53,8 @@ class FixedClock {
   }
 
   double step() const { return step_; }
+  // Past this many due substeps a frame's time is dropped whole (see Advance).
+  static constexpr double kHugeSteps = 1e12;
   double time() const { return time_; }  // simulated seconds
 
  private:

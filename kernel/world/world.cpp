@@ -41,10 +41,18 @@ namespace tendon {
 using detail::CheckPositive;
 using detail::Fail;
 
+constexpr int32_t kMaxWorkers = 1024;  // TaskHooks::worker_count
+
 namespace {
 
 double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// What a call from inside Step gets (see World::Step).
+Error Reentrant() {
+  return Fail(ErrorCode::kReentrant, -1, "world",
+              "a World call from inside Step (a host callback) would change the world mid-frame: refused");
 }
 
 // Runs one phase and records its wall time in `ms`.
@@ -78,6 +86,8 @@ struct World::Impl {
   std::chrono::steady_clock::time_point epoch = std::chrono::steady_clock::now();
   FrameStats stats{};
   Vec3 frame_wind{};
+  bool stepping = false;           // inside Step: calls that change the world are refused
+  int32_t pending_bad_input = 0;   // non-finite host input between Steps (the camera)
 
   detail::StaticWorld static_world;
   detail::ChainSystem chains;
@@ -99,11 +109,15 @@ struct World::Impl {
   // The frame. Ragdolls (and the characters on them) run first: chains bound on a
   // ragdolled bone then swing from this frame's pose, not the last one's.
   const FrameStats& Step(float dt) {
+    if (stepping) return stats;  // from a callback inside Step
     detail::DenormalGuard guard;
+    stepping = true;
     const auto t0 = std::chrono::steady_clock::now();
     const uint64_t frame = stats.frame + 1;
     stats = FrameStats{};
     stats.frame = frame;
+    stats.snapped_bad_input = pending_bad_input;
+    pending_bad_input = 0;
     stats.bound_chains = chains.BoundCount();
     stats.bound_pendulums = pendulums.BoundCount();
     // 1. The clock: whole fixed substeps, at most max_substeps (the rest is dropped).
@@ -148,7 +162,10 @@ struct World::Impl {
     frame_wind = wind_sampler.sample != nullptr
                      ? wind_sampler.sample(clock.time(), wind_sampler.user)
                      : settings.ambient_wind * detail::GustFactor(settings.wind_seed, clock.time());
-    if (!IsFinite(frame_wind)) frame_wind = Vec3{};
+    if (!IsFinite(frame_wind)) {
+      frame_wind = Vec3{};
+      ++stats.snapped_bad_input;
+    }
   }
 
   const FrameStats& Finish(std::chrono::steady_clock::time_point t0) {
@@ -156,6 +173,7 @@ struct World::Impl {
     if (trace != nullptr) {
       trace->WriteFrame(stats, std::chrono::duration<double, std::micro>(t0 - epoch).count());
     }
+    stepping = false;
     return stats;
   }
 };
@@ -195,8 +213,9 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_iterations", "ragdoll_iterations must be within [1, 16]");
   if ((s.tasks.enqueue == nullptr) != (s.tasks.finish == nullptr))
     return Fail(ErrorCode::kOutOfRange, -1, "tasks", "tasks.enqueue and tasks.finish must both be set or both null");
-  if (s.tasks.enqueue != nullptr && s.tasks.worker_count < 1)
-    return Fail(ErrorCode::kOutOfRange, -1, "tasks.worker_count", "tasks.worker_count must be >= 1");
+  if (s.tasks.enqueue != nullptr && (s.tasks.worker_count < 1 || s.tasks.worker_count > kMaxWorkers))
+    return Fail(ErrorCode::kOutOfRange, -1, "tasks.worker_count",
+                "tasks.worker_count must be within [1, " + std::to_string(kMaxWorkers) + "]");
   if (s.max_active_characters < 0)
     return Fail(ErrorCode::kOutOfRange, -1, "max_active_characters", "max_active_characters must be >= 0");
   const Isa isa = detail::ResolveIsa(s.isa);
@@ -209,31 +228,51 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
 
 // ---- the static world ----
 
-Error World::BuildStaticWorld(const StaticWorldSettings& settings) { return impl_->static_world.Build(settings); }
+Error World::BuildStaticWorld(const StaticWorldSettings& settings) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->static_world.Build(settings);
+}
 bool World::RaycastStatic(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const {
-  return impl_->static_world.Raycast(origin, dir, max_distance, hit);
+  RaycastHit unwanted;
+  return impl_->static_world.Raycast(origin, dir, max_distance, hit != nullptr ? hit : &unwanted);
 }
 
 // ---- chains and pendulums ----
 
 Result<ChainArchetypeId> World::BuildChainArchetype(const ChainArchetypeSettings& settings) {
+  if (impl_->stepping) return Reentrant();
   return impl_->chains.BuildArchetype(settings);
 }
 int32_t World::ChainBoneCount(ChainArchetypeId id) const { return impl_->chains.BoneCount(id); }
-Result<ChainId> World::BindChain(const ChainBinding& b) { return impl_->chains.Bind(b); }
-Error World::UnbindChain(ChainId id) { return impl_->chains.Unbind(id); }
+Result<ChainId> World::BindChain(const ChainBinding& b) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->chains.Bind(b);
+}
+Error World::UnbindChain(ChainId id) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->chains.Unbind(id);
+}
 bool World::IsValid(ChainId id) const { return impl_->chains.IsValid(id); }
 bool World::IsSimulated(ChainId id) const { return impl_->chains.IsSimulated(id); }
 Error World::GetChainNodePositions(ChainId id, std::span<Vec3> out) const {
   return impl_->chains.GetNodePositions(id, out);
 }
-void World::SetMaxChains(int32_t max_chains) {
-  impl_->settings.max_chains = std::max(max_chains, 0);
+Error World::SetMaxChains(int32_t max_chains) {
+  if (impl_->stepping) return Reentrant();
+  if (max_chains < 0) return Fail(ErrorCode::kOutOfRange, -1, "max_chains", "max_chains must be >= 0");
+  impl_->settings.max_chains = max_chains;
   impl_->chains.SetMaxChains(max_chains);
+  return {};
 }
 
-Result<PendulumId> World::BindPendulum(const PendulumBinding& b) { return impl_->pendulums.Bind(b); }
-Error World::UnbindPendulum(PendulumId id) { return impl_->pendulums.Unbind(id); }
+Result<PendulumId> World::BindPendulum(const PendulumBinding& b) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->pendulums.Bind(b);
+}
+Error World::UnbindPendulum(PendulumId id) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->pendulums.Unbind(id);
+}
 bool World::IsValid(PendulumId id) const { return impl_->pendulums.IsValid(id); }
 Error World::GetPendulumState(PendulumId id, Vec3* bob, float* swing_radians) const {
   return impl_->pendulums.GetState(id, bob, swing_radians);
@@ -242,39 +281,61 @@ Error World::GetPendulumState(PendulumId id, Vec3* bob, float* swing_radians) co
 // ---- ragdolls (kernel/ragdolls/ragdoll_system.cpp does the work) ----
 
 Result<RagdollArchetypeId> World::BuildRagdollArchetype(const RagdollSettings& settings) {
+  if (impl_->stepping) return Reentrant();
   return impl_->ragdolls.BuildArchetype(settings);
 }
 int32_t World::RagdollPartCount(RagdollArchetypeId id) const { return impl_->ragdolls.PartCount(id); }
 Error World::GetRagdollPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const {
   return impl_->ragdolls.GetPartInfo(id, part, out);
 }
-Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) { return impl_->ragdolls.Bind(b); }
-Error World::UnbindRagdoll(RagdollId id) { return impl_->ragdolls.Unbind(id); }
+Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->ragdolls.Bind(b);
+}
+Error World::UnbindRagdoll(RagdollId id) {
+  if (impl_->stepping) return Reentrant();
+  if (impl_->ragdolls.IsValid(id) && impl_->characters.CharacterOf(id).generation != 0)
+    return Fail(ErrorCode::kInUse, -1, "ragdoll", "this ragdoll belongs to a character: UnbindCharacter frees it");
+  return impl_->ragdolls.Unbind(id);
+}
 bool World::IsValid(RagdollId id) const { return impl_->ragdolls.IsValid(id); }
-Error World::SetRagdollEnabled(RagdollId id, bool enabled) { return impl_->ragdolls.SetEnabled(id, enabled); }
+Error World::SetRagdollEnabled(RagdollId id, bool enabled) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->ragdolls.SetEnabled(id, enabled);
+}
 bool World::IsRagdollEnabled(RagdollId id) const { return impl_->ragdolls.IsEnabled(id); }
 Error World::SetRagdollKinematicRoot(RagdollId id, const Transform* root) {
+  if (impl_->stepping) return Reentrant();
   return impl_->ragdolls.SetKinematicRoot(id, root);
 }
 Error World::ReserveRagdollKinematicToggle(RagdollArchetypeId archetype, int32_t instances) {
+  if (impl_->stepping) return Reentrant();
   return impl_->ragdolls.ReserveKinematicToggle(archetype, instances);
 }
 Error World::SetRagdollPartVelocity(RagdollId id, int32_t part, Vec3 linear, Vec3 angular) {
+  if (impl_->stepping) return Reentrant();
   return impl_->ragdolls.SetPartVelocity(id, part, linear, angular);
 }
 Error World::SetRagdollSleeping(RagdollId id, bool can_sleep, bool freeze_when_asleep, float freeze_after_seconds) {
+  if (impl_->stepping) return Reentrant();
   return impl_->ragdolls.SetSleeping(id, can_sleep, freeze_when_asleep, freeze_after_seconds);
 }
 Error World::SetRagdollPartStates(RagdollId id, std::span<const Transform> parts, std::span<const Vec3> linear,
                                   std::span<const Vec3> angular) {
+  if (impl_->stepping) return Reentrant();
   return impl_->ragdolls.SetPartStates(id, parts, linear, angular);
 }
-Error World::WakeRagdoll(RagdollId id) { return impl_->ragdolls.Wake(id); }
+Error World::WakeRagdoll(RagdollId id) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->ragdolls.Wake(id);
+}
 Error World::ApplyRagdollImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3 world_point) {
+  if (impl_->stepping) return Reentrant();
   return impl_->ragdolls.ApplyImpulse(id, part, impulse, world_point);
 }
 Error World::SetRagdollMotorTargets(RagdollId id, std::span<const Quat> local_rotations, float strength,
                                     std::span<const Vec3> local_angular_velocities) {
+  if (impl_->stepping) return Reentrant();
   return impl_->ragdolls.SetMotorTargets(id, local_rotations, strength, local_angular_velocities);
 }
 bool World::IsRagdollAsleep(RagdollId id) const { return impl_->ragdolls.IsAsleep(id); }
@@ -283,11 +344,13 @@ Error World::GetRagdollVelocities(RagdollId id, std::span<Vec3> linear, std::spa
   return impl_->ragdolls.GetVelocities(id, linear, angular);
 }
 bool World::RaycastRagdolls(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const {
-  return impl_->ragdolls.Raycast(origin, dir, max_distance, hit);
+  RaycastHit unwanted;
+  return impl_->ragdolls.Raycast(origin, dir, max_distance, hit != nullptr ? hit : &unwanted);
 }
 
 // Characters: the system does the work (kernel/character/character_system.cpp).
 Result<CharacterArchetypeId> World::BuildCharacterArchetype(const CharacterSettings& settings) {
+  if (impl_->stepping) return Reentrant();
   return impl_->characters.BuildArchetype(settings);
 }
 int32_t World::CharacterPartCount(CharacterArchetypeId id) const {
@@ -298,33 +361,71 @@ Error World::GetCharacterPartInfo(CharacterArchetypeId id, int32_t part, Charact
   const detail::CharacterArchetype* a = impl_->characters.Archetype(id);
   if (a == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the character archetype id is null or stale");
   if (part < 0 || part >= static_cast<int32_t>(a->parts.size())) return Fail(ErrorCode::kBadReference, part, "part", "no such part");
+  if (out == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "out", "out is null");
   *out = a->parts[part];
   return {};
 }
 int32_t World::FindCharacterPart(CharacterArchetypeId id, std::string_view name) const {
   const detail::CharacterArchetype* a = impl_->characters.Archetype(id);
   if (a == nullptr) return -1;
+  // Exact names first, then as the humanoid table matches them.
   for (int32_t j = 0; j < static_cast<int32_t>(a->parts.size()); ++j)
     if (a->parts[j].name == name) return j;
   for (int32_t j = 0; j < static_cast<int32_t>(a->parts.size()); ++j)
     if (a->bone_names[a->parts[j].bone] == name) return j;
+  const std::string wanted = detail::NormalizeBoneName(name);
+  for (int32_t j = 0; j < static_cast<int32_t>(a->parts.size()); ++j)
+    if (detail::NormalizeBoneName(a->parts[j].name) == wanted) return j;
+  for (int32_t j = 0; j < static_cast<int32_t>(a->parts.size()); ++j)
+    if (detail::NormalizeBoneName(a->bone_names[a->parts[j].bone]) == wanted) return j;
   return -1;
 }
-Result<CharacterId> World::BindCharacter(const CharacterBinding& binding) { return impl_->characters.Bind(binding); }
-Error World::UnbindCharacter(CharacterId id) { return impl_->characters.Unbind(id); }
+Result<CharacterId> World::BindCharacter(const CharacterBinding& binding) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->characters.Bind(binding);
+}
+Error World::UnbindCharacter(CharacterId id) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->characters.Unbind(id);
+}
 bool World::IsValid(CharacterId id) const { return impl_->characters.IsValid(id); }
-bool World::ActivateCharacter(CharacterId id, const CharacterActivateOptions& options) {
-  return impl_->characters.Activate(id, options);
+bool World::ActivateCharacter(CharacterId id, const CharacterActivateOptions& options, Error* why) {
+  if (impl_->stepping) {
+    if (why != nullptr) *why = Reentrant();
+    return false;
+  }
+  return impl_->characters.Activate(id, options, why);
 }
-Error World::DeactivateCharacter(CharacterId id, float blend_seconds) { return impl_->characters.Deactivate(id, blend_seconds); }
-Error World::SetCharacterStrength(CharacterId id, float strength) { return impl_->characters.SetStrength(id, strength); }
-Error World::SetCharacterAnchored(CharacterId id, bool anchored) { return impl_->characters.SetAnchored(id, anchored); }
-bool World::HitCharacter(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point, const CharacterHitOptions& options) {
-  return impl_->characters.Hit(id, part, impulse, world_point, options);
+Error World::DeactivateCharacter(CharacterId id, float blend_seconds) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->characters.Deactivate(id, blend_seconds);
 }
-Error World::GoLimp(CharacterId id, float seconds) { return impl_->characters.GoLimp(id, seconds); }
-Error World::ApplyCharacterImpulse(CharacterId id, Vec3 impulse) { return impl_->characters.ApplyImpulse(id, impulse); }
+Error World::SetCharacterStrength(CharacterId id, float strength) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->characters.SetStrength(id, strength);
+}
+Error World::SetCharacterAnchored(CharacterId id, bool anchored) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->characters.SetAnchored(id, anchored);
+}
+bool World::HitCharacter(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point, const CharacterHitOptions& options,
+                         Error* why) {
+  if (impl_->stepping) {
+    if (why != nullptr) *why = Reentrant();
+    return false;
+  }
+  return impl_->characters.Hit(id, part, impulse, world_point, options, why);
+}
+Error World::GoLimp(CharacterId id, float seconds) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->characters.GoLimp(id, seconds);
+}
+Error World::ApplyCharacterImpulse(CharacterId id, Vec3 impulse) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->characters.ApplyImpulse(id, impulse);
+}
 Error World::ApplyCharacterPartImpulse(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point) {
+  if (impl_->stepping) return Reentrant();
   return impl_->characters.ApplyPartImpulse(id, part, impulse, world_point);
 }
 Error World::GetCharacterState(CharacterId id, CharacterState* out) const { return impl_->characters.GetState(id, out); }
@@ -333,18 +434,31 @@ Error World::GetCharacterRecoveryRoot(CharacterId id, float leg_room, Transform*
 }
 RagdollId World::CharacterRagdoll(CharacterId id) const { return impl_->characters.RagdollOf(id); }
 CharacterId World::CharacterOfRagdoll(RagdollId id) const { return impl_->characters.CharacterOf(id); }
-int32_t World::DrainCharacterEvents(std::span<CharacterEvent> out) { return impl_->characters.DrainEvents(out); }
+int32_t World::DrainCharacterEvents(std::span<CharacterEvent> out) {
+  return impl_->stepping ? 0 : impl_->characters.DrainEvents(out);
+}
 int32_t World::ActiveCharacterCount() const { return impl_->characters.ActiveCount(); }
 int32_t World::BoundCharacterCount() const { return impl_->characters.BoundCount(); }
 
 // ---- the frame ----
 
 void World::SetCamera(Vec3 position) {
-  if (IsFinite(position)) impl_->camera = position;
+  if (impl_->stepping) return;
+  if (IsFinite(position)) {
+    impl_->camera = position;
+  } else {
+    ++impl_->pending_bad_input;
+  }
 }
-void World::SetWindSampler(WindSampler sampler) { impl_->wind_sampler = sampler; }
-void World::SetSimulatePredicate(SimulatePredicate predicate) { impl_->predicate = predicate; }
-void World::SetTraceWriter(TraceWriter* writer) { impl_->trace = writer; }
+void World::SetWindSampler(WindSampler sampler) {
+  if (!impl_->stepping) impl_->wind_sampler = sampler;
+}
+void World::SetSimulatePredicate(SimulatePredicate predicate) {
+  if (!impl_->stepping) impl_->predicate = predicate;
+}
+void World::SetTraceWriter(TraceWriter* writer) {
+  if (!impl_->stepping) impl_->trace = writer;
+}
 
 const FrameStats& World::Step(float dt) { return impl_->Step(dt); }
 const FrameStats& World::LastStats() const { return impl_->stats; }
@@ -370,5 +484,8 @@ void detail::WorldAccess::WritebackOnly(World& world) {
   world.impl_->chains.Writeback();
 }
 int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.impl_->chains.SimulatedBlocks(); }
+void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
+  world.impl_->ragdolls.PoisonStateForTest(ragdoll);
+}
 
 }  // namespace tendon

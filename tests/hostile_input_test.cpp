@@ -1,0 +1,391 @@
+// Hostile input and misuse (issue 11): every defect found by trying Tendon as a new user
+// would, pinned. Nothing non-finite reaches a host buffer or a query result, every such
+// frame is counted, misuse is loud, and absurd sizes are refused.
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "character_test_util.h"
+#include "kernel/world/fixed_clock.h"
+#include "stickman_rig.h"
+#include "test_util.h"
+
+namespace tendon::test {
+namespace {
+
+constexpr float kStep = 1.0f / 60.0f;
+
+bool UnitRotations(const std::vector<Transform>& t, float tolerance = 1e-4f) {
+  for (const Transform& x : t) {
+    if (!(std::fabs(std::sqrt(Dot(x.rotation, x.rotation)) - 1.0f) <= tolerance)) return false;
+  }
+  return true;
+}
+
+bool AllFinite(const std::vector<Transform>& t) {
+  for (const Transform& x : t) {
+    if (!IsFinite(x)) return false;
+  }
+  return true;
+}
+
+// ---- the clock ----
+
+TEST(Clock, AHugeDtRunsTheClampAndReportsTheRestAsDropped) {
+  detail::FixedClock clock(60.0, 3);
+  const detail::FixedClock::Tick huge = clock.Advance(1.7e18);  // a nanosecond timestamp as seconds
+  EXPECT_FALSE(huge.rejected);
+  EXPECT_EQ(huge.substeps, 3);
+  EXPECT_GT(huge.dropped_seconds, 1.6e18);
+  // The clock still runs: the next ordinary frame is one substep.
+  EXPECT_EQ(clock.Advance(1.0 / 60.0).substeps, 1);
+  EXPECT_EQ(clock.Advance(1.0 / 60.0).substeps, 1);
+}
+
+TEST(Clock, AWorldSteppedWithAHugeDtKeepsStepping) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(4);
+  HostChain host(s);
+  ASSERT_TRUE(w->BindChain(host.Binding(w->BuildChainArchetype(s).value())).ok());
+  const FrameStats& huge = w->Step(FLT_MAX);
+  EXPECT_EQ(huge.substeps, 3);
+  EXPECT_GT(huge.dropped_seconds, 1e38f);
+  EXPECT_EQ(w->Step(kStep).substeps, 1);
+  EXPECT_EQ(w->LastStats().simulated_chains, 1);
+}
+
+// ---- non-finite and overflowing input ----
+
+TEST(HostInput, ANonFiniteRootFrameIsBadInputNotCulledByDistance) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(4);
+  const ChainArchetypeId a = w->BuildChainArchetype(s).value();
+  HostChain good(s), bad(s);
+  ASSERT_TRUE(w->BindChain(good.Binding(a)).ok());
+  ASSERT_TRUE(w->BindChain(bad.Binding(a)).ok());
+  w->Step(kStep);
+  bad.root_parent.translation.x = NAN;
+  const FrameStats& st = w->Step(kStep);
+  EXPECT_EQ(st.culled_by_distance, 0);
+  EXPECT_EQ(st.snapped_bad_input, 1);
+  EXPECT_EQ(st.simulated_chains, 1);
+  EXPECT_TRUE(AllFinite(bad.output));
+}
+
+TEST(HostInput, ANonFiniteCameraIsIgnoredAndCounted) {
+  auto w = MakeWorld();
+  w->SetCamera(Vec3{NAN, 0, 0});
+  EXPECT_EQ(w->Step(kStep).snapped_bad_input, 1);
+  EXPECT_EQ(w->Step(kStep).snapped_bad_input, 0);
+}
+
+TEST(HostInput, ANonFiniteWindSampleIsIgnoredAndCounted) {
+  auto w = MakeWorld();
+  w->SetWindSampler(WindSampler{[](double, void*) { return Vec3{INFINITY, 0, 0}; }, nullptr});
+  EXPECT_EQ(w->Step(kStep).snapped_bad_input, 1);
+}
+
+TEST(HostInput, ARootRotationALittleOffUnitIsNormalisedNotAmplified) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(5);
+  const ChainArchetypeId a = w->BuildChainArchetype(s).value();
+  HostChain unit(s), scaled(s, {0, 0, 1});
+  const Quat q = AxisAngle(NormalizeOr(Vec3{1, 2, 3}, Vec3{0, 0, 1}), 0.7f);
+  unit.root_parent.rotation = q;
+  scaled.root_parent.rotation = Quat{q.x * 1.01f, q.y * 1.01f, q.z * 1.01f, q.w * 1.01f};
+  ASSERT_TRUE(w->BindChain(unit.Binding(a)).ok());
+  ASSERT_TRUE(w->BindChain(scaled.Binding(a)).ok());
+  for (int f = 0; f < 30; ++f) w->Step(kStep);
+  EXPECT_TRUE(UnitRotations(scaled.output)) << "|q| = 1.01 used to come out as 1.0201";
+  for (std::size_t k = 0; k < unit.output.size(); ++k) {
+    EXPECT_NEAR(Dot(unit.output[k].rotation, scaled.output[k].rotation), 1.0f, 1e-4f) << k;
+  }
+  EXPECT_EQ(w->LastStats().snapped_bad_input, 0);
+}
+
+TEST(HostInput, RotationsFarFromUnitOrHugeAreBadInputAndNeverReachTheOutput) {
+  for (const Quat bad : {Quat{0, 0, 0, 3}, Quat{1e30f, 0, 0, 1e30f}, Quat{0, 0, 0, 0.1f}}) {
+    auto w = MakeWorld();
+    ChainArchetypeSettings s = Strand(4);
+    HostChain host(s);
+    ASSERT_TRUE(w->BindChain(host.Binding(w->BuildChainArchetype(s).value())).ok());
+    w->Step(kStep);
+    host.root_parent.rotation = bad;
+    EXPECT_EQ(w->Step(kStep).snapped_bad_input, 1) << bad.w;
+    host.root_parent.rotation = Quat{};
+    host.animated[2].rotation = bad;
+    EXPECT_EQ(w->Step(kStep).snapped_bad_input, 1) << bad.w;
+    EXPECT_TRUE(AllFinite(host.output));
+    EXPECT_TRUE(UnitRotations(host.output));
+  }
+}
+
+TEST(HostInput, TransformsThatOverflowWhenComposedReachNoOutputAndNoQuery) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(4, 0.1f, {1, 0, 0});
+  const ChainArchetypeId a = w->BuildChainArchetype(s).value();
+  HostChain host(s);
+  const ChainId id = w->BindChain(host.Binding(a)).value();
+  w->Step(kStep);
+  // Every number is finite; their composition is not.
+  host.root_parent = Transform{{3e38f, 0, 0}, AxisAngle(Vec3{0, 0, 1}, 0.3f), {1, 1, 1}};
+  for (Transform& t : host.animated) t.translation = {3e38f, 3e38f, 0};
+  host.animated[0].translation = {};
+  for (int f = 0; f < 5; ++f) {
+    w->Step(kStep);
+    EXPECT_TRUE(AllFinite(host.output)) << f;
+    std::vector<Vec3> p(4, Vec3{1, 2, 3});
+    const Error e = w->GetChainNodePositions(id, p);
+    if (e.code == ErrorCode::kNone) {
+      for (const Vec3& x : p) EXPECT_TRUE(IsFinite(x));
+    } else {
+      EXPECT_EQ(e.code, ErrorCode::kNotFinite);
+    }
+  }
+}
+
+TEST(HostInput, ACharacterWhoseModelFrameIsNaNForAFrameWritesNothingNonFinite) {
+  auto w = MakeWorld();
+  ASSERT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter host(StickmanSkeleton(), Transform{{0, 1, 0}, {}, {1, 1, 1}});
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  ASSERT_TRUE(w->ActivateCharacter(id, {.strength = 0.5f}));
+  w->Step(kStep);
+  host.model.translation.y = NAN;
+  EXPECT_GE(w->Step(kStep).snapped_bad_input, 1);
+  EXPECT_TRUE(AllFinite(host.output));
+  EXPECT_TRUE(AllFinite(host.world));
+  host.model.translation.y = 1;
+  for (int f = 0; f < 10; ++f) w->Step(kStep);
+  EXPECT_TRUE(AllFinite(host.output));
+  EXPECT_TRUE(AllFinite(host.world));
+}
+
+// ---- misuse is loud ----
+
+TEST(MisuseDeathTest, ValueOfAnErrorResultAbortsWithTheError) {
+  WorldSettings bad;
+  bad.fixed_hz = 0;
+  EXPECT_DEATH((void)World::Create(bad).value(), "Result::value\\(\\) on an error: out_of_range fixed_hz");
+}
+
+TEST(Misuse, NullOutputsAreErrorsAndNullHitsOnlyAnswer) {
+  auto w = MakeWorld();
+  ASSERT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter host(StickmanSkeleton(), Transform{{0, 1, 0}, {}, {1, 1, 1}});
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  EXPECT_EQ(w->GetCharacterPartInfo(a, 0, nullptr).code, ErrorCode::kNullBuffer);
+  EXPECT_EQ(w->GetCharacterState(id, nullptr).code, ErrorCode::kNullBuffer);
+  EXPECT_EQ(w->GetCharacterRecoveryRoot(id, 0.1f, nullptr).code, ErrorCode::kNullBuffer);
+  EXPECT_EQ(w->GetRagdollPartInfo(RagdollArchetypeId{}, 0, nullptr).code, ErrorCode::kStaleHandle);
+  EXPECT_TRUE(w->RaycastStatic(Vec3{0, 5, 0}, Vec3{0, -1, 0}, 10, nullptr));
+  EXPECT_FALSE(w->RaycastStatic(Vec3{0, 5, 0}, Vec3{0, 1, 0}, 10, nullptr));
+  w->Step(kStep);
+  EXPECT_TRUE(w->RaycastRagdolls(Vec3{0, 1.9f, 5}, Vec3{0, 0, -1}, 10, nullptr));  // the head
+}
+
+TEST(Misuse, ActivateAndHitSayWhyTheyRefused) {
+  auto w = MakeWorld();
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter host(StickmanSkeleton());
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  Error why;
+  EXPECT_FALSE(w->ActivateCharacter(CharacterId{}, {}, &why));
+  EXPECT_EQ(why.code, ErrorCode::kStaleHandle);
+  EXPECT_FALSE(w->ActivateCharacter(id, {.release_blend_seconds = INFINITY}, &why));  // blending out forever
+  EXPECT_EQ(why.code, ErrorCode::kNotFinite);
+  EXPECT_EQ(why.field, "release_blend_seconds");
+  EXPECT_FALSE(w->ActivateCharacter(id, {.strength = 2.0f}, &why));
+  EXPECT_EQ(why.field, "strength");
+  EXPECT_TRUE(w->ActivateCharacter(id, {}, &why));
+  EXPECT_EQ(why.code, ErrorCode::kNone);
+  EXPECT_FALSE(w->ActivateCharacter(id, {}, &why));
+  EXPECT_EQ(why.code, ErrorCode::kInUse);
+  EXPECT_FALSE(w->HitCharacter(id, 99, Vec3{1, 0, 0}, Vec3{}, {}, &why));
+  EXPECT_EQ(why.code, ErrorCode::kBadReference);
+  EXPECT_FALSE(w->HitCharacter(id, 0, Vec3{1, 0, 0}, Vec3{}, {.blend_seconds = INFINITY}, &why));
+  EXPECT_EQ(why.field, "blend_seconds");
+  EXPECT_TRUE(w->HitCharacter(id, 0, Vec3{1, 0, 0}, Vec3{}, {}, &why));
+}
+
+TEST(Misuse, SetMaxChainsRefusesANegativeBudget) {
+  auto w = MakeWorld();
+  EXPECT_EQ(w->SetMaxChains(-5).code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(w->SetMaxChains(10).code, ErrorCode::kNone);
+}
+
+TEST(Misuse, FindCharacterPartMatchesNamesAsTheHumanoidTableDoes) {
+  auto w = MakeWorld();
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  const int32_t shoulder = w->FindCharacterPart(a, "l_shoulder");
+  ASSERT_GE(shoulder, 0);
+  EXPECT_EQ(w->FindCharacterPart(a, "L_Shoulder"), shoulder);
+  EXPECT_EQ(w->FindCharacterPart(a, "rig:L-SHOULDER"), shoulder);
+  EXPECT_EQ(w->FindCharacterPart(a, "HIPS"), w->FindCharacterPart(a, "hips"));
+  EXPECT_EQ(w->FindCharacterPart(a, "tail"), -1);
+}
+
+TEST(Misuse, EveryEnumAHostLogsHasAName) {
+  for (auto r : {CharacterEndReason::kReleased, CharacterEndReason::kEvicted, CharacterEndReason::kExpired,
+                 CharacterEndReason::kRemoved})
+    EXPECT_STRNE(ToString(r), "unknown");
+  for (auto f : {CharacterFacing::kUp, CharacterFacing::kDown, CharacterFacing::kSide}) EXPECT_STRNE(ToString(f), "unknown");
+  for (auto v : {LandingVerdict::kFlying, LandingVerdict::kLanded, LandingVerdict::kCeiling})
+    EXPECT_STRNE(ToString(v), "unknown");
+  EXPECT_STREQ(ToString(ErrorCode::kReentrant), "reentrant");
+  EXPECT_STREQ(ToString(ErrorCode::kInUse), "in_use");
+}
+
+// ---- absurd sizes ----
+
+TEST(Sizes, AbsurdCountsAreRefusedWithAnError) {
+  WorldSettings ws;
+  ws.tasks = TaskHooks{[](TaskFn*, int32_t, int32_t, void*, void*) -> void* { return nullptr; },
+                       [](void*, void*) {}, nullptr, INT32_MAX};
+  auto created = World::Create(ws);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().field, "tasks.worker_count");
+  auto w = MakeWorld();
+  RagdollSettings box;
+  box.parts.push_back({.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}}, .mass = 1});
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(box).value();
+  EXPECT_EQ(w->ReserveRagdollKinematicToggle(a, INT32_MAX).code, ErrorCode::kCapacity);
+  EXPECT_EQ(w->ReserveRagdollKinematicToggle(a, kMaxRagdollInstances + 1).code, ErrorCode::kCapacity);
+  EXPECT_EQ(w->ReserveRagdollKinematicToggle(a, 16).code, ErrorCode::kNone);
+  EXPECT_EQ(w->ReserveRagdollKinematicToggle(a, INT32_MIN).code, ErrorCode::kNone);  // gives back, clamped at 0
+}
+
+TEST(Sizes, BindUnbindChurnDoesNotGrowTheEventQueue) {
+  auto w = MakeWorld();
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter host(StickmanSkeleton());
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(w->UnbindCharacter(w->BindCharacter(host.Binding(a)).value()).code, ErrorCode::kNone);
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  // One bound character: room for 64 + 4 events. 50 toggles make 100; the rest is dropped
+  // (a queue that grew with every bind would have held them all).
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(w->ActivateCharacter(id));
+    ASSERT_EQ(w->DeactivateCharacter(id).code, ErrorCode::kNone);
+  }
+  EXPECT_EQ(w->Step(kStep).dropped_character_events, 100 - 68);
+  std::vector<CharacterEvent> events(200);
+  EXPECT_EQ(w->DrainCharacterEvents(events), 68);
+}
+
+// ---- state and reports ----
+
+TEST(State, AHugeImpulseLeavesFiniteVelocitiesAndNoReset) {
+  WorldSettings ws;
+  ws.gravity = {};
+  auto w = MakeWorld(ws);
+  RagdollSettings s;
+  s.parts.push_back(PartSettings{});
+  s.parts[0].mass = 0.01f;
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> out(1);
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = out;
+  const RagdollId id = w->BindRagdoll(b).value();
+  w->Step(kStep);
+  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation + Vec3{0, 3e38f, 0}).code, ErrorCode::kNone);
+  ASSERT_EQ(w->ApplyRagdollImpulse(id, 0, Vec3{3e38f, 0, 0}, out[0].translation).code, ErrorCode::kNone);
+  std::vector<Vec3> v(1), av(1);
+  ASSERT_EQ(w->GetRagdollVelocities(id, v, av).code, ErrorCode::kNone);
+  EXPECT_TRUE(IsFinite(v[0]) && IsFinite(av[0]));
+  EXPECT_NEAR(Length(v[0]), s.parts[0].max_linear_speed, 1.0f);  // at the cap, along the impulse
+  EXPECT_GT(v[0].x, 0);
+  ASSERT_EQ(w->SetRagdollEnabled(id, false).code, ErrorCode::kNone);  // a disabled one reports them too
+  ASSERT_EQ(w->GetRagdollVelocities(id, v, av).code, ErrorCode::kNone);
+  EXPECT_TRUE(IsFinite(v[0]) && IsFinite(av[0]));
+  ASSERT_EQ(w->SetRagdollEnabled(id, true).code, ErrorCode::kNone);
+  EXPECT_EQ(w->Step(kStep).reset_non_finite, 0);
+  EXPECT_TRUE(IsFinite(out[0]));
+}
+
+TEST(State, ACharactersRagdollCannotBeUnboundBehindItsBack) {
+  auto w = MakeWorld();
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter host(StickmanSkeleton());
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  EXPECT_EQ(w->UnbindRagdoll(w->CharacterRagdoll(id)).code, ErrorCode::kInUse);
+  EXPECT_TRUE(w->IsValid(w->CharacterRagdoll(id)));
+  ASSERT_EQ(w->UnbindCharacter(id).code, ErrorCode::kNone);
+}
+
+TEST(State, ANonFiniteKinematicRootIsHeldAndCounted) {
+  auto w = MakeWorld();
+  RagdollSettings s;
+  s.parts.push_back(PartSettings{});
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> out(1);
+  Transform root{{0, 1, 0}, {}, {1, 1, 1}};
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = out;
+  b.kinematic_root = &root;
+  ASSERT_TRUE(w->BindRagdoll(b).ok());
+  w->Step(kStep);
+  root.translation.x = NAN;
+  EXPECT_EQ(w->Step(kStep).snapped_bad_input, 1);
+  EXPECT_TRUE(IsFinite(out[0]));
+}
+
+TEST(State, OptionChecksAgreeOnDurationsAndBlends) {
+  auto w = MakeWorld();
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter host(StickmanSkeleton());
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  EXPECT_EQ(w->DeactivateCharacter(id, INFINITY).code, ErrorCode::kNotFinite);
+  ASSERT_TRUE(w->ActivateCharacter(id, {.strength = 1.0f}));
+  // A denormal duration would flush to zero inside Step: it means at once.
+  ASSERT_EQ(w->GoLimp(id, 1e-40f).code, ErrorCode::kNone);
+  w->Step(kStep);
+  CharacterState st;
+  ASSERT_EQ(w->GetCharacterState(id, &st).code, ErrorCode::kNone);
+  EXPECT_EQ(st.strength, 0.0f);
+  EXPECT_EQ(w->GoLimp(id, INFINITY).code, ErrorCode::kNotFinite);
+}
+
+// ---- re-entrancy ----
+
+struct Reentry {
+  World* world = nullptr;
+  ChainId chain{};
+  Error unbind{};
+  uint64_t nested_frame = 0;
+  int calls = 0;
+};
+
+TEST(Reentrancy, ACallbackThatChangesTheWorldIsRefusedAndTheFrameIsSafe) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(4);
+  HostChain host(s);
+  Reentry r;
+  r.world = w.get();
+  r.chain = w->BindChain(host.Binding(w->BuildChainArchetype(s).value())).value();
+  w->SetSimulatePredicate(SimulatePredicate{[](ChainId id, Vec3, void* user) {
+                                              auto* re = static_cast<Reentry*>(user);
+                                              ++re->calls;
+                                              re->unbind = re->world->UnbindChain(id);
+                                              re->nested_frame = re->world->Step(kStep).frame;
+                                              return true;
+                                            },
+                                            &r});
+  w->Step(kStep);
+  const FrameStats& st = w->Step(kStep);
+  EXPECT_EQ(r.calls, 2);
+  EXPECT_EQ(r.unbind.code, ErrorCode::kReentrant);
+  EXPECT_EQ(r.nested_frame, st.frame);  // a nested Step returns the frame in progress's stats
+  EXPECT_TRUE(w->IsValid(r.chain));
+  EXPECT_EQ(st.simulated_chains, 1);
+  w->SetSimulatePredicate({});
+  EXPECT_EQ(w->UnbindChain(r.chain).code, ErrorCode::kNone);  // fine again between Steps
+}
+
+}  // namespace
+}  // namespace tendon::test
