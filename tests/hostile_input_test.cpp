@@ -389,3 +389,31 @@ TEST(Reentrancy, ACallbackThatChangesTheWorldIsRefusedAndTheFrameIsSafe) {
 
 }  // namespace
 }  // namespace tendon::test
+
+namespace tendon::test {
+namespace {
+
+// ---- build refuses what cannot be simulated ----
+
+TEST(Build, PartsTooSmallOrTooLargeForFiniteMassPropertiesAreRefused) {
+  auto w = MakeWorld();
+  for (float radius : {1e-12f, 1e10f}) {
+    RagdollSettings s;
+    s.parts.push_back(PartSettings{});
+    s.parts[0].shape = {.type = PartShape::kSphere, .radius = radius};
+    s.parts[0].mass = 1.0f;
+    auto r = w->BuildRagdollArchetype(s);
+    ASSERT_FALSE(r.ok()) << radius;
+    EXPECT_EQ(r.error().item, 0);
+    EXPECT_EQ(r.error().field, "parts[0].shape.radius");
+  }
+  RagdollSettings denormal;
+  denormal.parts.push_back(PartSettings{});
+  denormal.parts[0].mass = 1e-40f;  // its inverse mass is infinite
+  auto r = w->BuildRagdollArchetype(denormal);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "parts[0].mass");
+}
+
+}  // namespace
+}  // namespace tendon::test

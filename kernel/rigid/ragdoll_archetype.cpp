@@ -39,24 +39,37 @@ Error CheckUnitTransform(const Transform& t, int32_t item, const std::string& fi
 }
 
 
+// A shape dimension, m: positive, and within [kMinShapeSize, kMaxShapeSize] so that its
+// mass properties (up to the fifth power of a length) stay finite and non-zero in float.
+constexpr float kMinShapeSize = 1e-4f;
+constexpr float kMaxShapeSize = 1e4f;
+Error CheckSize(float value, int32_t i, const char* field) {
+  if (Error e = CheckPositive(value, i, PartField(i, field)); !Ok(e)) return e;
+  if (value < kMinShapeSize || value > kMaxShapeSize)
+    return Fail(ErrorCode::kOutOfRange, i, PartField(i, field),
+                PartField(i, field) + " = " + std::to_string(value) +
+                    " m is outside [0.0001, 10000] m: its mass properties would not be finite");
+  return {};
+}
+
 Error CheckShape(const PartShapeSettings& s, int32_t i) {
   switch (s.type) {
-    case PartShape::kSphere: return CheckPositive(s.radius, i, PartField(i, ".shape.radius"));
+    case PartShape::kSphere: return CheckSize(s.radius, i, ".shape.radius");
     case PartShape::kCapsule:
-      if (Error e = CheckPositive(s.radius, i, PartField(i, ".shape.radius")); !Ok(e)) return e;
+      if (Error e = CheckSize(s.radius, i, ".shape.radius"); !Ok(e)) return e;
       return CheckRange(s.half_height, 0, 1e3f, i, PartField(i, ".shape.half_height"));
     case PartShape::kTaperedCapsule:
-      if (Error e = CheckPositive(s.top_radius, i, PartField(i, ".shape.top_radius")); !Ok(e)) return e;
-      if (Error e = CheckPositive(s.bottom_radius, i, PartField(i, ".shape.bottom_radius")); !Ok(e)) return e;
-      if (Error e = CheckPositive(s.half_height, i, PartField(i, ".shape.half_height")); !Ok(e)) return e;
+      if (Error e = CheckSize(s.top_radius, i, ".shape.top_radius"); !Ok(e)) return e;
+      if (Error e = CheckSize(s.bottom_radius, i, ".shape.bottom_radius"); !Ok(e)) return e;
+      if (Error e = CheckSize(s.half_height, i, ".shape.half_height"); !Ok(e)) return e;
       if (std::fabs(s.top_radius - s.bottom_radius) >= 2.0f * s.half_height)
         return Fail(ErrorCode::kOutOfRange, i, PartField(i, ".shape"),
                     "the larger sphere of the tapered capsule contains the smaller one; use a sphere");
       return {};
     case PartShape::kBox:
-      if (Error e = CheckPositive(s.half_extents.x, i, PartField(i, ".shape.half_extents.x")); !Ok(e)) return e;
-      if (Error e = CheckPositive(s.half_extents.y, i, PartField(i, ".shape.half_extents.y")); !Ok(e)) return e;
-      return CheckPositive(s.half_extents.z, i, PartField(i, ".shape.half_extents.z"));
+      if (Error e = CheckSize(s.half_extents.x, i, ".shape.half_extents.x"); !Ok(e)) return e;
+      if (Error e = CheckSize(s.half_extents.y, i, ".shape.half_extents.y"); !Ok(e)) return e;
+      return CheckSize(s.half_extents.z, i, ".shape.half_extents.z");
   }
   return Fail(ErrorCode::kOutOfRange, i, PartField(i, ".shape.type"), "unknown shape type");
 }
@@ -380,9 +393,18 @@ Error BuildRagdollArchetype(const RagdollSettings& settings, RagdollArchetype* o
                        std::max(a.inertia.z, floor_inertia)};
     }
   }
-  for (RigidPartArchetype& a : r.parts) {
+  for (int32_t i = 0; i < count; ++i) {
+    RigidPartArchetype& a = r.parts[i];
     a.inv_mass = 1.0f / a.mass;
     a.inv_inertia = Vec3{1.0f / a.inertia.x, 1.0f / a.inertia.y, 1.0f / a.inertia.z};
+    // Sizes in range can still meet an extreme mass: the solver needs finite, positive
+    // inverses, or the body would reset every frame and never move.
+    const bool finite = std::isfinite(a.inv_mass) && IsFinite(a.inertia) && IsFinite(a.inv_inertia) &&
+                        a.inertia.x > 0 && a.inertia.y > 0 && a.inertia.z > 0 && a.inv_mass > 0;
+    if (!finite)
+      return Fail(ErrorCode::kOutOfRange, i, PartField(i, ".mass"),
+                  "part " + std::to_string(i) + "'s mass properties are not finite (mass " + std::to_string(a.mass) +
+                      " kg on its shape): choose a mass and size nearer a body's");
     r.total_mass += a.mass;
   }
   // Joint frames in both bodies' frames, from the build pose.

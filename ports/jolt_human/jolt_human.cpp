@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <unordered_map>
 
 #include "ports/json/json.h"
 
@@ -12,14 +14,14 @@ namespace {
 constexpr float kRadToDeg = 180.0f / 3.14159265358979f;
 
 Vec3 ReadVec3(const json::Value& v) {
-  return Vec3{static_cast<float>(v[0].Number()), static_cast<float>(v[1].Number()), static_cast<float>(v[2].Number())};
+  return Vec3{v[0].Float(), v[1].Float(), v[2].Float()};
 }
 Quat ReadQuat(const json::Value& v) {  // [x, y, z, w]
-  return Normalize(Quat{static_cast<float>(v[0].Number()), static_cast<float>(v[1].Number()),
-                        static_cast<float>(v[2].Number()), static_cast<float>(v[3].Number())});
+  return Normalize(Quat{v[0].Float(), v[1].Float(),
+                        v[2].Float(), v[3].Float()});
 }
 float ReadFloat(const json::Value& v, float fallback) {
-  return v.IsNumber() ? static_cast<float>(v.Number()) : fallback;
+  return v.IsNumber() ? v.Float() : fallback;
 }
 
 Error Bad(const std::string& what) { return Error{ErrorCode::kOutOfRange, -1, "file", what}; }
@@ -87,7 +89,9 @@ Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path, bool stabi
     const json::Value& p = parts[i];
     PartSettings part;
     part.name = p["name"].String();
-    part.parent = p["parent_index"].IsNumber() ? static_cast<int32_t>(p["parent_index"].Number()) : -1;
+    part.parent = -1;
+    if (!p["parent_index"].IsNull() && !p["parent_index"].Int(-1, static_cast<int32_t>(parts.Size()), &part.parent))
+      return Bad(path + ": part " + std::to_string(i) + "'s parent_index is not -1 or the index of a part");
     part.pose = Transform{ReadVec3(p["position"]), ReadQuat(p["rotation"]), {1, 1, 1}};
     if (!ReadShape(p["shape"], &part.shape)) return Bad(path + ": part " + part.name + " has an unsupported shape");
     part.mass = ReadFloat(p[stabilized_masses ? "mass_after_jolt_stabilize" : "mass"], 0);
@@ -138,34 +142,62 @@ Result<JoltAnimation> LoadJoltAnimation(const std::string& path) {
   const std::size_t n = joints.Size();
   const std::size_t key_count = joints[0]["keys"].Size();
   if (key_count == 0) return Bad(path + ": the first joint has no keys");
+  // Validated before anything is sized from it: every joint has as many keys as the
+  // first, so the storage is the file's own keys, never a product the file made up.
+  for (std::size_t j = 0; j < n; ++j) {
+    if (!joints[j]["name"].IsString()) return Bad(path + ": joint " + std::to_string(j) + " has no name");
+    if (joints[j]["keys"].Size() != key_count)
+      return Bad(path + ": joint '" + joints[j]["name"].String() + "' has a different key count");
+  }
   for (std::size_t k = 0; k < key_count; ++k) a.key_times.push_back(ReadFloat(joints[0]["keys"][k]["time"], 0));
   // The files list joints in any order (the hd ones are not parents first): order them
-  // parents first, keeping the file's order among those that are ready.
-  std::vector<std::size_t> order;
-  std::vector<bool> placed(n, false);
-  for (std::size_t pass = 0; order.size() < n && pass < n; ++pass) {
-    for (std::size_t j = 0; j < n; ++j) {
-      if (placed[j]) continue;
-      const json::Value& parent = joints[j]["parent"];
-      bool ready = !parent.IsString();
-      for (std::size_t p = 0; p < order.size() && !ready; ++p) ready = joints[order[p]]["name"].String() == parent.String();
-      if (ready) {
-        placed[j] = true;
-        order.push_back(j);
-      }
+  // parents first. A joint whose parent comes earlier in the file is placed in its parent's
+  // round, one whose parent comes later in the next round after it; rounds in order, the
+  // file's order within a round. Linear: a name table, one pass for the rounds (memoised
+  // along parent links), one counting sort.
+  std::unordered_map<std::string, std::size_t> index_of;
+  index_of.reserve(n);
+  for (std::size_t j = 0; j < n; ++j) index_of.emplace(joints[j]["name"].String(), j);
+  constexpr std::size_t kUnknown = SIZE_MAX, kVisiting = SIZE_MAX - 1;
+  std::vector<std::size_t> parent_of(n, kUnknown), round(n, kUnknown);
+  for (std::size_t j = 0; j < n; ++j) {
+    const json::Value& parent = joints[j]["parent"];
+    if (!parent.IsString()) continue;
+    const auto it = index_of.find(parent.String());
+    if (it == index_of.end() || it->second == j)
+      return Bad(path + ": joint '" + joints[j]["name"].String() + "' names a parent that is not in the file");
+    parent_of[j] = it->second;
+  }
+  std::vector<std::size_t> path_stack;
+  for (std::size_t j = 0; j < n; ++j) {
+    // Walk up to a joint whose round is known (or a root), then fill the rounds back down.
+    for (std::size_t at = j; round[at] == kUnknown;) {
+      round[at] = kVisiting;
+      path_stack.push_back(at);
+      if (parent_of[at] == kUnknown) break;
+      at = parent_of[at];
+      if (round[at] == kVisiting) return Bad(path + ": the joints' parents form a cycle");
+    }
+    while (!path_stack.empty()) {
+      const std::size_t at = path_stack.back();
+      path_stack.pop_back();
+      const std::size_t p = parent_of[at];
+      round[at] = p == kUnknown ? 0 : round[p] + (p < at ? 0 : 1);
     }
   }
-  if (order.size() != n) return Bad(path + ": a joint names a parent that is not in the file (or a cycle)");
+  std::vector<std::size_t> per_round(n + 1, 0);
+  for (std::size_t j = 0; j < n; ++j) ++per_round[round[j] + 1];
+  for (std::size_t r = 1; r <= n; ++r) per_round[r] += per_round[r - 1];
+  std::vector<std::size_t> order(n), position(n);
+  for (std::size_t j = 0; j < n; ++j) order[per_round[round[j]]++] = j;
+  for (std::size_t i = 0; i < n; ++i) position[order[i]] = i;
   a.keys.resize(key_count * n);
   for (std::size_t i = 0; i < n; ++i) {
     const json::Value& joint = joints[order[i]];
     a.joints.push_back(joint["name"].String());
-    int32_t parent = -1;
-    for (std::size_t p = 0; p < i && joint["parent"].IsString(); ++p)
-      if (a.joints[p] == joint["parent"].String()) parent = static_cast<int32_t>(p);
-    a.parents.push_back(parent);
+    const std::size_t p = parent_of[order[i]];
+    a.parents.push_back(p == kUnknown ? -1 : static_cast<int32_t>(position[p]));
     const json::Value& keys = joint["keys"];
-    if (keys.Size() != key_count) return Bad(path + ": joint '" + a.joints[i] + "' has a different key count");
     for (std::size_t k = 0; k < key_count; ++k)
       a.keys[k * n + i] = Transform{ReadVec3(keys[k]["translation"]), ReadQuat(keys[k]["rotation"]), {1, 1, 1}};
   }

@@ -1,6 +1,7 @@
 // ports/json/json.cpp: a recursive-descent JSON parser (RFC 8259), depth-limited.
 #include "ports/json/json.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -74,6 +75,10 @@ class Parser {
     if (end != number.c_str() + number.size()) {
       at_ = start;
       return Fail("malformed number");
+    }
+    if (!std::isfinite(v.number_)) {  // 1e999: out of range, not infinity
+      at_ = start;
+      return Fail("number out of range");
     }
     v.kind_ = Value::Kind::kNumber;
     return true;

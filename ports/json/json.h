@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +30,22 @@ class Value {
   bool IsObject() const { return kind_ == Kind::kObject; }
 
   double Number(double fallback = 0.0) const { return kind_ == Kind::kNumber ? number_ : fallback; }
+  // The number as a float: beyond float's range it is +-infinity (which every builder then
+  // refuses by name), never an out-of-range conversion; `fallback` when not a number.
+  float Float(float fallback = 0.0f) const {
+    if (kind_ != Kind::kNumber) return fallback;
+    if (number_ > 3.4028234663852886e38) return std::numeric_limits<float>::infinity();
+    if (number_ < -3.4028234663852886e38) return -std::numeric_limits<float>::infinity();
+    return static_cast<float>(number_);
+  }
+  // An integral number within [lo, hi): true, with *out set; false for anything else (a
+  // fraction, a number out of range, not a number). Loaders index with this only.
+  bool Int(int32_t lo, int32_t hi, int32_t* out) const {
+    if (kind_ != Kind::kNumber || !(number_ >= lo && number_ < hi) || number_ != static_cast<double>(static_cast<int64_t>(number_)))
+      return false;
+    *out = static_cast<int32_t>(number_);
+    return true;
+  }
   bool Bool(bool fallback = false) const { return kind_ == Kind::kBool ? boolean_ : fallback; }
   const std::string& String() const { return string_; }
   const std::vector<Value>& Array() const { return array_; }

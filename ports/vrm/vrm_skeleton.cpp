@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <climits>
 #include <fstream>
 #include <iterator>
 
@@ -21,7 +22,7 @@ uint32_t ReadU32(const std::string& bytes, std::size_t at) {
 }
 
 float F(const json::Value& v, std::size_t i, float fallback) {
-  return v[i].IsNumber() ? static_cast<float>(v[i].Number()) : fallback;
+  return v[i].IsNumber() ? v[i].Float() : fallback;
 }
 
 }  // namespace
@@ -38,14 +39,22 @@ Result<VrmSkeleton> LoadVrmSkeleton(const std::string& path) {
   if (!parsed.ok) return Bad(path + ": " + parsed.error);
   const json::Value& gltf = parsed.value;
   const json::Value& nodes = gltf["nodes"];
+  if (nodes.Size() > static_cast<std::size_t>(INT32_MAX)) return Bad(path + ": too many nodes");
   const auto node_count = static_cast<int32_t>(nodes.Size());
-  const int32_t scene = static_cast<int32_t>(gltf["scene"].Number(0));
+  // Every index is checked before it is used: integral, in range, or the file is refused.
+  int32_t scene = 0;
+  if (gltf.Has("scene") && !gltf["scene"].Int(0, static_cast<int32_t>(gltf["scenes"].Size()), &scene))
+    return Bad(path + ": \"scene\" is not the index of a scene");
   const json::Value& roots = gltf["scenes"][static_cast<std::size_t>(scene)]["nodes"];
   VrmSkeleton out;
   std::vector<int32_t> bone_of_node(node_count, -1);
   // Depth first from the scene's roots: parents before children.
   std::vector<std::pair<int32_t, int32_t>> stack;  // (node, parent bone)
-  for (std::size_t r = roots.Size(); r-- > 0;) stack.emplace_back(static_cast<int32_t>(roots[r].Number(-1)), -1);
+  for (std::size_t r = roots.Size(); r-- > 0;) {
+    int32_t node = -1;
+    if (!roots[r].Int(0, node_count, &node)) return Bad(path + ": a scene root is not the index of a node");
+    stack.emplace_back(node, -1);
+  }
   while (!stack.empty()) {
     const auto [node, parent] = stack.back();
     stack.pop_back();
@@ -65,16 +74,22 @@ Result<VrmSkeleton> LoadVrmSkeleton(const std::string& path) {
                                                 Normalize(Quat{F(q, 0, 0), F(q, 1, 0), F(q, 2, 0), F(q, 3, 1)}),
                                                 {F(s, 0, 1), F(s, 1, 1), F(s, 2, 1)}});
     const json::Value& children = n["children"];
-    for (std::size_t c = children.Size(); c-- > 0;) stack.emplace_back(static_cast<int32_t>(children[c].Number(-1)), bone);
+    for (std::size_t c = children.Size(); c-- > 0;) {
+      int32_t child = -1;
+      if (!children[c].Int(0, node_count, &child))
+        return Bad(path + ": node " + std::to_string(node) + " has a child that is not the index of a node");
+      stack.emplace_back(child, bone);
+    }
   }
-  auto add = [&](const std::string& bone_name, int32_t node) {
-    if (node >= 0 && node < node_count && bone_of_node[node] >= 0) out.humanoid.emplace_back(bone_name, bone_of_node[node]);
+  auto add = [&](const std::string& bone_name, const json::Value& node_value) {
+    int32_t node = -1;
+    if (node_value.Int(0, node_count, &node) && bone_of_node[node] >= 0) out.humanoid.emplace_back(bone_name, bone_of_node[node]);
   };
   const json::Value& ext = gltf["extensions"];
   if (ext["VRM"].IsObject()) {  // VRM 0.x: humanBones is a list of {bone, node}
     const json::Value& bones = ext["VRM"]["humanoid"]["humanBones"];
     for (std::size_t i = 0; i < bones.Size(); ++i)
-      add(bones[i]["bone"].String(), static_cast<int32_t>(bones[i]["node"].Number(-1)));
+      add(bones[i]["bone"].String(), bones[i]["node"]);
   } else if (ext["VRMC_vrm"].IsObject()) {  // VRM 1.0: humanBones is an object {name: {node}}
     // The json reader keeps members in a map; walk the known names.
     static const char* kNames[] = {"hips", "spine", "chest", "upperChest", "neck", "head", "leftUpperLeg", "leftLowerLeg",
@@ -82,7 +97,7 @@ Result<VrmSkeleton> LoadVrmSkeleton(const std::string& path) {
                                    "leftShoulder", "leftUpperArm", "leftLowerArm", "leftHand", "rightShoulder",
                                    "rightUpperArm", "rightLowerArm", "rightHand"};
     const json::Value& bones = ext["VRMC_vrm"]["humanoid"]["humanBones"];
-    for (const char* name : kNames) add(name, static_cast<int32_t>(bones[name]["node"].Number(-1)));
+    for (const char* name : kNames) add(name, bones[name]["node"]);
   }
   if (out.skeleton.names.empty()) return Bad(path + ": the scene has no nodes");
   return out;
