@@ -689,16 +689,16 @@ TEST(Landing, TheRulesHoldAtEachBoundary) {
   EXPECT_EQ(w.verdict, LandingVerdict::kLanded);
   // Exactly the threshold speed is not slow; exactly the ground distance is near.
   LandingWatch v = StartLandingWatch(0.0, 1);
-  v = AdvanceLandingWatch(v, r, 0.5, 12.0f, 1.0f);
+  v = AdvanceLandingWatch(v, r, 0.5, r.speed_threshold, 1.0f);
   EXPECT_LT(v.resting_since, 0);
-  v = AdvanceLandingWatch(v, r, 0.6, 11.99f, 4.5f);
+  v = AdvanceLandingWatch(v, r, 0.6, r.speed_threshold - 0.01f, r.ground_distance);
   EXPECT_EQ(v.resting_since, 0.6);
   // A bounce (fast again) restarts the hold; no ground below never lands.
   v = AdvanceLandingWatch(v, r, 0.7, 30.0f, 1.0f);
   EXPECT_LT(v.resting_since, 0);
   EXPECT_EQ(v.peak_speed, 30.0f) << "the fastest it really went";
   v = AdvanceLandingWatch(v, r, 0.8, 1.0f, -1.0f);
-  v = AdvanceLandingWatch(v, r, 5.0, 1.0f, 4.51f);
+  v = AdvanceLandingWatch(v, r, 5.0, 1.0f, r.ground_distance + 0.01f);
   EXPECT_EQ(v.verdict, LandingVerdict::kFlying);
   // The ceiling.
   v = AdvanceLandingWatch(v, r, 19.99, 1.0f, -1.0f);

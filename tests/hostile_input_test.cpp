@@ -417,3 +417,39 @@ TEST(Build, PartsTooSmallOrTooLargeForFiniteMassPropertiesAreRefused) {
 
 }  // namespace
 }  // namespace tendon::test
+
+namespace tendon::test {
+namespace {
+
+TEST(Units, ARigAuthoredInCentimetresIsRefusedWithTheReason) {
+  auto w = MakeWorld();
+  CharacterSettings cm = StickmanCharacter();
+  for (Transform& t : cm.skeleton.rest_local) t.translation = t.translation * 100.0f;
+  auto r = w->BuildCharacterArchetype(cm);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "skeleton.rest_local");
+  EXPECT_NE(r.error().message.find("centimetres"), std::string::npos) << r.error().message;
+  EXPECT_TRUE(w->BuildCharacterArchetype(StickmanCharacter()).ok());
+}
+
+TEST(Units, ThePendulumsSyntheticLeverIsInMetresNotStuds) {
+  auto w = MakeWorld();
+  Transform joint{{0, 2, 0}, {}, {1, 1, 1}}, offset{};
+  PendulumBinding b;
+  b.joint_world = &joint;
+  b.accessory_offset = &offset;  // centre at the hinge: the synthetic lever
+  const PendulumId id = w->BindPendulum(b).value();
+  w->Step(kStep);
+  Vec3 bob;
+  ASSERT_EQ(w->GetPendulumState(id, &bob, nullptr).code, ErrorCode::kNone);
+  EXPECT_NEAR(Length(bob - joint.translation), 0.21f, 1e-3f);  // 0.75 studs
+}
+
+TEST(Units, LandingRulesDefaultToTheReferenceInMetres) {
+  const LandingRules rules;
+  EXPECT_NEAR(rules.speed_threshold, 12.0f * 0.28f, 1e-4f);
+  EXPECT_NEAR(rules.ground_distance, 4.5f * 0.28f, 1e-4f);
+}
+
+}  // namespace
+}  // namespace tendon::test

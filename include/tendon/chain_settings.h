@@ -95,8 +95,9 @@ struct PendulumSettings {
   float wind_scale = 1.0f;         // [-100, 100]
   float max_swing_degrees = 25.0f; // [0, 180]: the swing from rest never exceeds it
   // The accessory's centre in its own frame (the end of the rest lever). When the lever
-  // from the hinge to the centre is shorter than 0.1 m, a synthetic 0.75 m lever hangs
-  // from the hinge down the accessory's up axis (along -up_axis) instead.
+  // from the hinge to the centre is shorter than 0.028 m, a synthetic 0.21 m lever hangs
+  // from the hinge down the accessory's up axis (along -up_axis) instead. (The BonePhysics
+  // reference's 0.1 and 0.75 are Roblox studs: 1 stud = 0.28 m.)
   Vec3 centre{};
   Vec3 up_axis{0.0f, 1.0f, 0.0f};  // unit, in the accessory's frame
 };

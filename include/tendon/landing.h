@@ -15,9 +15,11 @@
 
 namespace tendon {
 
+// The reference states its thresholds in Roblox studs (12 studs/s, 4.5 studs); Tendon's
+// are metres at 1 stud = 0.28 m (Roblox's own conversion for characters).
 struct LandingRules {
-  float speed_threshold = 12.0f;  // units/s: slower than this counts as resting
-  float ground_distance = 4.5f;   // units: ground at most this far below counts as on it
+  float speed_threshold = 3.36f;  // m/s (12 studs/s): slower than this counts as resting
+  float ground_distance = 1.26f;  // m (4.5 studs): ground at most this far below counts as on it
   float hold_seconds = 0.25f;     // both must hold this long (a bounce does not land)
   float grace_seconds = 0.35f;    // ignored this long after the start (still on the floor)
   float ceiling_seconds = 20.0f;  // landed regardless after this long (water, the void)

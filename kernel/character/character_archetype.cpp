@@ -389,6 +389,10 @@ void ForwardKinematics(const std::vector<int32_t>& parents, const Transform& mod
     world[b] = Compose(parents[b] >= 0 ? world[parents[b]] : model, local[b]);
 }
 
+// The largest rest skeleton accepted, m (its bounding box's diagonal): giants fit, a
+// 1.8 m rig authored in centimetres (180 "m") does not.
+constexpr float kMaxSkeletonExtent = 30.0f;
+
 Error BuildCharacterArchetype(const CharacterSettings& settings, CharacterArchetype* out) {
   const SkeletonSettings& sk = settings.skeleton;
   if (Error e = CheckSkeleton(sk); !Ok(e)) return e;
@@ -400,6 +404,21 @@ Error BuildCharacterArchetype(const CharacterSettings& settings, CharacterArchet
     rig.world[b].rotation = Normalize(rig.world[b].rotation);
     rig.exact.emplace(sk.names[b], b);
     rig.normal.emplace(NormalizeBoneName(sk.names[b]), b);
+  }
+  // Tendon works in metres. A rig authored in centimetres (Mixamo's FBX, many DCC exports)
+  // would build silently into a ragdoll a hundred times too big: refuse it with the reason.
+  {
+    Vec3 lo = rig.world[0].translation, hi = lo;
+    for (const Transform& t : rig.world) {
+      lo = Vec3{std::min(lo.x, t.translation.x), std::min(lo.y, t.translation.y), std::min(lo.z, t.translation.z)};
+      hi = Vec3{std::max(hi.x, t.translation.x), std::max(hi.y, t.translation.y), std::max(hi.z, t.translation.z)};
+    }
+    const float extent = Length(hi - lo);
+    if (!(extent <= kMaxSkeletonExtent))
+      return Fail(ErrorCode::kOutOfRange, -1, "skeleton.rest_local",
+                  "the rest skeleton spans " + std::to_string(extent) + " m (at most " +
+                      std::to_string(static_cast<int>(kMaxSkeletonExtent)) +
+                      " m): it looks authored in centimetres; scale its translations by 0.01 (Tendon works in metres)");
   }
   if (Error e = CheckPositive(settings.total_mass, -1, "total_mass"); !Ok(e)) return e;
   if (Error e = CheckRange(settings.friction, 0, 10, -1, "friction"); !Ok(e)) return e;

@@ -17,6 +17,9 @@ namespace tendon::detail {
 
 namespace {
 constexpr int32_t kPendulumChunk = 256;
+// The BonePhysics reference's 0.1 and 0.75 studs, in metres (1 stud = 0.28 m).
+constexpr float kShortLever = 0.028f;    // m: a lever shorter than this is replaced
+constexpr float kSyntheticLever = 0.21f;  // m: by one this long down the up axis
 }  // namespace
 
 PendulumSystem::Slot* PendulumSystem::Find(PendulumId id) {
@@ -76,7 +79,7 @@ Result<PendulumId> PendulumSystem::Bind(const PendulumBinding& b) {
   p.max_swing = s.max_swing_degrees * kPi / 180.0f;
   // The rest lever, in the joint's frame: hinge (joint origin) -> accessory centre.
   Vec3 lever = TransformPoint(offset, s.centre);
-  if (Length(lever) < 0.1f) lever = Rotate(offset.rotation, -s.up_axis) * 0.75f;
+  if (Length(lever) < kShortLever) lever = Rotate(offset.rotation, -s.up_axis) * kSyntheticLever;
   p.lever_local = lever;
   p.lever_length = Length(lever);
   p.live_index = static_cast<int32_t>(live_pendulums_.size());
