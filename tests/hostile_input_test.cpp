@@ -453,3 +453,104 @@ TEST(Units, LandingRulesDefaultToTheReferenceInMetres) {
 
 }  // namespace
 }  // namespace tendon::test
+
+namespace tendon::test {
+namespace {
+
+// Found by tests/fuzz/fuzz_world.cpp: a denormal dt made the velocities a character
+// estimates from its last two frames infinite (speed NaN in GetCharacterState).
+TEST(HostInput, ADenormalFrameTimeLeavesEveryCharacterQueryFinite) {
+  auto w = MakeWorld();
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter host(StickmanSkeleton());
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  w->Step(kStep);
+  host.model.translation.x = 0.5f;
+  w->Step(1e-39f);
+  CharacterState st;
+  ASSERT_EQ(w->GetCharacterState(id, &st).code, ErrorCode::kNone);
+  EXPECT_TRUE(IsFinite(st.root_velocity) && std::isfinite(st.speed));
+  ASSERT_TRUE(w->ActivateCharacter(id));
+  for (int f = 0; f < 5; ++f) w->Step(kStep);
+  ASSERT_EQ(w->GetCharacterState(id, &st).code, ErrorCode::kNone);
+  EXPECT_TRUE(IsFinite(st.root_velocity) && std::isfinite(st.speed));
+  EXPECT_TRUE(AllFinite(host.output));
+}
+
+}  // namespace
+}  // namespace tendon::test
+
+namespace tendon::test {
+namespace {
+
+// Found by tests/fuzz/fuzz_build.cpp: a placement rotation of |q| ~ 1e30 passed the
+// finiteness check, overflowed the bind pose, and the first reset wrote it back.
+TEST(HostInput, ARagdollPlacementFarFromAUnitRotationIsRefusedAndOneNearItNormalised) {
+  auto w = MakeWorld();
+  RagdollSettings s;
+  s.parts.push_back(PartSettings{});
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> far(1), near(1), unit(1);
+  RagdollBinding b;
+  b.archetype = a;
+  b.placement = Transform{{1, 2, 3}, Quat{1e30f, 0, 0, 1e30f}, {1, 1, 1}};
+  b.output_parts = far;
+  auto r = w->BindRagdoll(b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kNotUnitRotation);
+  const Quat q = AxisAngle(Vec3{0, 0, 1}, 0.5f);
+  b.placement.rotation = Quat{q.x * 1.2f, q.y * 1.2f, q.z * 1.2f, q.w * 1.2f};
+  b.output_parts = near;
+  ASSERT_TRUE(w->BindRagdoll(b).ok());
+  b.placement.rotation = q;
+  b.output_parts = unit;
+  ASSERT_TRUE(w->BindRagdoll(b).ok());
+  EXPECT_LT(Length(near[0].translation - unit[0].translation), 1e-5f);
+  EXPECT_NEAR(Dot(near[0].rotation, unit[0].rotation), 1.0f, 1e-5f);
+  Transform root{{0, 1, 0}, {}, {1, 1, 1}};
+  EXPECT_EQ(w->SetRagdollKinematicRoot(w->BindRagdoll(RagdollBinding{.archetype = a, .output_parts = far}).value(), &root).code,
+            ErrorCode::kNone);
+  w->Step(kStep);
+  root.rotation = Quat{1e30f, 0, 0, 1e30f};  // finite, not a rotation: held and counted
+  EXPECT_EQ(w->Step(kStep).snapped_bad_input, 1);
+  EXPECT_TRUE(IsFinite(far[0]));
+}
+
+}  // namespace
+}  // namespace tendon::test
+
+namespace tendon::test {
+namespace {
+
+// Found by the soak: a kinematic root set 5 m from its ragdoll pulled the joints so far in
+// one substep that the rigid kernel's Turn (one Newton step of renormalisation) went
+// negative, the quaternion grew without bound, and the ragdoll reset every frame, forever.
+TEST(State, AKinematicRootFarFromItsRagdollPullsItAlongWithoutResets) {
+  auto w = MakeWorld();
+  RagdollSettings limb;
+  for (int j = 0; j < 3; ++j) {
+    PartSettings p;
+    p.parent = j - 1;
+    p.pose.translation = {0, 0.72f - 0.36f * j, 0};
+    p.shape = {.type = PartShape::kCapsule, .radius = 0.06f, .half_height = 0.12f};
+    p.joint.anchor = {0, 0.9f - 0.36f * j, 0};
+    limb.parts.push_back(p);
+  }
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(limb).value();
+  std::vector<Transform> out(3);
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = out;
+  const RagdollId id = w->BindRagdoll(b).value();
+  w->Step(kStep);
+  Transform root{{0, 1.0f, 5.0f}, AxisAngle(Vec3{1, 0, 0}, 2.5f), {1, 1, 1}};
+  ASSERT_EQ(w->SetRagdollKinematicRoot(id, &root).code, ErrorCode::kNone);
+  int resets = 0;
+  for (int f = 0; f < 120; ++f) resets += w->Step(kStep).reset_non_finite;
+  EXPECT_LE(resets, 1);
+  for (const Transform& t : out) EXPECT_TRUE(IsFinite(t));
+  EXPECT_LT(Length(out[1].translation - root.translation), 1.0f) << "the limb hangs from its root again";
+}
+
+}  // namespace
+}  // namespace tendon::test

@@ -43,6 +43,9 @@ constexpr float kRadToDeg = 57.2957795f;
 constexpr float kMaxBlendSeconds = 1e4f;  // every duration and crossfade a host passes, s
 constexpr float kMinEaseSeconds = 1e-3f;  // a GoLimp shorter than this is at once
 constexpr std::size_t kBaseEventCapacity = 64;
+// Velocities are estimated from the last two frames' poses only over frames at least this
+// long: a denormal dt would turn them infinite (found by tests/fuzz/fuzz_world.cpp).
+constexpr float kMinFrameSeconds = 1e-4f;
 
 bool AllFinite(std::span<const Transform> t) { return detail::AllFinite(t.data(), static_cast<int64_t>(t.size())); }
 
@@ -297,7 +300,7 @@ void CharacterSystem::ApplyControls(Slot& c) {
   if (kinematic != c.kinematic) {
     ragdolls_.SetKinematicRoot(c.ragdoll, kinematic ? &c.anchor : nullptr);
     c.kinematic = kinematic;
-    if (!kinematic && c.active && c.last_frame_dt > 0) {
+    if (!kinematic && c.active && c.last_frame_dt >= kMinFrameSeconds) {
       // Let go: the hips keep the motion the animation was giving them.
       const float inv_dt = 1.0f / c.last_frame_dt;
       ragdolls_.SetPartVelocity(
@@ -321,26 +324,43 @@ void CharacterSystem::ComputeTargets(Slot& c, const CharacterArchetype& a) {
 }
 
 bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o, Error* why) {
-  auto refuse = [why](Error e) {
-    if (why != nullptr) *why = std::move(e);
+  // The error is built only for a caller who asked why: a refusal allocates nothing then.
+  auto refuse = [why](const auto& make) {
+    if (why != nullptr) *why = make();
     return false;
   };
   Slot* found = Find(id);
-  if (found == nullptr) return refuse(Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale"));
-  if (found->active) return refuse(Fail(ErrorCode::kInUse, -1, "character", "the character is already active"));
+  if (found == nullptr)
+    return refuse([&] {
+      return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+    });
+  if (found->active)
+    return refuse([&] { return Fail(ErrorCode::kInUse, -1, "character", "the character is already active"); });
   if (max_active_ <= 0)
-    return refuse(Fail(ErrorCode::kCapacity, -1, "max_active_characters", "max_active_characters is 0: no character may be active"));
+    return refuse([&] {
+      return Fail(ErrorCode::kCapacity, -1, "max_active_characters", "max_active_characters is 0: no character may be active");
+    });
   Slot& c = *found;
   const CharacterArchetype& a = archetypes_[c.archetype];
-  if (a.parts.empty()) return refuse(Fail(ErrorCode::kEmpty, -1, "archetype", "the character has no parts"));
-  if (!IsFinite(o.launch_velocity)) return refuse(Fail(ErrorCode::kNotFinite, -1, "launch_velocity", "launch_velocity is not finite"));
-  if (!IsFinite(o.impulse)) return refuse(Fail(ErrorCode::kNotFinite, -1, "impulse", "impulse is not finite"));
+  if (a.parts.empty())
+    return refuse([&] { return Fail(ErrorCode::kEmpty, -1, "archetype", "the character has no parts"); });
+  if (!IsFinite(o.launch_velocity))
+    return refuse([&] {
+      return Fail(ErrorCode::kNotFinite, -1, "launch_velocity", "launch_velocity is not finite");
+    });
+  if (!IsFinite(o.impulse))
+    return refuse([&] { return Fail(ErrorCode::kNotFinite, -1, "impulse", "impulse is not finite"); });
   // The checks build their messages only when they fail: toggling never allocates.
-  if (o.strength && !(*o.strength >= 0 && *o.strength <= 1)) return refuse(CheckRange(*o.strength, 0, 1, -1, "strength"));
+  if (o.strength && !(*o.strength >= 0 && *o.strength <= 1))
+    return refuse([&] { return CheckRange(*o.strength, 0, 1, -1, "strength"); });
   if (std::isnan(o.duration_seconds) || o.duration_seconds < 0)
-    return refuse(Fail(ErrorCode::kOutOfRange, -1, "duration_seconds", "duration_seconds must be >= 0 (infinity: never)"));
+    return refuse([&] {
+      return Fail(ErrorCode::kOutOfRange, -1, "duration_seconds", "duration_seconds must be >= 0 (infinity: never)");
+    });
   if (!(o.release_blend_seconds >= 0 && o.release_blend_seconds <= kMaxBlendSeconds))
-    return refuse(CheckRange(o.release_blend_seconds, 0, kMaxBlendSeconds, -1, "release_blend_seconds"));
+    return refuse([&] {
+      return CheckRange(o.release_blend_seconds, 0, kMaxBlendSeconds, -1, "release_blend_seconds");
+    });
   // The budget: the oldest live ragdoll goes.
   while (ActiveCount() >= max_active_) {
     Slot* oldest = nullptr;
@@ -355,7 +375,7 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
   const Vec3 extra = o.launch_velocity + o.impulse * (1.0f / a.total_mass);
   for (int32_t j = 0; j < n; ++j) {
     Vec3 v{}, w{};
-    if (c.last_frame_dt > 0) {
+    if (c.last_frame_dt >= kMinFrameSeconds) {
       v = (c.shown_cur[j].translation - c.shown_prev[j].translation) * (1.0f / c.last_frame_dt);
       w = RotationVector(Normalize(c.shown_cur[j].rotation * Conjugate(c.shown_prev[j].rotation))) * (1.0f / c.last_frame_dt);
     }
@@ -436,21 +456,30 @@ Error CharacterSystem::SetAnchored(CharacterId id, bool anchored) {
 
 bool CharacterSystem::Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 point, const CharacterHitOptions& o,
                           Error* why) {
-  auto refuse = [why](Error e) {
-    if (why != nullptr) *why = std::move(e);
+  // The error is built only for a caller who asked why: a refusal allocates nothing then.
+  auto refuse = [why](const auto& make) {
+    if (why != nullptr) *why = make();
     return false;
   };
   Slot* c = Find(id);
-  if (c == nullptr) return refuse(Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale"));
+  if (c == nullptr)
+    return refuse([&] {
+      return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+    });
   if (part < 0 || part >= static_cast<int32_t>(archetypes_[c->archetype].parts.size()))
-    return refuse(Fail(ErrorCode::kBadReference, part, "part", "no such part"));
+    return refuse([&] { return Fail(ErrorCode::kBadReference, part, "part", "no such part"); });
   if (!IsFinite(impulse) || !IsFinite(point))
-    return refuse(Fail(ErrorCode::kNotFinite, -1, "impulse", "the impulse or its point is not finite"));
+    return refuse([&] {
+      return Fail(ErrorCode::kNotFinite, -1, "impulse", "the impulse or its point is not finite");
+    });
   if (!(o.duration_seconds > 0) || o.duration_seconds > kMaxBlendSeconds)
-    return refuse(Fail(ErrorCode::kOutOfRange, -1, "duration_seconds", "duration_seconds must be within (0, 10000]"));
+    return refuse([&] {
+      return Fail(ErrorCode::kOutOfRange, -1, "duration_seconds", "duration_seconds must be within (0, 10000]");
+    });
   if (!(o.blend_seconds >= 0 && o.blend_seconds <= kMaxBlendSeconds))
-    return refuse(CheckRange(o.blend_seconds, 0, kMaxBlendSeconds, -1, "blend_seconds"));
-  if (!(o.strength >= 0 && o.strength <= 1)) return refuse(CheckRange(o.strength, 0, 1, -1, "strength"));
+    return refuse([&] { return CheckRange(o.blend_seconds, 0, kMaxBlendSeconds, -1, "blend_seconds"); });
+  if (!(o.strength >= 0 && o.strength <= 1))
+    return refuse([&] { return CheckRange(o.strength, 0, 1, -1, "strength"); });
   if (!c->active) {
     // A flinch: powered up anchored to the animation, handed back after the duration.
     const float saved_strength = c->strength;
@@ -537,7 +566,7 @@ Error CharacterSystem::GetState(CharacterId id, CharacterState* out) const {
     Vec3 momentum{};
     for (int32_t j = 0; j < n; ++j) momentum = momentum + v[j] * a.parts[j].mass;
     s.speed = Length(momentum) / a.total_mass;
-  } else if (c->last_frame_dt > 0) {
+  } else if (c->last_frame_dt >= kMinFrameSeconds) {
     s.root_velocity = (c->shown_cur[0].translation - c->shown_prev[0].translation) * (1.0f / c->last_frame_dt);
     s.speed = Length(s.root_velocity);
   }
@@ -548,6 +577,12 @@ Error CharacterSystem::GetState(CharacterId id, CharacterState* out) const {
   s.facing = front.y > kSin45 ? CharacterFacing::kUp : (front.y < -kSin45 ? CharacterFacing::kDown : CharacterFacing::kSide);
   const Vec3 toward = frames[a.head_part >= 0 ? a.head_part : 0].translation - frames[0].translation;
   s.heading_degrees = (std::fabs(toward.x) + std::fabs(toward.z) > 1e-6f) ? std::atan2(toward.x, toward.z) * kRadToDeg : 0.0f;
+  // Finite poses far apart can still overflow a difference: no query returns non-finite.
+  if (!IsFinite(s.root_velocity) || !std::isfinite(s.speed)) {
+    s.root_velocity = Vec3{};
+    s.speed = 0;
+  }
+  if (!std::isfinite(s.heading_degrees)) s.heading_degrees = 0;
   *out = s;
   return {};
 }
@@ -628,7 +663,7 @@ void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double no
     ComputeTargets(c, a);
     for (int32_t j = 1; j < n; ++j) {
       // The animation's own relative angular velocity, in the parent part's frame.
-      c.target_w[j] = frame_dt > 0 ? RotationVector(Normalize(c.target[j] * Conjugate(c.target_prev[j]))) * (1.0f / frame_dt)
+      c.target_w[j] = frame_dt >= kMinFrameSeconds ? RotationVector(Normalize(c.target[j] * Conjugate(c.target_prev[j]))) * (1.0f / frame_dt)
                                    : Vec3{};
     }
     ragdolls_.SetMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);

@@ -163,6 +163,14 @@ Vec3 Storable(Vec3 v, float cap, const F& exact) {
   return Vec3{static_cast<float>(d.x * k), static_cast<float>(d.y * k), static_cast<float>(d.z * k)};
 }
 
+// A host rotation Tendon can use: |q|^2 within [0.25, 4] (it is normalised where it is
+// used); farther from unit, or overflowing, it is refused (found by tests/fuzz/fuzz_build:
+// a placement of |q| ~ 1e30 overflowed the bind pose).
+bool UsableRotation(const Quat& q) {
+  const float n2 = Dot(q, q);
+  return n2 >= 0.25f && n2 <= 4.0f;
+}
+
 }  // namespace
 
 RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidKernels& kernels)
@@ -228,16 +236,24 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
     return RagdollId{static_cast<uint32_t>(it->second), store_.slots[it->second].generation};
   if (!IsFinite(b.placement) || !IsFinite(b.linear_velocity) || !IsFinite(b.angular_velocity))
     return Fail(ErrorCode::kNotFinite, -1, "placement", "placement or the start velocities are not finite");
+  if (!UsableRotation(b.placement.rotation))
+    return Fail(ErrorCode::kNotUnitRotation, -1, "placement", "placement's rotation is far from unit length");
   for (int32_t j = 0; j < static_cast<int32_t>(b.start_parts.size()) && j < n; ++j) {
     if (!IsFinite(b.start_parts[j]))
       return Fail(ErrorCode::kNotFinite, j, "start_parts", "start_parts[" + std::to_string(j) + "] is not finite");
+    if (!UsableRotation(b.start_parts[j].rotation))
+      return Fail(ErrorCode::kNotUnitRotation, j, "start_parts",
+                  "start_parts[" + std::to_string(j) + "]'s rotation is far from unit length");
   }
   if (!IsFinite(b.planar_normal) || (!(b.planar_normal == Vec3{}) && std::fabs(Length(b.planar_normal) - 1.0f) > 1e-3f))
     return Fail(ErrorCode::kOutOfRange, -1, "planar_normal", "planar_normal must be zero (3D) or a unit vector");
   if (std::isnan(b.freeze_after_seconds) || b.freeze_after_seconds < 0)
     return Fail(ErrorCode::kOutOfRange, -1, "freeze_after_seconds", "freeze_after_seconds must be >= 0 (infinity: never)");
-  if (b.kinematic_root != nullptr && !IsFinite(*b.kinematic_root))
-    return Fail(ErrorCode::kNotFinite, -1, "kinematic_root", "the kinematic root frame is not finite at bind");
+  if (b.kinematic_root != nullptr && (!IsFinite(*b.kinematic_root) || !UsableRotation(b.kinematic_root->rotation)))
+    return Fail(ErrorCode::kNotFinite, -1, "kinematic_root", "the kinematic root frame is not finite (or not a rotation) at bind");
+  // A placement rotation a little off unit would scale the placed parts: normalised.
+  Transform placement = b.placement;
+  if (std::fabs(Dot(placement.rotation, placement.rotation) - 1.0f) > 1e-4f) placement.rotation = Normalize(placement.rotation);
   const bool kinematic = b.kinematic_root != nullptr;
   const int32_t gi = FindOrAddGroup(static_cast<int32_t>(b.archetype.index), kinematic);
   RagdollGroup& g = store_.groups[gi];
@@ -247,7 +263,7 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
     // A part's frame in the build pose is its body pose times the inverse body offset.
     const Transform part =
         b.start_parts.empty()
-            ? Compose(b.placement, Compose(a.parts[j].body_pose, Relative(a.parts[j].body_in_part, Transform{})))
+            ? Compose(placement, Compose(a.parts[j].body_pose, Relative(a.parts[j].body_in_part, Transform{})))
             : b.start_parts[j];
     bodies[j] = Compose(Transform{part.translation, Normalize(part.rotation), {1, 1, 1}}, a.parts[j].body_in_part);
   }
@@ -368,8 +384,8 @@ bool RagdollSystem::IsEnabled(RagdollId id) const { return IsValid(id) && store_
 
 Error RagdollSystem::SetKinematicRoot(RagdollId id, const Transform* root) {
   if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
-  if (root != nullptr && !IsFinite(*root))
-    return Fail(ErrorCode::kNotFinite, -1, "root", "the kinematic root frame is not finite");
+  if (root != nullptr && (!IsFinite(*root) || !UsableRotation(root->rotation)))
+    return Fail(ErrorCode::kNotFinite, -1, "root", "the kinematic root frame is not finite (or not a rotation)");
   RagdollSlot& slot = store_.slots[id.index];
   const int32_t target = FindOrAddGroup(store_.groups[slot.group].archetype, root != nullptr);
   MoveToGroup(static_cast<int32_t>(id.index), target);
@@ -611,7 +627,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
         const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
         if (owner < 0 || store_.slots[owner].kinematic_root == nullptr) continue;
         const Transform target = *store_.slots[owner].kinematic_root;
-        if (!IsFinite(target)) {
+        if (!IsFinite(target) || !UsableRotation(target.rotation)) {
           ++bad_inputs_[i];  // held where it was, and counted
           continue;
         }

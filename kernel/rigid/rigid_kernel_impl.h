@@ -135,7 +135,14 @@ inline Q4<V> Turn(const Q4<V>& q, const V3<V>& u, const V& s) {
   const Q4<V> d = QMul(Q4<V>{h.x, h.y, h.z, O::Splat(0.0f)}, q);
   const Q4<V> t{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w};
   const V len2 = O::Fma(t.x, t.x, O::Fma(t.y, t.y, O::Fma(t.z, t.z, t.w * t.w)));
-  const V k = O::Fma(len2, O::Splat(-0.5f), O::Splat(1.5f));
+  V k = O::Fma(len2, O::Splat(-0.5f), O::Splat(1.5f));
+  // A turn past about 1 rad (|t|^2 > 1.25) is normalised exactly: the Newton step loses
+  // accuracy there and goes negative past 2 sqrt(2) rad, which made a large correction grow
+  // the quaternion without bound. Turns that large are rare (a deep initial penetration, a
+  // joint bound far apart), so the branch is almost never taken and small turns keep their
+  // bits.
+  const auto large = len2 > O::Splat(1.25f);
+  if (O::AnyOf(large)) k = O::Select(large, O::Splat(1.0f) / O::Sqrt(len2), k);
   const auto still = O::And(h.x == O::Splat(0.0f), O::And(h.y == O::Splat(0.0f), h.z == O::Splat(0.0f)));
   return {O::Select(still, q.x, t.x * k), O::Select(still, q.y, t.y * k), O::Select(still, q.z, t.z * k),
           O::Select(still, q.w, t.w * k)};

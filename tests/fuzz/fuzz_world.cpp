@@ -1,0 +1,181 @@
+// tests/fuzz/fuzz_world.cpp: a bound world (chains, a pendulum, ragdolls, a character)
+// driven by hostile frames: dt of any float, host poses of any float, a hostile camera,
+// stale and forged handles, and the World's calls in random order. After every call and
+// every Step, nothing Tendon writes or returns may be non-finite.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "fuzz_input.h"
+#include "stickman_rig.h"
+#include "tendon/tendon.h"
+
+namespace {
+
+using namespace tendon;
+using fuzz::FuzzInput;
+using fuzz::Require;
+using fuzz::RequireFinite;
+
+struct Scene {
+  std::unique_ptr<World> world;
+  ChainArchetypeSettings strand;
+  ChainArchetypeId chain_archetype{};
+  Transform root{};
+  std::vector<Transform> chain_animated, chain_output;
+  std::vector<Transform> collider_frames = std::vector<Transform>(1);
+  ChainId chain{};
+  Transform joint{{0, 1, 0}, {}, {1, 1, 1}}, offset{{0, -0.2f, 0}, {}, {1, 1, 1}};
+  PendulumId pendulum{};
+  RagdollArchetypeId limb{};
+  std::vector<std::vector<Transform>> limb_out = std::vector<std::vector<Transform>>(3, std::vector<Transform>(2));
+  std::vector<RagdollId> ragdolls;
+  Transform kinematic{{0, 2, 0}, {}, {1, 1, 1}};
+  CharacterArchetypeId man{};
+  Transform model{{2, 0, 0}, {}, {1, 1, 1}};
+  std::vector<Transform> man_animated, man_output, man_world;
+  CharacterId character{};
+
+  Scene() {
+    auto created = World::Create(WorldSettings{});
+    Require(created.ok(), "the default world builds");
+    world = std::move(created.value());
+    Require(world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code == ErrorCode::kNone, "static");
+    for (int i = 0; i < 5; ++i) strand.bones.push_back(ChainBone{i - 1, Transform{{i == 0 ? 0.0f : 0.08f, 0, 0}, {}, {1, 1, 1}}});
+    strand.colliders.push_back({.shape = ColliderShape::kSphere, .bone = -1, .frame = 0, .radius = 0.05f});
+    chain_archetype = world->BuildChainArchetype(strand).value();
+    for (const ChainBone& b : strand.bones) chain_animated.push_back(b.rest_local);
+    chain_output = chain_animated;
+    BindChain();
+    PendulumBinding pb;
+    pb.joint_world = &joint;
+    pb.accessory_offset = &offset;
+    pendulum = world->BindPendulum(pb).value();
+    RagdollSettings limb_settings;
+    for (int j = 0; j < 2; ++j) {
+      PartSettings p;
+      p.parent = j - 1;
+      p.pose.translation = {0, 1.0f - 0.3f * j, 0};
+      p.joint.anchor = {0, 1.15f - 0.3f * j, 0};
+      limb_settings.parts.push_back(p);
+    }
+    limb = world->BuildRagdollArchetype(limb_settings).value();
+    for (int i = 0; i < 3; ++i) BindLimb(i);
+    man = world->BuildCharacterArchetype(test::StickmanCharacter()).value();
+    man_animated = test::StickmanSkeleton().rest_local;
+    man_output = man_animated;
+    man_world.resize(man_animated.size());
+    BindMan();
+  }
+  void BindChain() {
+    ChainBinding b;
+    b.archetype = chain_archetype;
+    b.root_parent_world = &root;
+    b.animated_local = chain_animated;
+    b.output_local = chain_output;
+    b.collider_frames = collider_frames;
+    chain = world->BindChain(b).value();
+  }
+  void BindLimb(int i) {
+    RagdollBinding b;
+    b.archetype = limb;
+    b.placement.translation = {static_cast<float>(i) * 0.3f, 0.5f, 0};
+    b.output_parts = limb_out[i];
+    if (i == 2) b.kinematic_root = &kinematic;
+    if (ragdolls.size() <= static_cast<std::size_t>(i)) ragdolls.resize(i + 1);
+    ragdolls[i] = world->BindRagdoll(b).value();
+  }
+  void BindMan() {
+    CharacterBinding b;
+    b.archetype = man;
+    b.model_world = &model;
+    b.animated_local = man_animated;
+    b.output_local = man_output;
+    b.output_world = man_world;
+    character = world->BindCharacter(b).value();
+  }
+  void CheckOutputs() const {
+    RequireFinite(chain_output, "a chain output");
+    for (const auto& parts : limb_out) RequireFinite(parts, "a ragdoll output");
+    RequireFinite(man_output, "a character's local output");
+    RequireFinite(man_world, "a character's world output");
+    Require(IsFinite(offset), "a pendulum's offset");
+    std::vector<Vec3> nodes(strand.bones.size());
+    if (world->GetChainNodePositions(chain, nodes).code == ErrorCode::kNone)
+      for (const Vec3& p : nodes) Require(IsFinite(p), "a chain query");
+    for (RagdollId id : ragdolls) {
+      std::vector<Vec3> v(2), w(2);
+      if (world->GetRagdollVelocities(id, v, w).code == ErrorCode::kNone)
+        for (int j = 0; j < 2; ++j) Require(IsFinite(v[j]) && IsFinite(w[j]), "a ragdoll velocity query");
+    }
+    CharacterState st;
+    if (world->GetCharacterState(character, &st).code == ErrorCode::kNone)
+    {
+      Require(IsFinite(st.root), "a character state query: root");
+      Require(IsFinite(st.root_velocity), "a character state query: root velocity");
+      Require(std::isfinite(st.speed) && std::isfinite(st.heading_degrees), "a character state query: speed or heading");
+    }
+  }
+};
+
+// A handle that is live, stale, or forged, picked by the fuzzer.
+template <class Id>
+Id Handle(FuzzInput& in, Id live) {
+  switch (in.Byte() % 4) {
+    case 0: return Id{};
+    case 1: return Id{live.index, live.generation + 1};
+    case 2: return Id{static_cast<uint32_t>(in.Int(0, 1 << 20)), static_cast<uint32_t>(in.Int(0, 3))};
+    default: return live;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  FuzzInput in(data, size);
+  Scene s;
+  for (int op = 0; op < 64 && !in.empty(); ++op) {
+    World& w = *s.world;
+    switch (in.Byte() % 16) {
+      case 0: w.Step(in.Float(0, 0.1f)); break;
+      case 1: s.root = in.Pose(3); break;
+      case 2: s.chain_animated[in.Int(0, 4)] = in.Pose(0.2f); break;
+      case 3: s.joint = in.Pose(3); break;
+      case 4: w.SetCamera(in.Vec(-50, 50)); break;
+      case 5: s.model = in.Pose(3); break;
+      case 6: s.man_animated[in.Int(0, static_cast<int32_t>(s.man_animated.size()) - 1)] = in.Pose(0.5f); break;
+      case 7: s.kinematic = in.Pose(3); break;
+      case 8: (void)w.ApplyRagdollImpulse(Handle(in, s.ragdolls[in.Int(0, 2)]), in.Int(-1, 2), in.Vec(-100, 100), in.Vec(-2, 2)); break;
+      case 9: (void)w.SetRagdollEnabled(Handle(in, s.ragdolls[in.Int(0, 2)]), in.Bool()); break;
+      case 10: (void)w.ActivateCharacter(Handle(in, s.character), {.impulse = in.Vec(-50, 50), .strength = in.Float(0, 1)}); break;
+      case 11: (void)w.DeactivateCharacter(Handle(in, s.character), in.Float(0, 1)); break;
+      case 12: (void)w.HitCharacter(Handle(in, s.character), in.Int(-1, 10), in.Vec(-30, 30), in.Vec(-2, 2)); break;
+      case 13: (void)w.GoLimp(Handle(in, s.character), in.Float(0, 1)); break;
+      case 14: {
+        const std::vector<Quat> targets = {Quat{}, in.Rotation()};
+        (void)w.SetRagdollMotorTargets(Handle(in, s.ragdolls[in.Int(0, 2)]), targets, in.Float(0, 1));
+        break;
+      }
+      default: {
+        // Rebinding churn: unbind and bind again (a stale handle is then refused). Binding
+        // refuses non-finite input, so the host's buffers are made sane first.
+        const int32_t which = in.Int(0, 2);
+        s.root = Transform{};
+        for (std::size_t k = 0; k < s.chain_animated.size(); ++k) s.chain_animated[k] = s.strand.bones[k].rest_local;
+        s.model = Transform{{2, 0, 0}, {}, {1, 1, 1}};
+        const std::vector<Transform> rest = test::StickmanSkeleton().rest_local;
+        std::copy(rest.begin(), rest.end(), s.man_animated.begin());  // in place: the binding reads this buffer
+        if (which == 0 && w.UnbindChain(s.chain).code == ErrorCode::kNone) s.BindChain();
+        if (which == 1 && w.UnbindRagdoll(s.ragdolls[0]).code == ErrorCode::kNone) s.BindLimb(0);
+        if (which == 2 && w.UnbindCharacter(s.character).code == ErrorCode::kNone) s.BindMan();
+        break;
+      }
+    }
+    s.CheckOutputs();
+  }
+  s.world->Step(1.0f / 60.0f);
+  s.CheckOutputs();
+  return 0;
+}
