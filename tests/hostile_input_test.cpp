@@ -554,3 +554,133 @@ TEST(State, AKinematicRootFarFromItsRagdollPullsItAlongWithoutResets) {
 
 }  // namespace
 }  // namespace tendon::test
+
+namespace tendon::test {
+namespace {
+
+// ---- lifetimes a real engine needs ----
+
+TEST(Lifetimes, ARebindToMovedBuffersKeepsTheChainsSwingBitForBit) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(6, 0.08f);
+  const ChainArchetypeId a = w->BuildChainArchetype(s).value();
+  auto reference = std::make_unique<HostChain>(s), moving = std::make_unique<HostChain>(s);
+  ASSERT_TRUE(w->BindChain(reference->Binding(a)).ok());
+  const ChainId id = w->BindChain(moving->Binding(a)).value();
+  auto drive = [&](int f) {
+    for (HostChain* h : {reference.get(), moving.get()})
+      h->root_parent.translation = Vec3{0.3f * std::sin(0.1f * static_cast<float>(f)), 0, 0};
+  };
+  for (int f = 0; f < 30; ++f) {
+    drive(f);
+    w->Step(kStep);
+  }
+  // An ECS chunk move: the host copies its buffers elsewhere and frees the old ones.
+  auto moved = std::make_unique<HostChain>(*moving);
+  moving.reset();
+  ASSERT_EQ(w->RebindChain(id, moved->Binding(a)).code, ErrorCode::kNone);
+  for (int f = 30; f < 60; ++f) {
+    for (HostChain* h : {reference.get(), moved.get()})
+      h->root_parent.translation = Vec3{0.3f * std::sin(0.1f * static_cast<float>(f)), 0, 0};
+    w->Step(kStep);
+    for (std::size_t k = 0; k < moved->output.size(); ++k) ASSERT_EQ(moved->output[k], reference->output[k]) << f << " " << k;
+  }
+  // The checks of BindChain hold, and the archetype stays.
+  ChainBinding other = moved->Binding(w->BuildChainArchetype(Strand(6, 0.05f)).value());
+  EXPECT_EQ(w->RebindChain(id, other).code, ErrorCode::kBadReference);
+  ChainBinding short_buffer = moved->Binding(a);
+  short_buffer.output_local = short_buffer.output_local.first(2);
+  EXPECT_EQ(w->RebindChain(id, short_buffer).code, ErrorCode::kNullBuffer);
+  EXPECT_EQ(w->RebindChain(id, reference->Binding(a)).code, ErrorCode::kBadReference) << "another chain's buffer";
+  EXPECT_EQ(w->RebindChain(ChainId{}, moved->Binding(a)).code, ErrorCode::kStaleHandle);
+}
+
+TEST(Lifetimes, ARebindKeepsAnActiveCharactersRagdollAndState) {
+  auto w = MakeWorld();
+  ASSERT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  auto host = std::make_unique<HostCharacter>(StickmanSkeleton(), Transform{{0, 1, 0}, {}, {1, 1, 1}});
+  const CharacterId id = w->BindCharacter(host->Binding(a)).value();
+  ASSERT_TRUE(w->ActivateCharacter(id, {.impulse = {0, 0, 10}}));
+  for (int f = 0; f < 20; ++f) w->Step(kStep);
+  const RagdollId ragdoll = w->CharacterRagdoll(id);
+  auto moved = std::make_unique<HostCharacter>(*host);
+  host.reset();
+  ASSERT_EQ(w->RebindCharacter(id, moved->Binding(a)).code, ErrorCode::kNone);
+  EXPECT_EQ(w->CharacterRagdoll(id), ragdoll);
+  CharacterState st;
+  ASSERT_EQ(w->GetCharacterState(id, &st).code, ErrorCode::kNone);
+  EXPECT_TRUE(st.active);
+  const Transform before = moved->world[0];
+  w->Step(kStep);
+  EXPECT_LT(Length(moved->world[0].translation - before.translation), 0.1f) << "no snap: the body carries on";
+  EXPECT_TRUE(AllFinite(moved->output));
+}
+
+TEST(Lifetimes, ArchetypesAreRemovedOnlyWhenNothingIsBoundAndTheirIdsGoStale) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(3);
+  const ChainArchetypeId chain_a = w->BuildChainArchetype(s).value();
+  HostChain host(s);
+  const ChainId chain = w->BindChain(host.Binding(chain_a)).value();
+  EXPECT_EQ(w->RemoveChainArchetype(chain_a).code, ErrorCode::kInUse);
+  ASSERT_EQ(w->UnbindChain(chain).code, ErrorCode::kNone);
+  EXPECT_EQ(w->RemoveChainArchetype(chain_a).code, ErrorCode::kNone);
+  EXPECT_EQ(w->ChainBoneCount(chain_a), 0);
+  EXPECT_EQ(w->BindChain(host.Binding(chain_a)).error().code, ErrorCode::kStaleHandle);
+  EXPECT_EQ(w->RemoveChainArchetype(chain_a).code, ErrorCode::kStaleHandle);
+
+  RagdollSettings box;
+  box.parts.push_back({.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}}, .mass = 1});
+  const RagdollArchetypeId box_a = w->BuildRagdollArchetype(box).value();
+  std::vector<Transform> out(1);
+  const RagdollId r = w->BindRagdoll(RagdollBinding{.archetype = box_a, .output_parts = out}).value();
+  EXPECT_EQ(w->RemoveRagdollArchetype(box_a).code, ErrorCode::kInUse);
+  ASSERT_EQ(w->UnbindRagdoll(r).code, ErrorCode::kNone);
+  EXPECT_EQ(w->RemoveRagdollArchetype(box_a).code, ErrorCode::kNone);
+  EXPECT_EQ(w->RagdollPartCount(box_a), 0);
+
+  const CharacterArchetypeId man = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter someone(StickmanSkeleton());
+  const CharacterId c = w->BindCharacter(someone.Binding(man)).value();
+  const RagdollId owned = w->CharacterRagdoll(c);
+  EXPECT_EQ(w->RemoveCharacterArchetype(man).code, ErrorCode::kInUse);
+  ASSERT_EQ(w->UnbindCharacter(c).code, ErrorCode::kNone);
+  EXPECT_FALSE(w->IsValid(owned));
+  EXPECT_EQ(w->RemoveCharacterArchetype(man).code, ErrorCode::kNone);
+  EXPECT_EQ(w->CharacterPartCount(man), 0);
+  EXPECT_EQ(w->BindCharacter(someone.Binding(man)).error().code, ErrorCode::kStaleHandle);
+  w->Step(kStep);
+}
+
+TEST(Lifetimes, UnbindAllHandsEveryBoneBackAndEndsActiveCharacters) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(4);
+  HostChain chain(s);
+  chain.root_parent.rotation = AxisAngle(Vec3{0, 0, 1}, 1.0f);
+  ASSERT_TRUE(w->BindChain(chain.Binding(w->BuildChainArchetype(s).value())).ok());
+  Transform joint{{0, 1, 0}, {}, {1, 1, 1}}, offset{{0, -0.3f, 0}, {}, {1, 1, 1}};
+  const Transform rest_offset = offset;
+  ASSERT_TRUE(w->BindPendulum(PendulumBinding{.joint_world = &joint, .accessory_offset = &offset}).ok());
+  const CharacterArchetypeId man = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter someone(StickmanSkeleton(), Transform{{0, 1, 0}, {}, {1, 1, 1}});
+  const CharacterId c = w->BindCharacter(someone.Binding(man)).value();
+  ASSERT_TRUE(w->ActivateCharacter(c, {.impulse = {5, 0, 0}}));
+  std::vector<CharacterEvent> events(8);
+  for (int f = 0; f < 30; ++f) {
+    joint.rotation = AxisAngle(Vec3{0, 0, 1}, 0.05f * static_cast<float>(f));
+    w->Step(kStep);
+    (void)w->DrainCharacterEvents(events);
+  }
+  EXPECT_EQ(w->UnbindAll(), 3) << "a chain, a pendulum and a character (its ragdoll goes with it)";
+  for (std::size_t k = 0; k < chain.output.size(); ++k) EXPECT_EQ(chain.output[k], chain.animated[k]);
+  EXPECT_EQ(offset, rest_offset);
+  for (std::size_t k = 0; k < someone.output.size(); ++k) EXPECT_EQ(someone.output[k], someone.animated[k]);
+  ASSERT_EQ(w->DrainCharacterEvents(events), 1);
+  EXPECT_EQ(events[0].type, CharacterEvent::Type::kEnded);
+  EXPECT_EQ(events[0].reason, CharacterEndReason::kRemoved);
+  EXPECT_EQ(w->BoundCharacterCount(), 0);
+}
+
+}  // namespace
+}  // namespace tendon::test

@@ -202,6 +202,8 @@ class World {
  public:
   // Validates the settings (which field, why) and detects the instruction sets.
   static Result<std::unique_ptr<World>> Create(const WorldSettings& settings);
+  // Writes nothing into host buffers (they may be gone already): call UnbindAll first to
+  // hand every bone back to the animation.
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
@@ -209,6 +211,11 @@ class World {
   Result<ChainArchetypeId> BuildChainArchetype(const ChainArchetypeSettings& settings);
   // Bone count of a built archetype (0 for a stale id).
   int32_t ChainBoneCount(ChainArchetypeId archetype) const;
+  // Forgets an archetype (its id is stale from then on); kInUse while instances of it are
+  // bound, and for a ragdoll archetype a character archetype was built on.
+  Error RemoveChainArchetype(ChainArchetypeId archetype);
+  Error RemoveRagdollArchetype(RagdollArchetypeId archetype);
+  Error RemoveCharacterArchetype(CharacterArchetypeId archetype);
 
   // Validates a ragdoll (or one-part prop) and derives its mass properties and joint
   // frames once; instances of it are bound with BindRagdoll.
@@ -288,6 +295,8 @@ class World {
   // Releases it if active (an Ended event, reason kRemoved), frees its ragdoll and writes
   // the animated locals to output_local.
   Error UnbindCharacter(CharacterId character);
+  // Moves a bound character to new host buffers, keeping its ragdoll, state and timers.
+  Error RebindCharacter(CharacterId character, const CharacterBinding& binding);
   bool IsValid(CharacterId character) const;
   // Hands the bones to physics from the pose the character shows: every part keeps the
   // motion of its last two frames, plus the options' launch velocity and impulse. False
@@ -332,6 +341,9 @@ class World {
   // Writes every bone's last animated local transform to output_local, exactly, and frees
   // the handle. kStaleHandle when the handle is not live.
   Error UnbindChain(ChainId chain);
+  // Moves a bound chain to new host buffers (an ECS chunk move, a reallocated vector),
+  // keeping its simulated state: the same checks as BindChain, the same archetype.
+  Error RebindChain(ChainId chain, const ChainBinding& binding);
   bool IsValid(ChainId chain) const;
 
   Result<PendulumId> BindPendulum(const PendulumBinding& binding);
@@ -340,6 +352,11 @@ class World {
 
   // A non-finite position is ignored (the last good one stays) and counted in the next
   // Step's FrameStats::snapped_bad_input.
+  // Unbinds everything: characters (Ended events for active ones, animated locals written),
+  // chains (animated locals written), pendulums (rest offsets written) and ragdolls
+  // (outputs keep the last pose). Returns how many instances it unbound.
+  int32_t UnbindAll();
+
   void SetCamera(Vec3 position);
   void SetWindSampler(WindSampler sampler);  // null sample: ambient wind
   void SetSimulatePredicate(SimulatePredicate predicate);  // null: distance test

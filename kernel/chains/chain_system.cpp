@@ -106,6 +106,7 @@ struct ChainSystem::Group {
 struct ChainSystem::ArchetypeSlot {
   ChainArchetype archetype;
   int32_t group = -1;
+  bool removed = false;  // RemoveArchetype: its id is stale from then on
 };
 
 
@@ -635,15 +636,12 @@ Result<ChainArchetypeId> ChainSystem::BuildArchetype(const ChainArchetypeSetting
 
 
 int32_t ChainSystem::BoneCount(ChainArchetypeId id) const {
-  if (id.generation != 1 || id.index >= archetypes_.size()) return 0;
+  if (id.generation != 1 || id.index >= archetypes_.size() || archetypes_[id.index].removed) return 0;
   return archetypes_[id.index].archetype.node_count;
 }
 
 
-Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
-  if (b.archetype.generation != 1 || b.archetype.index >= archetypes_.size())
-    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the archetype id is null or was not built by this world");
-  const ArchetypeSlot& arch = archetypes_[b.archetype.index];
+Error ChainSystem::CheckBinding(const ChainBinding& b, const ArchetypeSlot& arch, Transform** identity_out) const {
   const int32_t n = arch.archetype.node_count;
   if (b.root_parent_world == nullptr)
     return Fail(ErrorCode::kNullBuffer, -1, "root_parent_world", "root_parent_world is null");
@@ -672,12 +670,35 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
       return Fail(ErrorCode::kBadReference, -1, "bone_map", "bone_map names one buffer element twice");
   }
-  auto animated_at = [&](int32_t k) -> const Transform& { return b.animated_local[mapped ? b.bone_map[k] : k]; };
-  Transform* const identity = &b.output_local[mapped ? b.bone_map[0] : 0];
+  *identity_out = &b.output_local[mapped ? b.bone_map[0] : 0];
   if (static_cast<int32_t>(b.collider_frames.size()) < arch.archetype.collider_frames_needed)
     return Fail(ErrorCode::kNullBuffer, -1, "collider_frames",
                 "the archetype's colliders use " + std::to_string(arch.archetype.collider_frames_needed) +
                     " host frames, got " + std::to_string(b.collider_frames.size()));
+  return {};
+}
+
+Error ChainSystem::CheckFiniteAtBind(const ChainBinding& b, int32_t n) const {
+  const bool mapped = !b.bone_map.empty();
+  if (!IsFinite(*b.root_parent_world))
+    return Fail(ErrorCode::kNotFinite, -1, "root_parent_world", "the root's parent transform is not finite at bind");
+  for (int32_t k = 0; k < n; ++k) {
+    if (!IsFinite(b.animated_local[mapped ? b.bone_map[k] : k]))
+      return Fail(ErrorCode::kNotFinite, k, "animated_local",
+                  "animated_local[" + std::to_string(k) + "] is not finite at bind");
+  }
+  return {};
+}
+
+Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
+  if (b.archetype.generation != 1 || b.archetype.index >= archetypes_.size() || archetypes_[b.archetype.index].removed)
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the archetype id is null or was not built by this world");
+  const ArchetypeSlot& arch = archetypes_[b.archetype.index];
+  const int32_t n = arch.archetype.node_count;
+  const bool mapped = !b.bone_map.empty();
+  auto animated_at = [&](int32_t k) -> const Transform& { return b.animated_local[mapped ? b.bone_map[k] : k]; };
+  Transform* identity = nullptr;
+  if (Error e = CheckBinding(b, arch, &identity); e.code != ErrorCode::kNone) return e;
   if (auto it = chain_by_output_.find(identity); it != chain_by_output_.end()) {
     const Slot& existing = chains_[it->second];
     if (existing.archetype != static_cast<int32_t>(b.archetype.index))
@@ -685,13 +706,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
                   "this output buffer is already bound to a chain of another archetype");
     return ChainId{static_cast<uint32_t>(it->second), existing.generation};
   }
-  if (!IsFinite(*b.root_parent_world))
-    return Fail(ErrorCode::kNotFinite, -1, "root_parent_world", "the root's parent transform is not finite at bind");
-  for (int32_t k = 0; k < n; ++k) {
-    if (!IsFinite(animated_at(k)))
-      return Fail(ErrorCode::kNotFinite, k, "animated_local",
-                  "animated_local[" + std::to_string(k) + "] is not finite at bind");
-  }
+  if (Error e = CheckFiniteAtBind(b, n); e.code != ErrorCode::kNone) return e;
   int32_t index;
   if (!free_chains_.empty()) {
     index = free_chains_.back();
@@ -732,6 +747,53 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   return ChainId{static_cast<uint32_t>(index), generation};
 }
 
+
+Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
+  Slot* slot = Find(id);
+  if (slot == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "chain", "the chain handle is null or stale");
+  if (b.archetype.index != static_cast<uint32_t>(slot->archetype) || b.archetype.generation != 1)
+    return Fail(ErrorCode::kBadReference, -1, "archetype", "a rebind keeps the chain's archetype");
+  const ArchetypeSlot& arch = archetypes_[slot->archetype];
+  const int32_t n = arch.archetype.node_count;
+  Transform* identity = nullptr;
+  if (Error e = CheckBinding(b, arch, &identity); e.code != ErrorCode::kNone) return e;
+  Transform* const old_identity = &slot->Output(0);
+  if (identity != old_identity) {
+    if (auto it = chain_by_output_.find(identity); it != chain_by_output_.end())
+      return Fail(ErrorCode::kBadReference, -1, "output_local", "this output buffer is already bound to another chain");
+  }
+  if (Error e = CheckFiniteAtBind(b, n); e.code != ErrorCode::kNone) return e;
+  // The simulated state stays in its lane; only where the host's numbers live changes.
+  chain_by_output_.erase(old_identity);
+  chain_by_output_.emplace(identity, static_cast<int32_t>(id.index));
+  slot->root_parent_world = b.root_parent_world;
+  slot->animated = b.animated_local.data();
+  slot->output = b.output_local.data();
+  slot->collider_frames = b.collider_frames.data();
+  slot->bone_map.assign(b.bone_map.begin(), b.bone_map.end());
+  live_root_parent_[slot->live_index] = b.root_parent_world;
+  return {};
+}
+
+Error ChainSystem::RemoveArchetype(ChainArchetypeId id) {
+  if (id.generation != 1 || id.index >= archetypes_.size() || archetypes_[id.index].removed)
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the archetype id is null, stale or was not built by this world");
+  int32_t bound = 0;
+  for (const Slot& s : chains_) bound += s.live && s.archetype == static_cast<int32_t>(id.index) ? 1 : 0;
+  if (bound > 0)
+    return Fail(ErrorCode::kInUse, -1, "archetype", std::to_string(bound) + " chains of this archetype are still bound");
+  archetypes_[id.index].removed = true;
+  archetypes_[id.index].archetype = ChainArchetype{};  // its memory goes; its topology's blocks stay
+  return {};
+}
+
+int32_t ChainSystem::UnbindAll() {
+  int32_t count = 0;
+  for (std::size_t i = 0; i < chains_.size(); ++i) {
+    if (chains_[i].live && Unbind(ChainId{static_cast<uint32_t>(i), chains_[i].generation}).code == ErrorCode::kNone) ++count;
+  }
+  return count;
+}
 
 Error ChainSystem::Unbind(ChainId id) {
   Slot* slot = Find(id);

@@ -59,8 +59,14 @@ class ChainSystem {
   Result<ChainArchetypeId> BuildArchetype(const ChainArchetypeSettings& settings);
   int32_t BoneCount(ChainArchetypeId id) const;
   Result<ChainId> Bind(const ChainBinding& binding);
+  // Moves a bound chain to new host buffers (same archetype), keeping its simulated state.
+  Error Rebind(ChainId id, const ChainBinding& binding);
+  // Forgets an archetype; kInUse while chains of it are bound.
+  Error RemoveArchetype(ChainArchetypeId id);
   // Writes the animated locals back into the output and frees the slot.
   Error Unbind(ChainId id);
+  // Unbinds every chain (each output gets its animated locals back); returns how many.
+  int32_t UnbindAll();
   bool IsValid(ChainId id) const { return Find(id) != nullptr; }
   void SetMaxChains(int32_t max_chains);
 
@@ -95,6 +101,8 @@ class ChainSystem {
 
   Slot* Find(ChainId id);
   const Slot* Find(ChainId id) const;
+  Error CheckBinding(const ChainBinding& b, const ArchetypeSlot& arch, Transform** identity) const;
+  Error CheckFiniteAtBind(const ChainBinding& b, int32_t n) const;
   int32_t NewGroup(const ChainArchetype& a);
   void ReserveGroup(Group& g);
   void ReleaseLane(int32_t slot_index);

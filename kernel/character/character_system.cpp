@@ -140,11 +140,82 @@ Result<CharacterArchetypeId> CharacterSystem::BuildArchetype(const CharacterSett
     a.com_in_part.push_back(Rotate(Conjugate(Normalize(pose.rotation)), info.body_pose.translation - pose.translation));
   }
   archetypes_.push_back(std::move(a));
+  removed_.push_back(false);
   return CharacterArchetypeId{static_cast<uint32_t>(archetypes_.size() - 1), 1};
 }
 
 const CharacterArchetype* CharacterSystem::Archetype(CharacterArchetypeId id) const {
-  return id.generation == 1 && id.index < archetypes_.size() ? &archetypes_[id.index] : nullptr;
+  return id.generation == 1 && id.index < archetypes_.size() && !removed_[id.index] ? &archetypes_[id.index] : nullptr;
+}
+
+Error CharacterSystem::RemoveArchetype(CharacterArchetypeId id) {
+  if (Archetype(id) == nullptr)
+    return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the character archetype id is null, stale or not this world's");
+  int32_t bound = 0;
+  for (const auto& s : slots_) bound += s->live && s->archetype == static_cast<int32_t>(id.index) ? 1 : 0;
+  if (bound > 0)
+    return Fail(ErrorCode::kInUse, -1, "archetype", std::to_string(bound) + " characters of this archetype are still bound");
+  if (Error e = ragdolls_.RemoveArchetype(archetypes_[id.index].ragdoll_archetype); !Ok(e)) return e;
+  removed_[id.index] = true;
+  archetypes_[id.index] = CharacterArchetype{};
+  return {};
+}
+
+bool CharacterSystem::UsesRagdollArchetype(RagdollArchetypeId id) const {
+  for (std::size_t i = 0; i < archetypes_.size(); ++i)
+    if (!removed_[i] && archetypes_[i].ragdoll_archetype == id) return true;
+  return false;
+}
+
+Error CharacterSystem::CheckBuffers(const CharacterBinding& b, int32_t bones) const {
+  if (b.model_world == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "model_world", "model_world is null");
+  if (!IsFinite(*b.model_world)) return Fail(ErrorCode::kNotFinite, -1, "model_world", "model_world is not finite at bind");
+  auto need = [&](std::size_t size, const char* field) -> Error {
+    if (static_cast<int32_t>(size) < bones)
+      return Fail(ErrorCode::kNullBuffer, -1, field,
+                  std::string(field) + " needs " + std::to_string(bones) + " transforms, got " + std::to_string(size));
+    return {};
+  };
+  if (b.animated_local.data() == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "animated_local", "animated_local is null");
+  if (Error e = need(b.animated_local.size(), "animated_local"); !Ok(e)) return e;
+  if (b.output_local.data() == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "output_local", "output_local is null");
+  if (Error e = need(b.output_local.size(), "output_local"); !Ok(e)) return e;
+  if (!b.output_world.empty()) {
+    if (Error e = need(b.output_world.size(), "output_world"); !Ok(e)) return e;
+  }
+  if (!AllFinite(b.animated_local.first(bones)))
+    return Fail(ErrorCode::kNotFinite, -1, "animated_local", "animated_local is not finite at bind");
+  return {};
+}
+
+Error CharacterSystem::Rebind(CharacterId id, const CharacterBinding& b) {
+  Slot* c = Find(id);
+  if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
+  if (b.archetype.index != static_cast<uint32_t>(c->archetype) || b.archetype.generation != 1)
+    return Fail(ErrorCode::kBadReference, -1, "archetype", "a rebind keeps the character's archetype");
+  const auto bones = static_cast<int32_t>(archetypes_[c->archetype].parents.size());
+  if (Error e = CheckBuffers(b, bones); !Ok(e)) return e;
+  for (const auto& s : slots_) {
+    if (s.get() != c && s->live && s->output_local.data() == b.output_local.data())
+      return Fail(ErrorCode::kBadReference, -1, "output_local", "this output buffer is already bound to another character");
+  }
+  // The ragdoll, its state and every timer stay; only where the host's numbers live changes.
+  if (b.output_world.empty() && c->world_storage.empty()) {
+    c->world_storage.assign(c->output_world.begin(), c->output_world.end());
+  }
+  c->model_world = b.model_world;
+  c->animated_local = b.animated_local.first(bones);
+  c->output_local = b.output_local.first(bones);
+  c->output_world = b.output_world.empty() ? std::span<Transform>(c->world_storage) : b.output_world.first(bones);
+  return {};
+}
+
+int32_t CharacterSystem::UnbindAll() {
+  int32_t count = 0;
+  for (const auto& s : slots_) {
+    if (s->live && Unbind(CharacterId{static_cast<uint32_t>(s->index), s->generation}).code == ErrorCode::kNone) ++count;
+  }
+  return count;
 }
 
 CharacterSystem::Slot* CharacterSystem::Find(CharacterId id) {
@@ -163,23 +234,7 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
     return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the character archetype id is null or was not built by this world");
   const auto bones = static_cast<int32_t>(a->parents.size());
   const auto parts = static_cast<int32_t>(a->parts.size());
-  if (b.model_world == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "model_world", "model_world is null");
-  if (!IsFinite(*b.model_world)) return Fail(ErrorCode::kNotFinite, -1, "model_world", "model_world is not finite at bind");
-  auto need = [&](std::size_t size, const char* field) -> Error {
-    if (static_cast<int32_t>(size) < bones)
-      return Fail(ErrorCode::kNullBuffer, -1, field,
-                  std::string(field) + " needs " + std::to_string(bones) + " transforms, got " + std::to_string(size));
-    return {};
-  };
-  if (b.animated_local.data() == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "animated_local", "animated_local is null");
-  if (Error e = need(b.animated_local.size(), "animated_local"); !Ok(e)) return e;
-  if (b.output_local.data() == nullptr) return Fail(ErrorCode::kNullBuffer, -1, "output_local", "output_local is null");
-  if (Error e = need(b.output_local.size(), "output_local"); !Ok(e)) return e;
-  if (!b.output_world.empty()) {
-    if (Error e = need(b.output_world.size(), "output_world"); !Ok(e)) return e;
-  }
-  if (!AllFinite(b.animated_local.first(bones)))
-    return Fail(ErrorCode::kNotFinite, -1, "animated_local", "animated_local is not finite at bind");
+  if (Error e = CheckBuffers(b, bones); !Ok(e)) return e;
   if (std::isnan(b.freeze_after_seconds) || b.freeze_after_seconds < 0)
     return Fail(ErrorCode::kOutOfRange, -1, "freeze_after_seconds", "freeze_after_seconds must be >= 0 (infinity: never)");
   for (const auto& s : slots_) {

@@ -35,8 +35,15 @@ class CharacterSystem {
   Result<CharacterArchetypeId> BuildArchetype(const CharacterSettings& settings);
   const CharacterArchetype* Archetype(CharacterArchetypeId id) const;
 
+  // Forgets an archetype and its ragdoll archetype; kInUse while characters of it are bound.
+  Error RemoveArchetype(CharacterArchetypeId id);
+  bool UsesRagdollArchetype(RagdollArchetypeId id) const;
   Result<CharacterId> Bind(const CharacterBinding& binding);
+  // Moves a bound character to new host buffers (same archetype), keeping its ragdoll,
+  // state and timers.
+  Error Rebind(CharacterId id, const CharacterBinding& binding);
   Error Unbind(CharacterId id);
+  int32_t UnbindAll();  // every character (Ended events for active ones); returns how many
   bool IsValid(CharacterId id) const;
 
   bool Activate(CharacterId id, const CharacterActivateOptions& options, Error* why = nullptr);
@@ -71,6 +78,7 @@ class CharacterSystem {
 
  private:
   struct Slot;
+  Error CheckBuffers(const CharacterBinding& b, int32_t bones) const;
   Slot* Find(CharacterId id);
   const Slot* Find(CharacterId id) const;
   void Release(Slot& c, CharacterEndReason reason, float blend_seconds);
@@ -80,6 +88,7 @@ class CharacterSystem {
 
   RagdollSystem& ragdolls_;
   std::vector<CharacterArchetype> archetypes_;
+  std::vector<bool> removed_;  // per archetype: RemoveArchetype made its id stale
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<int32_t> free_;
   std::vector<int32_t> character_of_ragdoll_;  // by ragdoll slot index, -1: none

@@ -90,6 +90,15 @@ Result<PendulumId> PendulumSystem::Bind(const PendulumBinding& b) {
   return PendulumId{static_cast<uint32_t>(index), generation};
 }
 
+int32_t PendulumSystem::UnbindAll() {
+  int32_t count = 0;
+  for (std::size_t i = 0; i < pendulums_.size(); ++i) {
+    if (pendulums_[i].live && Unbind(PendulumId{static_cast<uint32_t>(i), pendulums_[i].generation}).code == ErrorCode::kNone)
+      ++count;
+  }
+  return count;
+}
+
 Error PendulumSystem::Unbind(PendulumId id) {
   Slot* p = Find(id);
   if (p == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "pendulum", "the pendulum handle is null or stale");

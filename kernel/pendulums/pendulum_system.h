@@ -39,6 +39,8 @@ class PendulumSystem {
 
   Result<PendulumId> Bind(const PendulumBinding& binding);
   Error Unbind(PendulumId id);
+  // Unbinds every pendulum (each offset back to its rest); returns how many.
+  int32_t UnbindAll();
   bool IsValid(PendulumId id) const { return Find(id) != nullptr; }
   Error GetState(PendulumId id, Vec3* bob, float* swing_radians) const;
   int32_t BoundCount() const { return static_cast<int32_t>(live_pendulums_.size()); }

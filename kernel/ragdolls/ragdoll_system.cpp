@@ -183,9 +183,38 @@ RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidK
 
 RagdollSystem::~RagdollSystem() = default;
 
+bool RagdollSystem::Live(RagdollArchetypeId id) const {
+  return id.generation == 1 && id.index < archetypes_.size() && !removed_[id.index];
+}
+
 const RagdollArchetype* RagdollSystem::Archetype(RagdollArchetypeId id) const {
-  if (id.generation != 1 || id.index >= archetypes_.size()) return nullptr;
-  return &archetypes_[id.index];
+  return Live(id) ? &archetypes_[id.index] : nullptr;
+}
+
+Error RagdollSystem::RemoveArchetype(RagdollArchetypeId id) {
+  if (!Live(id)) return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null, stale or not this world's");
+  int32_t bound = 0;
+  for (const RagdollSlot& r : store_.slots) bound += r.live && store_.groups[r.group].archetype == static_cast<int32_t>(id.index) ? 1 : 0;
+  if (bound > 0)
+    return Fail(ErrorCode::kInUse, -1, "archetype", std::to_string(bound) + " ragdolls of this archetype are still bound");
+  removed_[id.index] = true;
+  archetypes_[id.index] = RagdollArchetype{};
+  for (RagdollGroup& g : store_.groups) {
+    if (g.archetype != static_cast<int32_t>(id.index)) continue;
+    std::vector<AlignedFloats>().swap(g.blocks);  // its lanes' memory goes too
+    std::vector<int32_t>().swap(g.lane_owner);
+    g.lanes_enabled = g.lanes_used = g.reserved = 0;
+  }
+  return {};
+}
+
+int32_t RagdollSystem::UnbindAll() {
+  int32_t count = 0;
+  for (std::size_t i = 0; i < store_.slots.size(); ++i) {
+    if (store_.slots[i].live && Unbind(RagdollId{static_cast<uint32_t>(i), store_.slots[i].generation}).code == ErrorCode::kNone)
+      ++count;
+  }
+  return count;
 }
 
 // Contacts between ragdolls are sized with the bound parts and slots, here, never in Step.
@@ -199,16 +228,17 @@ Result<RagdollArchetypeId> RagdollSystem::BuildArchetype(const RagdollSettings& 
   detail::RagdollArchetype archetype;
   if (Error e = detail::BuildRagdollArchetype(settings, &archetype); e.code != ErrorCode::kNone) return e;
   archetypes_.push_back(std::move(archetype));
+  removed_.push_back(false);
   return RagdollArchetypeId{static_cast<uint32_t>(archetypes_.size() - 1), 1};
 }
 
 int32_t RagdollSystem::PartCount(RagdollArchetypeId id) const {
-  if (id.generation != 1 || id.index >= archetypes_.size()) return 0;
+  if (!Live(id)) return 0;
   return static_cast<int32_t>(archetypes_[id.index].parts.size());
 }
 
 Error RagdollSystem::GetPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const {
-  if (id.generation != 1 || id.index >= archetypes_.size())
+  if (!Live(id))
     return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
   const detail::RagdollArchetype& a = archetypes_[id.index];
   if (part < 0 || part >= static_cast<int32_t>(a.parts.size()) || out == nullptr)
@@ -223,7 +253,7 @@ Error RagdollSystem::GetPartInfo(RagdollArchetypeId id, int32_t part, RagdollPar
 
 
 Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
-  if (b.archetype.generation != 1 || b.archetype.index >= archetypes_.size())
+  if (!Live(b.archetype))
     return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
   const detail::RagdollArchetype& a = archetypes_[b.archetype.index];
   const auto n = static_cast<int32_t>(a.parts.size());
@@ -394,7 +424,7 @@ Error RagdollSystem::SetKinematicRoot(RagdollId id, const Transform* root) {
 }
 
 Error RagdollSystem::ReserveKinematicToggle(RagdollArchetypeId archetype, int32_t instances) {
-  if (archetype.generation != 1 || archetype.index >= archetypes_.size())
+  if (!Live(archetype))
     return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null or was not built by this world");
   for (bool kinematic : {false, true}) {
     const int32_t gi = FindOrAddGroup(static_cast<int32_t>(archetype.index), kinematic);

@@ -66,10 +66,13 @@ class RagdollSystem {
   int32_t PartCount(RagdollArchetypeId id) const;
   Error GetPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const;
   const RagdollArchetype* Archetype(RagdollArchetypeId id) const;
+  // Forgets an archetype and frees its lanes; kInUse while instances of it are bound.
+  Error RemoveArchetype(RagdollArchetypeId id);
 
   // ---- instances (World's calls of the same names, less "Ragdoll") ----
   Result<RagdollId> Bind(const RagdollBinding& binding);
   Error Unbind(RagdollId id);
+  int32_t UnbindAll();  // every instance; their outputs keep the last pose
   bool IsValid(RagdollId id) const;
   Error SetEnabled(RagdollId id, bool enabled);
   bool IsEnabled(RagdollId id) const;
@@ -106,6 +109,7 @@ class RagdollSystem {
     int32_t block = 0;
   };
 
+  bool Live(RagdollArchetypeId id) const;
   int32_t FindOrAddGroup(int32_t archetype, bool kinematic);
   // Grows group `gi`'s blocks to hold `lanes` lanes plus its reserve (never in Step).
   void EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve = true);
@@ -119,6 +123,7 @@ class RagdollSystem {
   RagdollSystemSettings settings_;
   const RigidKernels* kernels_;
   std::vector<RagdollArchetype> archetypes_;
+  std::vector<bool> removed_;  // per archetype: RemoveArchetype made its id stale
   RagdollStore store_;
   std::vector<int32_t> free_;
   std::unordered_map<const void*, int32_t> by_output_;

@@ -244,6 +244,14 @@ Result<ChainArchetypeId> World::BuildChainArchetype(const ChainArchetypeSettings
   return impl_->chains.BuildArchetype(settings);
 }
 int32_t World::ChainBoneCount(ChainArchetypeId id) const { return impl_->chains.BoneCount(id); }
+Error World::RemoveChainArchetype(ChainArchetypeId id) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->chains.RemoveArchetype(id);
+}
+Error World::RebindChain(ChainId id, const ChainBinding& b) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->chains.Rebind(id, b);
+}
 Result<ChainId> World::BindChain(const ChainBinding& b) {
   if (impl_->stepping) return Reentrant();
   return impl_->chains.Bind(b);
@@ -287,6 +295,12 @@ Result<RagdollArchetypeId> World::BuildRagdollArchetype(const RagdollSettings& s
 int32_t World::RagdollPartCount(RagdollArchetypeId id) const { return impl_->ragdolls.PartCount(id); }
 Error World::GetRagdollPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const {
   return impl_->ragdolls.GetPartInfo(id, part, out);
+}
+Error World::RemoveRagdollArchetype(RagdollArchetypeId id) {
+  if (impl_->stepping) return Reentrant();
+  if (impl_->characters.UsesRagdollArchetype(id))
+    return Fail(ErrorCode::kInUse, -1, "archetype", "a character archetype is built on it: RemoveCharacterArchetype removes both");
+  return impl_->ragdolls.RemoveArchetype(id);
 }
 Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   if (impl_->stepping) return Reentrant();
@@ -384,6 +398,14 @@ Result<CharacterId> World::BindCharacter(const CharacterBinding& binding) {
   if (impl_->stepping) return Reentrant();
   return impl_->characters.Bind(binding);
 }
+Error World::RemoveCharacterArchetype(CharacterArchetypeId id) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->characters.RemoveArchetype(id);
+}
+Error World::RebindCharacter(CharacterId id, const CharacterBinding& b) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->characters.Rebind(id, b);
+}
 Error World::UnbindCharacter(CharacterId id) {
   if (impl_->stepping) return Reentrant();
   return impl_->characters.Unbind(id);
@@ -439,6 +461,13 @@ int32_t World::DrainCharacterEvents(std::span<CharacterEvent> out) {
 }
 int32_t World::ActiveCharacterCount() const { return impl_->characters.ActiveCount(); }
 int32_t World::BoundCharacterCount() const { return impl_->characters.BoundCount(); }
+
+int32_t World::UnbindAll() {
+  if (impl_->stepping) return 0;
+  // Characters first: they own ragdolls.
+  return impl_->characters.UnbindAll() + impl_->chains.UnbindAll() + impl_->pendulums.UnbindAll() +
+         impl_->ragdolls.UnbindAll();
+}
 
 // ---- the frame ----
 

@@ -24,7 +24,7 @@ struct Scene {
   ChainArchetypeSettings strand;
   ChainArchetypeId chain_archetype{};
   Transform root{};
-  std::vector<Transform> chain_animated, chain_output;
+  std::vector<Transform> chain_animated, chain_output, chain_output_moved;
   std::vector<Transform> collider_frames = std::vector<Transform>(1);
   ChainId chain{};
   Transform joint{{0, 1, 0}, {}, {1, 1, 1}}, offset{{0, -0.2f, 0}, {}, {1, 1, 1}};
@@ -170,6 +170,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         if (which == 0 && w.UnbindChain(s.chain).code == ErrorCode::kNone) s.BindChain();
         if (which == 1 && w.UnbindRagdoll(s.ragdolls[0]).code == ErrorCode::kNone) s.BindLimb(0);
         if (which == 2 && w.UnbindCharacter(s.character).code == ErrorCode::kNone) s.BindMan();
+        // And a move to new buffers that keeps the state (ECS chunk moves).
+        if (in.Bool()) {
+          s.chain_output_moved = s.chain_output;
+          ChainBinding b;
+          b.archetype = s.chain_archetype;
+          b.root_parent_world = &s.root;
+          b.animated_local = s.chain_animated;
+          b.output_local = s.chain_output_moved;
+          b.collider_frames = s.collider_frames;
+          // Swapping the vectors swaps their storage: chain_output names the bound one again.
+          if (w.RebindChain(s.chain, b).code == ErrorCode::kNone) s.chain_output.swap(s.chain_output_moved);
+        }
         break;
       }
     }
