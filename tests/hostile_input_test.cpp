@@ -684,3 +684,34 @@ TEST(Lifetimes, UnbindAllHandsEveryBoneBackAndEndsActiveCharacters) {
 
 }  // namespace
 }  // namespace tendon::test
+
+namespace tendon::test {
+namespace {
+
+// Extreme but valid: a 1 kg character struck with 20 N s at 4 XPBD substeps. The parts
+// are held to their speed caps and the joints pull them back; the solver clamps, it does
+// not reset every frame.
+TEST(State, ALightCharacterStruckHardAtFewSubstepsClampsInsteadOfResetting) {
+  WorldSettings ws;
+  ws.ragdoll_substeps = 4;
+  auto w = MakeWorld(ws);
+  ASSERT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  CharacterSettings light = StickmanCharacter();
+  light.total_mass = 1.0f;
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(light).value();
+  HostCharacter host(StickmanSkeleton(), Transform{{0, 1, 0}, {}, {1, 1, 1}});
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  ASSERT_TRUE(w->ActivateCharacter(id));
+  w->Step(kStep);
+  ASSERT_TRUE(w->HitCharacter(id, 1, Vec3{20, 0, 0}, host.world[1].translation));
+  int resets = 0;
+  for (int f = 0; f < 120; ++f) resets += w->Step(kStep).reset_non_finite;
+  EXPECT_EQ(resets, 0);
+  EXPECT_TRUE(AllFinite(host.output));
+  CharacterState st;
+  ASSERT_EQ(w->GetCharacterState(id, &st).code, ErrorCode::kNone);
+  EXPECT_TRUE(std::isfinite(st.speed));
+}
+
+}  // namespace
+}  // namespace tendon::test
