@@ -6,7 +6,6 @@
 // Labelled "soak": `.ci/run` runs it once on the release build (scripts/test.sh leaves it
 // out; run it with `ctest --test-dir build/release -L soak`).
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
 #include <random>
 #include <vector>

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "kernel/chains/chain_kernels.h"
+#include "kernel/core/finite.h"
 #include "kernel/core/parallel.h"
 #include "kernel/core/rotation.h"
 #include "kernel/core/validation.h"
@@ -27,11 +28,6 @@ namespace tendon::detail {
 
 namespace {
 constexpr int32_t kGatherChunk = 512;
-// Host rotations: |q|^2 within 1 +- kUnitTolerance is used as it is; within
-// [kMinRotationNorm2, kMaxRotationNorm2] it is normalised; outside, it is bad input.
-constexpr float kUnitTolerance = 1e-4f;
-constexpr float kMinRotationNorm2 = 0.25f;
-constexpr float kMaxRotationNorm2 = 4.0f;
 }  // namespace
 
 
@@ -414,10 +410,9 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   // as 1.0201); one far from unit (or one whose length overflows) is bad input.
   int32_t off_unit = 0;
   auto rotation_ok = [&off_unit](const Quat& q) {
-    const float n2 = Dot(q, q);
-    if (std::fabs(n2 - 1.0f) <= kUnitTolerance) return true;
+    if (NearUnit(q)) return true;
     ++off_unit;
-    return n2 >= kMinRotationNorm2 && n2 <= kMaxRotationNorm2;
+    return UsableRotation(q);
   };
   good = good && rotation_ok(slot.root_parent_world->rotation);
   if (slot.bone_map.empty()) {
@@ -437,8 +432,7 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
     if (off_unit > 0) {
       slot.last_good_root_parent.rotation = Normalize(slot.last_good_root_parent.rotation);
       for (int32_t k = 0; k < n; ++k) {
-        if (std::fabs(Dot(slot.last_good[k].rotation, slot.last_good[k].rotation) - 1.0f) > kUnitTolerance)
-          slot.last_good[k].rotation = Normalize(slot.last_good[k].rotation);
+        if (!NearUnit(slot.last_good[k].rotation)) slot.last_good[k].rotation = Normalize(slot.last_good[k].rotation);
       }
     }
   } else {

@@ -1,5 +1,6 @@
 // kernel/core/finite.h: the finiteness check of host transforms for code outside the
-// dispatched kernels (characters); chains use ChainKernels::all_finite, the same test in lanes.
+// dispatched kernels (characters); chains use ChainKernels::all_finite, the same test in
+// lanes. And the one rule for host rotations (NearUnit, UsableRotation).
 //
 // True when every float of `count` transforms is finite, that is, when no float has all
 // its exponent bits set. The test is on the bits, in integers, so that the loop vectorises:
@@ -8,6 +9,7 @@
 // allocation; safe on the step's hot path.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -25,6 +27,17 @@ inline bool AllFinite(const Transform* t, int64_t count) {
     non_finite |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
   }
   return non_finite == 0;
+}
+
+// Host rotations, one rule for every system (README, "Contracts"): |q|^2 within
+// 1 +- kUnitRotationTolerance is used as it is (unit input keeps its bits); a rotation
+// that is UsableRotation but not NearUnit is normalised where it is used; one outside
+// [0.25, 4] (or whose length overflows) is bad input, refused at bind and held in Step.
+inline constexpr float kUnitRotationTolerance = 1e-4f;
+inline bool NearUnit(const Quat& q) { return std::fabs(Dot(q, q) - 1.0f) <= kUnitRotationTolerance; }
+inline bool UsableRotation(const Quat& q) {
+  const float n2 = Dot(q, q);
+  return n2 >= 0.25f && n2 <= 4.0f;
 }
 
 }  // namespace tendon::detail

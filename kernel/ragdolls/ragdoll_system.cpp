@@ -23,6 +23,7 @@
 #include "kernel/collide/part_distance.h"
 #include "kernel/collide/sphere_trace.h"
 #include "kernel/collide/static_world.h"
+#include "kernel/core/finite.h"
 #include "kernel/core/parallel.h"
 #include "kernel/core/validation.h"
 
@@ -163,14 +164,6 @@ Vec3 Storable(Vec3 v, float cap, const F& exact) {
   return Vec3{static_cast<float>(d.x * k), static_cast<float>(d.y * k), static_cast<float>(d.z * k)};
 }
 
-// A host rotation Tendon can use: |q|^2 within [0.25, 4] (it is normalised where it is
-// used); farther from unit, or overflowing, it is refused (found by tests/fuzz/fuzz_build:
-// a placement of |q| ~ 1e30 overflowed the bind pose).
-bool UsableRotation(const Quat& q) {
-  const float n2 = Dot(q, q);
-  return n2 >= 0.25f && n2 <= 4.0f;
-}
-
 }  // namespace
 
 RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidKernels& kernels)
@@ -266,6 +259,8 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
     return RagdollId{static_cast<uint32_t>(it->second), store_.slots[it->second].generation};
   if (!IsFinite(b.placement) || !IsFinite(b.linear_velocity) || !IsFinite(b.angular_velocity))
     return Fail(ErrorCode::kNotFinite, -1, "placement", "placement or the start velocities are not finite");
+  // Rotations far from unit are refused (kernel/core/finite.h; found by fuzz_build: a
+  // placement of |q| ~ 1e30 overflowed the bind pose).
   if (!UsableRotation(b.placement.rotation))
     return Fail(ErrorCode::kNotUnitRotation, -1, "placement", "placement's rotation is far from unit length");
   for (int32_t j = 0; j < static_cast<int32_t>(b.start_parts.size()) && j < n; ++j) {
@@ -283,7 +278,7 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
     return Fail(ErrorCode::kNotFinite, -1, "kinematic_root", "the kinematic root frame is not finite (or not a rotation) at bind");
   // A placement rotation a little off unit would scale the placed parts: normalised.
   Transform placement = b.placement;
-  if (std::fabs(Dot(placement.rotation, placement.rotation) - 1.0f) > 1e-4f) placement.rotation = Normalize(placement.rotation);
+  if (!NearUnit(placement.rotation)) placement.rotation = Normalize(placement.rotation);
   const bool kinematic = b.kinematic_root != nullptr;
   const int32_t gi = FindOrAddGroup(static_cast<int32_t>(b.archetype.index), kinematic);
   RagdollGroup& g = store_.groups[gi];

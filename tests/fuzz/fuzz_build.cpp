@@ -3,8 +3,6 @@
 // instance is bound and stepped, and everything it writes must stay finite.
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -111,14 +109,7 @@ void DropAndCheck(World& w, FuzzInput& in, RagdollArchetypeId archetype, int32_t
   auto bound = w.BindRagdoll(b);
   if (!bound.ok()) return RequireNamed(bound.error());
   for (int f = 0; f < 6; ++f) {
-    const FrameStats& st = w.Step(1.0f / 60.0f);
-    if (std::getenv("TENDON_FUZZ_VERBOSE") != nullptr) {
-      std::fprintf(stderr, "frame %d resets %d placement %g %g %g\n", f, st.reset_non_finite, b.placement.translation.x,
-                   b.placement.translation.y, b.placement.translation.z);
-      for (const Transform& t : out)
-        std::fprintf(stderr, "  %g %g %g | %g %g %g %g\n", t.translation.x, t.translation.y, t.translation.z, t.rotation.x,
-                     t.rotation.y, t.rotation.z, t.rotation.w);
-    }
+    w.Step(1.0f / 60.0f);
     RequireFinite(out, "a ragdoll wrote a non-finite part frame");
   }
   std::vector<Vec3> v(parts), av(parts);
@@ -161,13 +152,6 @@ void FuzzRagdoll(FuzzInput& in) {
   s.stabilize.enabled = in.Bool();
   auto built = w->BuildRagdollArchetype(s);
   if (!built.ok()) return RequireNamed(built.error());
-  if (std::getenv("TENDON_FUZZ_VERBOSE") != nullptr) {
-    for (const PartSettings& p : s.parts)
-      std::fprintf(stderr, "part parent %d type %d r %g hh %g tr %g br %g he %g %g %g mass %g share %g dens %g maxv %g maxw %g joint %d\n",
-                   p.parent, static_cast<int>(p.shape.type), p.shape.radius, p.shape.half_height, p.shape.top_radius,
-                   p.shape.bottom_radius, p.shape.half_extents.x, p.shape.half_extents.y, p.shape.half_extents.z, p.mass,
-                   p.mass_share, p.density, p.max_linear_speed, p.max_angular_speed, static_cast<int>(p.joint.type));
-  }
   DropAndCheck(*w, in, built.value(), n);
 }
 
