@@ -113,6 +113,15 @@ struct WorldSettings {
   // Rolling resistance: a part touching the static world loses this much of its angular
   // speed per second. 1/s, [0, 1000]; 0 disables.
   float ragdoll_contact_angular_damping = 4.0f;
+  // Depenetration: the penetration a part is placed in (bound partly inside the static
+  // world or inside another ragdoll, a character activated with its feet in the ground,
+  // SetRagdollPartStates) is pushed out at most this fast, and the part's velocity says
+  // so meanwhile. Every other penetration (a landing, a pile pressing a limb into the
+  // floor) is taken out at once. Without the bound a deep start is corrected in one
+  // substep and every part the joints drag along keeps that speed: a leg bound 10 cm into
+  // the floor was thrown 10 m. As Box2D's contactPushMaxVelocity (3 m/s) and Jolt's
+  // mMaxPenetrationDistance bound theirs. m/s, > 0; infinity disables the bound.
+  float ragdoll_max_push_speed = 1.0f;
   float ragdoll_sleep_seconds = 0.5f;
   // Settling: a ragdoll whose every point has moved slower than 4 x ragdoll_sleep_speed
   // over each frame for ragdoll_sleep_seconds (it is coming to rest but has not yet

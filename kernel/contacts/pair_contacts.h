@@ -19,6 +19,7 @@
 // Memory: sized by Reserve at bind time; nothing here allocates in Step.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -38,6 +39,7 @@ struct PairContactSettings {
   TaskHooks tasks{};
   Vec3 gravity{};                       // restitution applies only above 2 g h of approach
   float contact_angular_damping = 0;    // 1/s: rolling resistance between touching parts
+  float max_push_speed = INFINITY;      // m/s: how fast a penetration a substep starts with is taken out
 };
 
 class PairContacts {
@@ -48,8 +50,10 @@ class PairContacts {
   void Reserve(std::size_t pair_capacity);
   // The contacts of the first `pair_count` ordered pairs.
   void Find(int32_t pair_count, float frame_seconds);
-  // The position half, between the kernel's positions and velocities of a substep.
-  void SolvePositions();
+  // The position half, between the kernel's positions and velocities of a substep; h is
+  // the substep's length (a penetration the substep started with is taken out at most
+  // max_push_speed x h deep).
+  void SolvePositions(float h);
   // The velocity half, after the kernel's velocities; h is the substep's length.
   void SolveVelocities(float h);
 
@@ -71,6 +75,10 @@ class PairContacts {
     // points' offset along the surface then, `lambda_sum` the normal impulse since.
     Vec3 stick;
     float lambda_sum;
+    // Bounded depenetration: the penetration this contact left in on purpose at the last
+    // substep (m), from the parts' kRbPairDeferLast at the frame's start (0: none, the
+    // contact is solved whole).
+    float deferred;
   };
   // Both sides of a pair, read from their blocks. A sleeping or frozen ragdoll (or a
   // kinematic part) is static where it lies: fixed, with no inverse mass.
@@ -94,7 +102,7 @@ class PairContacts {
   // Fixes a contact's points and normal in its bodies from a measurement: the sample
   // sphere of p (centre c) is `dist` from q's shape along n (out of q).
   static void Anchor(Contact& ct, const BodyState& p, const BodyState& q, Vec3 c, Vec3 n, float dist);
-  void PositionsOne(int32_t pair_index);
+  void PositionsOne(int32_t pair_index, float max_push);
   void VelocitiesOne(int32_t pair_index, float h);
   static Vec3 InvInertiaWorld(const RigidPartConstants& c, bool fixed, const Rot3& r, Vec3 u);
 
@@ -105,6 +113,7 @@ class PairContacts {
   std::vector<Contact> contacts_;       // kContactsPerPair per pair slot
   std::vector<int32_t> contact_count_;  // per pair slot
   std::vector<uint8_t> touching_;       // per pair slot: 1 when a contact pushed this substep
+  std::vector<uint8_t> pushing_;        // per pair slot: 1 when a contact was pushed out at the bounded speed
 };
 
 }  // namespace tendon::detail

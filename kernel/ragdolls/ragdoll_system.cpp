@@ -171,7 +171,8 @@ RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidK
       kernels_(&kernels),
       sleep_(SleepSettings{settings.ragdoll_sleep_speed, settings.ragdoll_sleep_seconds, settings.ragdoll_settle_damping}),
       broad_(settings.tasks),
-      contacts_(PairContactSettings{settings.tasks, settings.gravity, settings.ragdoll_contact_angular_damping}, store_,
+      contacts_(PairContactSettings{settings.tasks, settings.gravity, settings.ragdoll_contact_angular_damping,
+                                    settings.ragdoll_max_push_speed}, store_,
                 broad_, islands_) {}
 
 RagdollSystem::~RagdollSystem() = default;
@@ -638,6 +639,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
   params.gravity[2] = settings_.gravity.z;
   static_world.FillSolveParams(params);
   params.contact_angular_damping = settings_.ragdoll_contact_angular_damping;
+  params.max_push = settings_.ragdoll_max_push_speed * params.dt;
   params.frame_seconds = static_cast<float>(step_seconds) * static_cast<float>(substeps);
   const detail::RigidKernels* kernel_set = kernels_;
   const float frame_seconds = static_cast<float>(step_seconds) * static_cast<float>(substeps);
@@ -647,6 +649,13 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
       bad_inputs_[i] = 0;
       RagdollGroup& g = store_.groups[work_[i].group];
       const detail::RigidBlockView view = g.View(work_[i].block);
+      // The pairs' bounded depenetration: what they left in last frame (or a placement's
+      // mark) is read by this frame's contacts.
+      for (int32_t j = 0; j < g.part_count; ++j) {
+        float* now = view.Part(detail::kRbPairDeferNow, j);
+        float* last = view.Part(detail::kRbPairDeferLast, j);
+        for (int32_t l = 0; l < kBlockLanes; ++l) last[l] = now[l], now[l] = 0.0f;
+      }
       for (int32_t l = 0; l < kBlockLanes; ++l) {
         const int32_t lane = work_[i].block * kBlockLanes + l;
         const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
@@ -711,7 +720,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
     // pairs'), velocities from positions (the kernel's pass), the pairs' velocity pass.
     params.find_static_contacts = call == 0;
     run(1);
-    contacts_.SolvePositions();
+    contacts_.SolvePositions(h);
     run(2);
     contacts_.SolveVelocities(h);
   }
@@ -886,17 +895,19 @@ void RagdollSystem::PoisonStateForTest(RagdollId id) {
   store_.groups[r.group].View(r.lane / kBlockLanes).Part(kRbVx, 0)[r.lane % kBlockLanes] = NAN;
 }
 
+// The bodies' state and the host's controls; not the bounded depenetration's bookkeeping
+// (kRbPairDeferNow and after), which only changes what the bodies do when it matters.
 void RagdollSystem::HashState(StateHasher& hasher) const {
-for (std::size_t i = 0; i < store_.slots.size(); ++i) {
-  const RagdollSlot& r = store_.slots[i];
-  if (!r.live) continue;
-  hasher.Mix(&i, sizeof(i));
-  RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
-  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
-  for (int32_t j = 0; j < r.part_count; ++j) {
-    for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) hasher.Mix(view.Part(f, j) + r.lane % kBlockLanes, sizeof(float));
+  for (std::size_t i = 0; i < store_.slots.size(); ++i) {
+    const RagdollSlot& r = store_.slots[i];
+    if (!r.live) continue;
+    hasher.Mix(&i, sizeof(i));
+    RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
+    const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+    for (int32_t j = 0; j < r.part_count; ++j) {
+      for (int32_t f = 0; f < detail::kRbPairDeferNow; ++f) hasher.Mix(view.Part(f, j) + r.lane % kBlockLanes, sizeof(float));
+    }
   }
-}
 }
 
 }  // namespace tendon::detail

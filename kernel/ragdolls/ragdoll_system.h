@@ -21,6 +21,7 @@
 // other controls do not.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -48,6 +49,7 @@ struct RagdollSystemSettings {
   int32_t ragdoll_substeps = 16;
   int32_t ragdoll_iterations = 2;
   float ragdoll_contact_angular_damping = 0;
+  float ragdoll_max_push_speed = INFINITY;
   float ragdoll_sleep_speed = 0;
   float ragdoll_sleep_seconds = 0;
   float ragdoll_settle_damping = 0;

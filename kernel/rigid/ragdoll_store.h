@@ -101,7 +101,10 @@ struct RagdollGroup {
       for (int32_t f = 0; f <= kRbQPw; ++f) view.Part(f, j)[l] = values[f];
       for (int32_t k = 0; k < kMaxContactPoints; ++k) {
         for (int32_t f = 0; f < kContactFieldCount; ++f) view.Contact(f, j, k)[l] = 0.0f;
+        view.Contact(kDeferred, j, k)[l] = kPlacedPenetration;
       }
+      view.Part(kRbPairDeferNow, j)[l] = kPlacedPenetration;
+      view.Part(kRbPairDeferLast, j)[l] = 0.0f;
     }
   }
   // A fresh lane: the bodies placed, motors at their neutral targets and off, 3D, awake.

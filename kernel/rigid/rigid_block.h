@@ -38,6 +38,11 @@ enum RigidField : int32_t {
   // Planar mode: the body's orientation at bind (it may only turn about the plane's normal
   // from there) and its offset along the normal (it may only move in its plane).
   kPlanarQx, kPlanarQy, kPlanarQz, kPlanarQw, kPlanarD,
+  // Bounded depenetration between ragdolls (PairContacts::PositionsOne), m: the most
+  // penetration this part's pair contacts left in on purpose this frame, and last frame's
+  // (the frame's first pass moves one into the other). kPlacedPenetration after a
+  // placement: whatever the part starts in is pushed out at the bounded speed.
+  kRbPairDeferNow, kRbPairDeferLast,
   kRigidFieldCount
 };
 
@@ -50,8 +55,14 @@ enum ContactField : int32_t {
   kTouching,     // 1 when in contact this substep
   kStickX, kStickY, kStickZ,  // where the sphere's contact point is held (static friction)
   kLambdaSum, kTangentSum,    // the normal and tangential impulses over a recent window
+  kDeferred,     // m: penetration the last substep left in on purpose (bounded depenetration);
+                 // kPlacedPenetration after a placement
   kContactFieldCount
 };
+
+// A part just placed (bound, activated, moved by SetRagdollPartStates) pushes out whatever
+// penetration it starts in at the bounded speed: this stands for "all of it".
+inline constexpr float kPlacedPenetration = 1e30f;
 
 enum StaticShapeKind : int32_t { kStaticSphere, kStaticCapsule, kStaticBox };
 
@@ -115,6 +126,9 @@ struct RigidSolveParams {
   int32_t shape_count = 0;
   const StaticShape* shapes = nullptr;
   float contact_angular_damping = 0;  // 1/s, parts touching the static world
+  // Bounded depenetration (see SolveContacts): at most max_push (ragdoll_max_push_speed x
+  // dt, m) of a deep penetration a part starts a substep with is taken out in it.
+  float max_push = 1e30f;
   // Static contacts are found on the frame's first substep (find_static_contacts), over
   // the path a contact sphere would take in frame_seconds at its velocity, and the
   // substeps after it solve against those planes.

@@ -552,6 +552,7 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
   V3<V> normals[kMaxContactPoints];
   V offsets[kMaxContactPoints];
   V lambdas[kMaxContactPoints];
+  V depths[kMaxContactPoints];
   if (sp.find_static_contacts) FindStaticContacts(blk, part, lane, b, c, sp);
   bool any_touching = false;
   for (int32_t k = 0; k < c.point_count; ++k) {
@@ -574,6 +575,7 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     normals[k] = n;
     offsets[k] = offset;
     lambdas[k] = zero;
+    depths[k] = Dot3(Add(b.x, arm), n) - radius - offsets[k];
     const auto touching = Dot3(Add(b.x, arm), n) - radius < offsets[k];
     any_touching = any_touching || O::AnyOf(touching);
     const V3<V> r = Sub(arm, Scale(n, radius));
@@ -585,8 +587,36 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     for (int32_t k = 0; k < c.point_count; ++k) {
       O::Store(blk.Contact(kLambdaN, part, k) + lane, zero);
       O::Store(blk.Contact(kLambdaSum, part, k) + lane, zero);  // the hold is let go
+      O::Store(blk.Contact(kDeferred, part, k) + lane, zero);   // placed clear of the world
     }
     return;
+  }
+  // Depenetration at a bounded speed. Correcting a deep penetration in one substep moves
+  // the part by all of it in h, and every part the joints drag along keeps that speed (a
+  // leg bound 10 cm into the floor jumped 10 m). So the penetration a part was placed in
+  // (bound, activated, set by SetRagdollPartStates: kDeferred is kPlacedPenetration) is
+  // pushed out at most sp.max_push a substep; what is left stays in kDeferred, which
+  // shrinks by max_push a substep, so the push-out ends as smoothly as it ran. Everything
+  // else is taken out at once, as before: what the substep's own motion adds (a landing)
+  // and what joints and ragdoll pairs press a part back in between substeps (up to 2.4 cm
+  // at a corner in the Jolt-human piles, which a bound would let sink). A point no deeper
+  // than max_push is within the bound already, so only deeper ones measure their start,
+  // and the usual contact's arithmetic is unchanged.
+  V left_in[kMaxContactPoints];  // the penetration this substep leaves, m (>= 0)
+  const V max_push = O::Splat(sp.max_push);
+  for (int32_t k = 0; k < c.point_count; ++k) {
+    left_in[k] = zero;
+    float* deferred = blk.Contact(kDeferred, part, k) + lane;
+    if (!O::AnyOf(depths[k] < zero - max_push)) {
+      O::Store(deferred, zero);
+      continue;
+    }
+    const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
+    const V start_in =
+        O::Max(offsets[k] + O::Splat(c.points[k][3]) - Dot3(Add(b.xp, QRotate(b.qp, local)), normals[k]), zero);
+    const V held = O::Min(start_in, O::Load(deferred));
+    left_in[k] = O::Select(depths[k] < zero - max_push, O::Max(held - max_push, zero), zero);
+    O::Store(deferred, left_in[k]);
   }
   for (int32_t sweep = 0; sweep < sweeps; ++sweep) {
     for (int32_t k = 0; k < c.point_count; ++k) {
@@ -599,7 +629,8 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
       if (!O::AnyOf(penetrating)) continue;
       const V3<V> r = Sub(arm, Scale(n, radius));
       const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b, Cross3(r, n));
-      const V lambda = O::Select(penetrating, (zero - depth) / O::Max(w, O::Splat(1e-12f)), zero);
+      const V correction = O::Max((zero - depth) - left_in[k], zero);
+      const V lambda = O::Select(penetrating, correction / O::Max(w, O::Splat(1e-12f)), zero);
       const V3<V> p = Scale(n, lambda);
       b.x = Add(b.x, Scale(p, O::Splat(c.inv_mass)));
       b.q = Turn(b.q, InvInertia(b, Cross3(r, p)), O::Splat(1.0f));
@@ -690,7 +721,11 @@ inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t l
       // left, so contacts do not pop.
       const V pre = O::Load(blk.Contact(kNormalSpeed, part, k) + lane);
       const V e = O::Select(pre < O::Splat(-2.0f * g * sp.dt), O::Splat(c.restitution), zero);
-      const V target = O::Max(zero - e * pre, zero);
+      V target = O::Max(zero - e * pre, zero);
+      // A point still being pushed out of where it was placed (SolveContacts) leaves at the
+      // push speed: its velocity says how it moves, and it does not fall asleep meanwhile.
+      const auto pushed = O::Load(blk.Contact(kDeferred, part, k) + lane) > zero;
+      if (O::AnyOf(pushed)) target = O::Select(pushed, O::Max(target, O::Splat(sp.max_push / sp.dt)), target);
       dv = Select3(active, Add(dv, Scale(n, target - vn)), zero3);
       const V w = O::Splat(c.inv_mass) + InvInertiaNorm(b, Cross3(r, SafeNormal(dv)));
       const V3<V> p = Scale(dv, O::Splat(1.0f) / O::Max(w, O::Splat(1e-12f)));

@@ -70,7 +70,7 @@ detail::ChainSystemSettings ChainSettingsOf(const WorldSettings& s, Isa isa) {
 
 detail::RagdollSystemSettings RagdollSettingsOf(const WorldSettings& s) {
   return {s.tasks, s.gravity, s.ragdoll_substeps, s.ragdoll_iterations, s.ragdoll_contact_angular_damping,
-          s.ragdoll_sleep_speed, s.ragdoll_sleep_seconds, s.ragdoll_settle_damping};
+          s.ragdoll_max_push_speed, s.ragdoll_sleep_speed, s.ragdoll_sleep_seconds, s.ragdoll_settle_damping};
 }
 
 }  // namespace
@@ -205,6 +205,8 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_sleep_speed", "ragdoll_sleep_speed must be finite and >= 0");
   if (!(s.ragdoll_contact_angular_damping >= 0 && s.ragdoll_contact_angular_damping <= 1000))
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_contact_angular_damping", "must be within [0, 1000]");
+  if (!(s.ragdoll_max_push_speed > 0))
+    return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_max_push_speed", "must be > 0 m/s (infinity disables the bound)");
   if (!(s.ragdoll_sleep_seconds > 0) || !std::isfinite(s.ragdoll_sleep_seconds))
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_sleep_seconds", "ragdoll_sleep_seconds must be positive");
   if (!(s.ragdoll_settle_damping >= 0.0f && s.ragdoll_settle_damping <= 100.0f))
