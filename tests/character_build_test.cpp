@@ -183,7 +183,7 @@ struct Push {
   int frame = -1;
 };
 Push LargestLimitPush(const CharacterSettings& settings, const ports::JoltAnimation& clip) {
-  WorldSettings ws;
+  WorldSettings ws = LastSubstepOutputs();
   ws.gravity = {};
   auto w = MakeWorld(ws);
   auto built = w->BuildCharacterArchetype(settings);

@@ -100,7 +100,7 @@ TEST(Character, InactiveCharactersShowTheAnimationCostNothingAndStillTakeRays) {
 
 TEST(Character, ActivationKeepsTheMotionOfTheLastTwoFrames) {
   TENDON_NEED_SHARED_DATA();
-  Scene s(WorldSettings{}, false);
+  Scene s(LastSubstepOutputs(), false);
   HostCharacter& h = s.Add(Transform{{0, 1, 0}, {}, {1, 1, 1}});
   // Runs at 3 m/s along +X while turning at 1 rad/s about Y.
   for (int f = 0; f < 10; ++f) {

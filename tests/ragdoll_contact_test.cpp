@@ -178,7 +178,7 @@ TEST(RagdollContacts, StaticCollideModeMeetsOnlyItsOwnKind) {
 TEST(RagdollContacts, APileOfTwentyRagdollsSettlesWithoutGainingEnergy) {
   const std::string path = ports::SharedDataPath("jolt-human/ragdoll.json");
   if (!json::ParseFile(path).ok) GTEST_SKIP() << path << " is not available";
-  auto w = MakeWorld();
+  auto w = MakeWorld(LastSubstepOutputs());
   const RagdollSettings human = ports::LoadJoltHumanRagdoll(path).value();
   const RagdollArchetypeId a = w->BuildRagdollArchetype(human).value();
   ASSERT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);

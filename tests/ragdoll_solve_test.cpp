@@ -50,7 +50,7 @@ float Energy(const World& w, RagdollId id, const RagdollSettings& s, const std::
 }
 
 TEST(RigidSolve, ATumblingFreeBodyConservesEnergyWithoutDamping) {
-  WorldSettings ws;
+  WorldSettings ws = LastSubstepOutputs();
   ws.gravity = {0, 0, 0};
   auto w = MakeWorld(ws);
   RagdollSettings s;
@@ -212,7 +212,7 @@ float DeepestBelow(const Rig& r, Vec3 normal, float offset) {
 // within `sleep_within` seconds of landing, and then stay asleep without moving at all.
 void DropHumanOnto(StaticPlane ground, float sleep_within) {
   Rig r;
-  if (!LoadHuman(&r)) GTEST_SKIP() << HumanPath() << " is not available";
+  if (!LoadHuman(&r, LastSubstepOutputs())) GTEST_SKIP() << HumanPath() << " is not available";
   ASSERT_EQ(r.world->BuildStaticWorld(StaticWorldSettings{{ground}}).code, ErrorCode::kNone);
   RagdollBinding b;
   b.archetype = r.archetype;

@@ -208,7 +208,7 @@ float ArmSagDegrees(bool limb_inertia) {
 // coming to rest; settle damping slows it until it sleeps, while one at 1 m/s is left alone.
 TEST(RagdollSleep, SettleDampingBringsASlowDrifterToRestAndLeavesAFastOneAlone) {
   auto drift = [](float settle, float speed) {
-    WorldSettings ws;
+    WorldSettings ws = LastSubstepOutputs();
     ws.gravity = {};
     ws.ragdoll_settle_damping = settle;
     auto w = MakeWorld(ws);

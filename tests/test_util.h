@@ -47,6 +47,13 @@ struct HostChain {
   }
 };
 
+// Settings whose outputs are the last substep's state exactly (no render interpolation):
+// for tests that read the simulation through the host's buffers.
+inline WorldSettings LastSubstepOutputs(WorldSettings s = {}) {
+  s.render_interpolation = false;
+  return s;
+}
+
 inline std::unique_ptr<World> MakeWorld(WorldSettings s = {}) {
   auto r = World::Create(s);
   EXPECT_TRUE(r.ok()) << r.error().message;

@@ -31,6 +31,10 @@ struct FrameStats {
   int32_t substeps = 0;        // fixed substeps run this frame (0..max_substeps)
   float dropped_seconds = 0;   // frame time the hitch clamp dropped
   bool dt_rejected = false;    // dt was zero, negative or not finite: nothing stepped
+  // Render interpolation (WorldSettings::render_interpolation): how far this frame's time
+  // is past the last substep, in substeps, [0, 1). What was written is the state alpha of
+  // the way from the substep before the last to the last; 1 when interpolation is off.
+  float interpolation_alpha = 1;
 
   int32_t bound_chains = 0;
   int32_t bound_pendulums = 0;

@@ -164,7 +164,10 @@ struct ChainKernels {
   // positions, and sets finite_probe[l] (kBlockLanes floats) to 0 when every written
   // rotation and solved position of lane l is finite, and to NaN otherwise (checked in
   // lanes, so the world does not re-read every field of every lane to find a NaN).
-  void (*writeback)(const ChainBlockView& block, float* scratch, float* finite_probe);
+  // alpha in [0, 1) interpolates the simulated shape between the last two substeps (render
+  // interpolation: each link's direction is the previous substep's, alpha of the way to
+  // the last one's); alpha = 1 writes the last substep's exactly.
+  void (*writeback)(const ChainBlockView& block, float* scratch, float* finite_probe, float alpha);
   // Composes the animated world pose of every lane: B (position), R (rotation), the root
   // parents' rotations, and world scale (kSx..kSz).
   void (*pose)(const ChainBlockView& block, const ChainPoseInput& input);

@@ -347,11 +347,16 @@ inline void StoreRows(float* row, const Q4<V>& q) {
 // Writeback, parents first: a node's written world rotation is its animated rotation
 // swung by the shortest arc from the animated direction to its first child to the
 // simulated one (a leaf keeps its parent's swing); its local rotation is the parent's
-// written world rotation inverted, times its own.
-template <class V>
-void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe) {
+// written world rotation inverted, times its own. With alpha < 1 the simulated direction
+// is the previous substep's (the verlet's other position slot), alpha of the way to the
+// last substep's: the links' directions do not depend on where the root is, so the
+// rendered chain hangs from this frame's animated root however fast it moves, with its
+// shape one substep behind ("Fix your timestep!", Fiedler 2004: render interpolation).
+template <class V, bool kInterpolate>
+void WritebackLanes(const ChainBlockView& b, float* scratch, float* finite_probe, float alpha) {
   using O = Ops<V>;
   constexpr int32_t kW = O::kSize;
+  const V a = O::Splat(alpha);
   for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
     // x * 0 is 0 for finite x and NaN otherwise; the sum carries a NaN to the end.
     V probe = O::Splat(0.0f);
@@ -362,7 +367,11 @@ void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe) {
       Q4<V> world = r;
       if (child >= 0) {
         const V3<V> from = Sub(LoadV3<V>(b, kBx, child, lane), LoadV3<V>(b, kBx, k, lane));
-        const V3<V> to = Sub(LoadV3<V>(b, b.position, child, lane), LoadV3<V>(b, b.position, k, lane));
+        V3<V> to = Sub(LoadV3<V>(b, b.position, child, lane), LoadV3<V>(b, b.position, k, lane));
+        if constexpr (kInterpolate) {
+          const V3<V> was = Sub(LoadV3<V>(b, b.previous, child, lane), LoadV3<V>(b, b.previous, k, lane));
+          to = Add(was, Scale(Sub(to, was), a));
+        }
         world = QMul(ShortestArc(from, to), r);
       } else if (parent >= 0) {
         // Keep the animated local rotation under the written parent.
@@ -382,6 +391,15 @@ void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe) {
       probe = probe + sum * O::Splat(0.0f);
     }
     O::Store(finite_probe + lane, probe);
+  }
+}
+
+template <class V>
+void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe, float alpha) {
+  if (alpha >= 1.0f) {
+    WritebackLanes<V, false>(b, scratch, finite_probe, 1.0f);
+  } else {
+    WritebackLanes<V, true>(b, scratch, finite_probe, alpha);
   }
 }
 

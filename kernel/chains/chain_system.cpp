@@ -582,7 +582,7 @@ void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot) {
   for (int32_t k = 0; k < slot.bone_count; ++k) slot.Output(k) = slot.last_good[k];
 }
 
-void ChainSystem::Writeback() {
+void ChainSystem::Writeback(float alpha) {
   const detail::ChainKernels* k = kernels_;
   auto task = [&](int32_t begin, int32_t end, uint32_t worker) {
     float* scratch = writeback_scratch_[worker].data();
@@ -590,7 +590,7 @@ void ChainSystem::Writeback() {
       Group& g = groups_[work_[i].group];
       const ChainBlockView v = g.View(work_[i].block);
       alignas(64) float finite_probe[kBlockLanes];
-      k->writeback(v, scratch, finite_probe);
+      k->writeback(v, scratch, finite_probe, alpha);
       for (int32_t l = 0; l < kBlockLanes; ++l) {
         const int32_t owner = g.lane_owner[work_[i].block * kBlockLanes + l];
         if (owner < 0) continue;

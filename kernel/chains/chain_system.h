@@ -86,7 +86,8 @@ class ChainSystem {
   void Budget(const SimulatePredicate& predicate, FrameStats& stats);
   void Pose();
   void Solve(int32_t substeps, float dt, Vec3 wind);
-  void Writeback();
+  // alpha: render interpolation between the last two substeps (1: the last one's).
+  void Writeback(float alpha);
   // Adds the pose and writeback items' counters (bad input, resets, teleports).
   void AddCounters(FrameStats& stats) const;
 

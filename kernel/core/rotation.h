@@ -21,6 +21,14 @@ inline Quat TurnSmall(Quat q, Vec3 u) {
   return Quat{t.x * k, t.y * k, t.z * k, t.w * k};
 }
 
+// t of the way from a to b along the shorter way round, normalised (nlerp: render
+// interpolation between substeps, whose rotations differ by a few degrees at most).
+inline Quat Nlerp(Quat a, Quat b, float t) {
+  const float s = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w < 0.0f ? -1.0f : 1.0f;
+  return Normalize(Quat{a.x * s + (b.x - a.x * s) * t, a.y * s + (b.y - a.y * s) * t, a.z * s + (b.z - a.z * s) * t,
+                        a.w * s + (b.w - a.w * s) * t});
+}
+
 // A rotation as its matrix's columns (the body's axes in world).
 struct Rot3 {
   Vec3 x, y, z;

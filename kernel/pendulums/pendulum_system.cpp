@@ -123,8 +123,8 @@ Error PendulumSystem::GetState(PendulumId id, Vec3* bob, float* swing_radians) c
   return {};
 }
 
-void PendulumSystem::StepOne(Slot& p, int32_t substeps, float dt, Vec3 camera, Vec3 wind, WorkCounters& counters,
-                             uint8_t& awake_flag) const {
+void PendulumSystem::StepOne(Slot& p, int32_t substeps, float dt, float alpha, Vec3 camera, Vec3 wind,
+                             WorkCounters& counters, uint8_t& awake_flag) const {
   Transform joint = *p.joint;
   if (IsFinite(joint)) {
     p.last_good_joint = joint;
@@ -150,6 +150,7 @@ void PendulumSystem::StepOne(Slot& p, int32_t substeps, float dt, Vec3 camera, V
     p.bob = p.prev_bob = p.prev_rest_bob = rest_bob;
     p.prev_hinge = hinge;
     p.dir = rest_dir;
+    p.prev_swing = Quat{};
   } else {
     awake_flag = 1;
   }
@@ -161,10 +162,13 @@ void PendulumSystem::StepOne(Slot& p, int32_t substeps, float dt, Vec3 camera, V
   };
   if (substeps > 0) {
     const Vec3 accel = (settings_.gravity * p.settings.gravity_scale + wind * p.settings.wind_scale) * (dt * dt);
+    Vec3 rd_last = NormalizeOr(p.prev_rest_bob - p.prev_hinge, rest_dir);
     for (int32_t s = 0; s < substeps; ++s) {
-      const float alpha = static_cast<float>(s + 1) / static_cast<float>(substeps);
-      const Vec3 h = Lerp(p.prev_hinge, hinge, alpha);
-      const Vec3 rb = Lerp(p.prev_rest_bob, rest_bob, alpha);
+      // The swing the substep before this one ended with (only the last two are written).
+      if (s + 2 >= substeps) p.prev_swing = ShortestArc(rd_last, p.dir);
+      const float along = static_cast<float>(s + 1) / static_cast<float>(substeps);
+      const Vec3 h = Lerp(p.prev_hinge, hinge, along);
+      const Vec3 rb = Lerp(p.prev_rest_bob, rest_bob, along);
       const Vec3 velocity = (p.bob - p.prev_bob) * p.settings.damping;
       p.prev_bob = p.bob;
       Vec3 bob = p.bob + velocity + accel;
@@ -173,6 +177,7 @@ void PendulumSystem::StepOne(Slot& p, int32_t substeps, float dt, Vec3 camera, V
       const Vec3 dir = clamp_dir(NormalizeOr(bob - h, rd), rd);
       p.bob = h + dir * length;
       p.dir = dir;
+      rd_last = rd;
     }
     p.prev_hinge = hinge;
     p.prev_rest_bob = rest_bob;
@@ -180,7 +185,9 @@ void PendulumSystem::StepOne(Slot& p, int32_t substeps, float dt, Vec3 camera, V
   // Clamp again against this frame's rest: with no substep the joint may have turned.
   const Vec3 dir = clamp_dir(p.dir, rest_dir);
   const Quat swing = ShortestArc(rest_dir, dir);
-  const Quat local = Conjugate(joint.rotation) * swing * joint.rotation;
+  // Render interpolation: the swing alpha of the way from the substep before the last.
+  const Quat shown = alpha < 1.0f ? Nlerp(p.prev_swing, swing, alpha) : swing;
+  const Quat local = Conjugate(joint.rotation) * shown * joint.rotation;
   Transform out{Rotate(local, p.rest_offset.translation), Normalize(local * p.rest_offset.rotation),
                 p.rest_offset.scale};
   if (!IsFinite(out) || !IsFinite(p.bob)) {
@@ -188,13 +195,14 @@ void PendulumSystem::StepOne(Slot& p, int32_t substeps, float dt, Vec3 camera, V
     p.bob = p.prev_bob = p.prev_rest_bob = rest_bob;
     p.prev_hinge = hinge;
     p.dir = rest_dir;
+    p.prev_swing = Quat{};
     out = p.rest_offset;
   }
   p.swing = RotationAngle(swing);
   *p.offset_out = out;
 }
 
-void PendulumSystem::Step(int32_t substeps, float dt, Vec3 camera, Vec3 wind, FrameStats& stats) {
+void PendulumSystem::Step(int32_t substeps, float dt, float alpha, Vec3 camera, Vec3 wind, FrameStats& stats) {
   const auto live = static_cast<int32_t>(live_pendulums_.size());
   const int32_t chunks = (live + kPendulumChunk - 1) / kPendulumChunk;
   auto task = [&](int32_t begin, int32_t end, uint32_t) {
@@ -202,7 +210,8 @@ void PendulumSystem::Step(int32_t substeps, float dt, Vec3 camera, Vec3 wind, Fr
       chunk_counters_[c] = {};
       const int32_t last = std::min(live, (c + 1) * kPendulumChunk);
       for (int32_t i = c * kPendulumChunk; i < last; ++i) {
-        StepOne(pendulums_[live_pendulums_[i]], substeps, dt, camera, wind, chunk_counters_[c], awake_this_frame_[i]);
+        StepOne(pendulums_[live_pendulums_[i]], substeps, dt, alpha, camera, wind, chunk_counters_[c],
+                awake_this_frame_[i]);
       }
     }
   };

@@ -45,9 +45,11 @@ class PendulumSystem {
   Error GetState(PendulumId id, Vec3* bob, float* swing_radians) const;
   int32_t BoundCount() const { return static_cast<int32_t>(live_pendulums_.size()); }
 
-  // The frame: `substeps` substeps of dt seconds each. Adds bad input, resets, teleports
-  // and wakes to `stats`, and writes simulated_pendulums and sleeping_pendulums.
-  void Step(int32_t substeps, float dt, Vec3 camera, Vec3 wind, FrameStats& stats);
+  // The frame: `substeps` substeps of dt seconds each; alpha < 1 writes each offset alpha
+  // of the way from the substep before the last to the last (render interpolation). Adds
+  // bad input, resets, teleports and wakes to `stats`, and writes simulated_pendulums and
+  // sleeping_pendulums.
+  void Step(int32_t substeps, float dt, float alpha, Vec3 camera, Vec3 wind, FrameStats& stats);
   // Feeds every awake pendulum's bob, in slot order.
   void HashState(StateHasher& hasher) const;
 
@@ -67,12 +69,15 @@ class PendulumSystem {
     bool awake = false;
     Vec3 bob{}, prev_bob{}, prev_hinge{}, prev_rest_bob{};
     Vec3 dir{};  // unit hinge -> bob after the last substep
+    // The swing (world, from the rest direction to the bob's) after the substep before the
+    // last: render interpolation writes alpha of the way from it to the last one.
+    Quat prev_swing{};
     float swing = 0;
   };
 
   Slot* Find(PendulumId id);
   const Slot* Find(PendulumId id) const;
-  void StepOne(Slot& p, int32_t substeps, float dt, Vec3 camera, Vec3 wind, WorkCounters& counters,
+  void StepOne(Slot& p, int32_t substeps, float dt, float alpha, Vec3 camera, Vec3 wind, WorkCounters& counters,
                uint8_t& awake_flag) const;
 
   PendulumSystemSettings settings_;

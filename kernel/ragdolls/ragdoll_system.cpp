@@ -25,6 +25,7 @@
 #include "kernel/collide/static_world.h"
 #include "kernel/core/finite.h"
 #include "kernel/core/parallel.h"
+#include "kernel/core/rotation.h"
 #include "kernel/core/validation.h"
 
 namespace tendon::detail {
@@ -616,7 +617,8 @@ Error RagdollSystem::GetVelocities(RagdollId id, std::span<Vec3> linear, std::sp
   return {};
 }
 
-void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorld& static_world, FrameStats& stats) {
+void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world,
+                         FrameStats& stats) {
   int32_t count = 0, enabled = 0;
   for (int32_t gi = 0; gi < static_cast<int32_t>(store_.groups.size()); ++gi) {
     // Only blocks with enabled lanes are work: disabled instances cost the solver nothing.
@@ -655,6 +657,14 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
         float* now = view.Part(detail::kRbPairDeferNow, j);
         float* last = view.Part(detail::kRbPairDeferLast, j);
         for (int32_t l = 0; l < kBlockLanes; ++l) last[l] = now[l], now[l] = 0.0f;
+        // Render interpolation starts from where this frame's fixed steps start.
+        if (substeps > 0) {
+          for (int32_t f = 0; f < 7; ++f) {
+            const float* pose = view.Part(detail::kRbXx + f, j);
+            float* start = view.Part(detail::kRbFrameStartX + f, j);
+            for (int32_t l = 0; l < kBlockLanes; ++l) start[l] = pose[l];
+          }
+        }
       }
       for (int32_t l = 0; l < kBlockLanes; ++l) {
         const int32_t lane = work_[i].block * kBlockLanes + l;
@@ -724,7 +734,13 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
     run(2);
     contacts_.SolveVelocities(h);
   }
-  // 3. Non-finite lanes are reset; sleep; part frames go to the host.
+  // 3. Non-finite lanes are reset; sleep; part frames go to the host, alpha of the way from
+  //    the start of the last fixed step (render interpolation): along the path from the
+  //    last stepping frame's start, (n - 1 + alpha) / n of the way over its n fixed steps.
+  if (substeps > 0) last_fixed_steps_ = substeps;
+  const float shown_along =
+      alpha >= 1.0f ? 1.0f
+                    : (static_cast<float>(last_fixed_steps_ - 1) + alpha) / static_cast<float>(last_fixed_steps_);
   auto task = [&](int32_t begin, int32_t end, uint32_t) {
     for (int32_t i = begin; i < end; ++i) {
       RagdollGroup& g = store_.groups[work_[i].group];
@@ -754,11 +770,27 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, const StaticWorl
           Sleep::UpdateFrameSpeeds(slot, view, l, g, frame_seconds);
           sleep_.Update(slot, view, l, g, frame_seconds);
         }
+        auto pose_of = [&](int32_t field, int32_t j) {
+          return Transform{{view.Part(field, j)[l], view.Part(field + 1, j)[l], view.Part(field + 2, j)[l]},
+                           {view.Part(field + 3, j)[l], view.Part(field + 4, j)[l], view.Part(field + 5, j)[l],
+                            view.Part(field + 6, j)[l]},
+                           {1, 1, 1}};
+        };
+        // A kinematic root is shown where its host frame is now, and the other parts'
+        // poses relative to it are interpolated under it: a ragdoll hanging from an
+        // animated bone does not lag the bone.
+        const bool under_root = g.kinematic_root && shown_along < 1.0f;
+        const Transform root_now = under_root ? pose_of(detail::kRbXx, 0) : Transform{};
+        const Transform root_start = under_root ? pose_of(detail::kRbFrameStartX, 0) : Transform{};
         for (int32_t j = 0; j < g.part_count; ++j) {
-          const Transform body{{view.Part(detail::kRbXx, j)[l], view.Part(detail::kRbXy, j)[l], view.Part(detail::kRbXz, j)[l]},
-                               {view.Part(detail::kRbQx, j)[l], view.Part(detail::kRbQy, j)[l], view.Part(detail::kRbQz, j)[l],
-                                view.Part(detail::kRbQw, j)[l]},
-                               {1, 1, 1}};
+          Transform body = pose_of(detail::kRbXx, j);
+          if (shown_along < 1.0f) {
+            Transform start = pose_of(detail::kRbFrameStartX, j);
+            if (under_root) start = Relative(root_start, start), body = Relative(root_now, body);
+            body.translation = start.translation + (body.translation - start.translation) * shown_along;
+            body.rotation = Nlerp(start.rotation, body.rotation, shown_along);
+            if (under_root) body = Compose(root_now, body);
+          }
           slot.output[j] = Compose(body, Relative(g.body_in_part[j], Transform{}));
         }
       }

@@ -99,7 +99,10 @@ class RagdollSystem {
   // Writes the ragdoll fields of `stats` (bound, disabled, simulated, sleeping, frozen,
   // substeps, pairs, islands), adds its resets to reset_non_finite and its non-finite
   // kinematic root frames (held where they were) to snapped_bad_input.
-  void Step(int32_t substeps, double step_seconds, const StaticWorld& static_world, FrameStats& stats);
+  // alpha < 1: render interpolation; every part frame written is alpha of the way from the
+  // pose at the start of the last fixed step to the pose now (the start found along the
+  // frame's path when it ran several; exact for one).
+  void Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world, FrameStats& stats);
   // Feeds every bound instance's lane state, in slot order.
   void HashState(StateHasher& hasher) const;
   // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
@@ -130,6 +133,7 @@ class RagdollSystem {
   std::vector<int32_t> free_;
   std::unordered_map<const void*, int32_t> by_output_;
   int32_t live_count_ = 0;
+  int32_t last_fixed_steps_ = 1;  // fixed steps of the last frame that ran any
   int32_t total_parts_ = 0;
   std::vector<WorkItem> work_;     // per block, sized at bind time
   std::vector<int32_t> resets_;    // per work item

@@ -105,6 +105,7 @@ struct RagdollGroup {
       }
       view.Part(kRbPairDeferNow, j)[l] = kPlacedPenetration;
       view.Part(kRbPairDeferLast, j)[l] = 0.0f;
+      for (int32_t f = 0; f < 7; ++f) view.Part(kRbFrameStartX + f, j)[l] = values[kRbXx + f];  // shown from here
     }
   }
   // A fresh lane: the bodies placed, motors at their neutral targets and off, 3D, awake.

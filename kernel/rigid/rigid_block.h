@@ -38,11 +38,17 @@ enum RigidField : int32_t {
   // Planar mode: the body's orientation at bind (it may only turn about the plane's normal
   // from there) and its offset along the normal (it may only move in its plane).
   kPlanarQx, kPlanarQy, kPlanarQz, kPlanarQw, kPlanarD,
+  // The fields above are the bodies' state and the host's controls (World::StateHash);
+  // the ones below are bookkeeping derived from them.
   // Bounded depenetration between ragdolls (PairContacts::PositionsOne), m: the most
   // penetration this part's pair contacts left in on purpose this frame, and last frame's
   // (the frame's first pass moves one into the other). kPlacedPenetration after a
   // placement: whatever the part starts in is pushed out at the bounded speed.
   kRbPairDeferNow, kRbPairDeferLast,
+  // Render interpolation (RagdollSystem::Step): the body's pose when the last frame that
+  // ran fixed steps began; what is written lies between it and the pose now.
+  kRbFrameStartX, kRbFrameStartY, kRbFrameStartZ,
+  kRbFrameStartQx, kRbFrameStartQy, kRbFrameStartQz, kRbFrameStartQw,
   kRigidFieldCount
 };
 

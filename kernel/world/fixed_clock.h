@@ -56,6 +56,12 @@ class FixedClock {
   // Past this many due substeps a frame's time is dropped whole (see Advance).
   static constexpr double kHugeSteps = 1e12;
   double time() const { return time_; }  // simulated seconds
+  // How far the frame's time is past the last substep, in substeps: [0, 1). Render
+  // interpolation shows alpha of the way from the substep before the last to the last.
+  float Alpha() const {
+    const double a = accumulator_ / step_;
+    return static_cast<float>(a < 0.0 ? 0.0 : (a < 1.0 ? a : 1.0));
+  }
 
  private:
   double step_;

@@ -130,12 +130,13 @@ struct World::Impl {
       return Finish(t0);
     }
     stats.substeps = tick.substeps;
+    stats.interpolation_alpha = settings.render_interpolation ? clock.Alpha() : 1.0f;
     const float step = static_cast<float>(clock.step());
     if (tick.substeps > 0) SampleWind();
     // 2. Characters before physics, ragdolls, characters after physics.
     Timed(stats.times.ragdoll_ms, [&] {
       characters.BeforePhysics(dt, step * static_cast<float>(tick.substeps), clock.time(), settings.max_active_characters);
-      ragdolls.Step(tick.substeps, clock.step(), static_world, stats);
+      ragdolls.Step(tick.substeps, clock.step(), stats.interpolation_alpha, static_world, stats);
       characters.AfterPhysics();
       stats.bound_characters = characters.BoundCount();
       stats.active_characters = characters.ActiveCount();
@@ -147,10 +148,10 @@ struct World::Impl {
     Timed(stats.times.budget_ms, [&] { chains.Budget(predicate, stats); });
     Timed(stats.times.pose_ms, [&] { chains.Pose(); });
     Timed(stats.times.solve_ms, [&] { chains.Solve(tick.substeps, step, frame_wind); });
-    Timed(stats.times.writeback_ms, [&] { chains.Writeback(); });
+    Timed(stats.times.writeback_ms, [&] { chains.Writeback(stats.interpolation_alpha); });
     chains.AddCounters(stats);
     // 4. Pendulums.
-    Timed(stats.times.pendulum_ms, [&] { pendulums.Step(tick.substeps, step, camera, frame_wind, stats); });
+    Timed(stats.times.pendulum_ms, [&] { pendulums.Step(tick.substeps, step, stats.interpolation_alpha, camera, frame_wind, stats); });
     // 5. Stats and trace.
     stats.simulated_instance_substeps =
         static_cast<int64_t>(stats.simulated_chains + stats.simulated_pendulums) * tick.substeps;
@@ -512,7 +513,7 @@ void detail::WorldAccess::SolveOnly(World& world, int32_t substeps) {
 }
 void detail::WorldAccess::WritebackOnly(World& world) {
   detail::DenormalGuard guard;
-  world.impl_->chains.Writeback();
+  world.impl_->chains.Writeback(1.0f);
 }
 int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.impl_->chains.SimulatedBlocks(); }
 void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
