@@ -713,5 +713,67 @@ TEST(State, ALightCharacterStruckHardAtFewSubstepsClampsInsteadOfResetting) {
   EXPECT_TRUE(std::isfinite(st.speed));
 }
 
+// The get-up recipe (issue 11, defect 12): the body was thrown 1.5 m from where the host's
+// model frame stood; the host moves model_world to the recovery root and deactivates with
+// a crossfade in the same frame. In the world (HandBackSpace::kAuto for a fallen body) the
+// pose does not jump and fades into the animation without sliding back; held under the
+// model frame (kModel) it jumps by the model's move, as every hand-back did before.
+struct HandBack {
+  float jump = 0;          // m: the hips' move across the hand-back frame
+  bool approaches = true;  // the hips only ever get closer to the animated hips
+  float end_gap = 0;       // m: hips from the animated hips when the blend is done
+};
+
+HandBack GetUp(HandBackSpace space) {
+  auto w = MakeWorld(LastSubstepOutputs());
+  EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  const SkeletonSettings skeleton = StickmanSkeleton();
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter host(skeleton, Transform{{0, 0.6f, 0}, {}, {1, 1, 1}});
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  w->Step(kStep);
+  CharacterActivateOptions fall;
+  fall.strength = 0.0f;
+  fall.launch_velocity = {4, 0, 0};
+  EXPECT_TRUE(w->ActivateCharacter(id, fall));
+  for (int f = 0; f < 150; ++f) w->Step(kStep);
+  const Vec3 lying = host.world[0].translation;
+  EXPECT_GT(lying.x, 1.0f) << "it was thrown away from its model frame";
+  Transform root;
+  EXPECT_EQ(w->GetCharacterRecoveryRoot(id, 0.0f, &root).code, ErrorCode::kNone);
+  host.model = Compose(root, Relative(host.animated[0], Transform{}));  // the root bone at the recovery root
+  EXPECT_EQ(w->DeactivateCharacter(id, 0.5f, space).code, ErrorCode::kNone);
+  HandBack r;
+  w->Step(kStep);
+  r.jump = Length(host.world[0].translation - lying);
+  const Vec3 animated_hips = Compose(host.model, host.animated[0]).translation;
+  float gap = Length(host.world[0].translation - animated_hips);
+  for (int f = 0; f < 40; ++f) {
+    w->Step(kStep);
+    const float now = Length(host.world[0].translation - animated_hips);
+    r.approaches = r.approaches && now <= gap + 1e-4f;
+    gap = now;
+  }
+  r.end_gap = gap;
+  return r;
+}
+
+TEST(HandBack, TheGetUpRecipeInOneFrameDoesNotJump) {
+  const HandBack world = GetUp(HandBackSpace::kAuto);
+  const HandBack model = GetUp(HandBackSpace::kModel);
+  std::printf("hand-back after moving the model frame: world space jumps %.3f m, model space %.3f m\n", world.jump,
+              model.jump);
+  EXPECT_LT(world.jump, 0.05f);
+  EXPECT_TRUE(world.approaches) << "it fades into the animation without sliding back";
+  EXPECT_LT(world.end_gap, 1e-4f) << "and ends on it";
+  EXPECT_GT(model.jump, 0.5f) << "in model space the pose rides the model's move";
+  EXPECT_STREQ(ToString(HandBackSpace::kWorld), "world");
+  auto w = MakeWorld();
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(StickmanCharacter()).value();
+  HostCharacter host(StickmanSkeleton());
+  const CharacterId id = w->BindCharacter(host.Binding(a)).value();
+  EXPECT_EQ(w->DeactivateCharacter(id, 0.2f, static_cast<HandBackSpace>(9)).code, ErrorCode::kOutOfRange);
+}
+
 }  // namespace
 }  // namespace tendon::test

@@ -199,9 +199,25 @@ enum class CharacterEndReason : uint8_t {
   kRemoved,   // UnbindCharacter while active
 };
 
+// Where the crossfade of a hand-back (DeactivateCharacter, the end of a hit, an expiry)
+// holds the pose the body showed while it fades into the animation.
+enum class HandBackSpace : uint8_t {
+  // kWorld for a body that was not anchored (it fell and lies in the world: a get-up),
+  // kModel for an anchored one or a hit (its hips followed the animation).
+  kAuto,
+  // The pose stays where the body lay in the world, whatever the host does with
+  // model_world: the get-up recipe moves model_world to GetCharacterRecoveryRoot and
+  // deactivates in the same frame, and the body does not jump.
+  kWorld,
+  // The pose rides model_world, as the animation does: a flinch on a character that walks
+  // on. Moving model_world by a distance moves the fading pose by it.
+  kModel,
+};
+
 // Names for logs and dashboards ("released", "face_up", ...).
 const char* ToString(CharacterEndReason reason);
 const char* ToString(CharacterFacing facing);
+const char* ToString(HandBackSpace space);
 
 struct CharacterEvent {
   enum class Type : uint8_t { kStarted, kEnded };

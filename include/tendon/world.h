@@ -324,8 +324,12 @@ class World {
   // `why`, when given, says which. Cancels a running GoLimp.
   bool ActivateCharacter(CharacterId character, const CharacterActivateOptions& options = {}, Error* why = nullptr);
   // Hands the bones back to the animation, crossfading from the ragdoll pose over
-  // blend_seconds (0: a cut). A no-op when inactive.
-  Error DeactivateCharacter(CharacterId character, float blend_seconds = 0.0f);
+  // blend_seconds (0: a cut). A no-op when inactive. `space` says where the fading pose is
+  // held (HandBackSpace): by default, in the world for a body that fell, so the get-up
+  // recipe works in one frame: model_world = GetCharacterRecoveryRoot(...) (the host's
+  // root bone placement), start the get-up clip, DeactivateCharacter(c, 0.3f).
+  Error DeactivateCharacter(CharacterId character, float blend_seconds = 0.0f,
+                            HandBackSpace space = HandBackSpace::kAuto);
   // How hard the joints pull toward the animated pose, [0, 1]; persists across activations.
   Error SetCharacterStrength(CharacterId character, float strength);
   // The hips follow the animation kinematically (a stagger, not a fall); persists.

@@ -25,6 +25,15 @@ const char* ToString(CharacterEndReason reason) {
   return "unknown";
 }
 
+const char* ToString(HandBackSpace space) {
+  switch (space) {
+    case HandBackSpace::kAuto: return "auto";
+    case HandBackSpace::kWorld: return "world";
+    case HandBackSpace::kModel: return "model";
+  }
+  return "unknown";
+}
+
 const char* ToString(CharacterFacing facing) {
   switch (facing) {
     case CharacterFacing::kUp: return "face_up";
@@ -96,7 +105,8 @@ struct CharacterSystem::Slot {
   std::vector<Transform> shown_prev, shown_cur;  // per part: what the last two frames showed
   std::vector<Quat> target, target_prev;         // motor targets (part-relative)
   std::vector<Vec3> target_w;
-  std::vector<Transform> blend_from;  // per bone: the local pose handed back
+  std::vector<Transform> blend_from;  // per bone: the pose handed back (world or local)
+  bool blend_in_world = false;        // blend_from is world poses (HandBackSpace::kWorld)
   std::vector<Vec3> scratch_v, scratch_w;
   Transform anchor{};                 // the animated root part frame (kinematic target)
   Transform anchor_prev{};            // last frame's, for the hips' speed when let go
@@ -464,22 +474,24 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
   return true;
 }
 
-void CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_seconds) {
+void CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space) {
   if (!c.active) return;
+  c.blend_in_world = space == HandBackSpace::kWorld || (space == HandBackSpace::kAuto && !c.anchored && !c.hit_mode);
   c.active = false;
   --active_count_;
   c.hit_mode = false;
   c.limp_left = 0;
   ragdolls_.SetEnabled(c.ragdoll, false);
-  // The crossfade starts from the pose the body shows.
-  for (std::size_t k = 0; k < c.blend_from.size(); ++k) c.blend_from[k] = c.output_local[k];
+  // The crossfade starts from the pose the body shows: in the world, or under the model.
+  for (std::size_t k = 0; k < c.blend_from.size(); ++k)
+    c.blend_from[k] = c.blend_in_world ? c.output_world[k] : c.output_local[k];
   c.blending = blend_seconds > 0;
   c.blend_total = blend_seconds;
   c.blend_elapsed = 0;
   Push(c, CharacterEvent::Type::kEnded, reason);
 }
 
-Error CharacterSystem::Deactivate(CharacterId id, float blend_seconds) {
+Error CharacterSystem::Deactivate(CharacterId id, float blend_seconds, HandBackSpace space) {
   Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
   if (Error e = CheckRange(blend_seconds, 0, kMaxBlendSeconds, -1, "blend_seconds"); !Ok(e)) return e;
@@ -487,7 +499,9 @@ Error CharacterSystem::Deactivate(CharacterId id, float blend_seconds) {
     c->strength = c->saved_strength;
     c->anchored = c->saved_anchored;
   }
-  Release(*c, CharacterEndReason::kReleased, blend_seconds);
+  if (static_cast<uint8_t>(space) > static_cast<uint8_t>(HandBackSpace::kModel))
+    return Fail(ErrorCode::kOutOfRange, -1, "space", "not a HandBackSpace");
+  Release(*c, CharacterEndReason::kReleased, blend_seconds, space);
   return {};
 }
 
@@ -768,8 +782,17 @@ void CharacterSystem::AfterPhysics() {
     } else if (c.animated_ok) {
       const float t = c.blending ? std::clamp(c.blend_elapsed / c.blend_total, 0.0f, 1.0f) : 1.0f;
       for (int32_t b = 0; b < bones; ++b) {
-        const Transform local = t < 1.0f ? Blend(c.blend_from[b], c.animated_local[b], t) : c.animated_local[b];
-        store(b, t < 1.0f ? Compose(a.parents[b] >= 0 ? c.output_world[a.parents[b]] : model, local) : c.anim_world[b], local);
+        const Transform& parent_world = a.parents[b] >= 0 ? c.output_world[a.parents[b]] : model;
+        if (t >= 1.0f) {
+          store(b, c.anim_world[b], c.animated_local[b]);
+        } else if (c.blend_in_world) {
+          // World space: from where the body lay to where the animation puts the bone now.
+          const Transform world = Blend(c.blend_from[b], c.anim_world[b], t);
+          store(b, world, Relative(a.parents[b] >= 0 || model_ok ? parent_world : Transform{}, world));
+        } else {
+          const Transform local = Blend(c.blend_from[b], c.animated_local[b], t);
+          store(b, Compose(parent_world, local), local);
+        }
       }
     }
     if (wrote_non_finite) ++bad_inputs_;

@@ -47,7 +47,7 @@ class CharacterSystem {
   bool IsValid(CharacterId id) const;
 
   bool Activate(CharacterId id, const CharacterActivateOptions& options, Error* why = nullptr);
-  Error Deactivate(CharacterId id, float blend_seconds);
+  Error Deactivate(CharacterId id, float blend_seconds, HandBackSpace space);
   Error SetStrength(CharacterId id, float strength);
   Error SetAnchored(CharacterId id, bool anchored);
   bool Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 world_point, const CharacterHitOptions& options,
@@ -81,7 +81,7 @@ class CharacterSystem {
   Error CheckBuffers(const CharacterBinding& b, int32_t bones) const;
   Slot* Find(CharacterId id);
   const Slot* Find(CharacterId id) const;
-  void Release(Slot& c, CharacterEndReason reason, float blend_seconds);
+  void Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space = HandBackSpace::kAuto);
   void Push(const Slot& c, CharacterEvent::Type type, CharacterEndReason reason);
   void ApplyControls(Slot& c);
   void ComputeTargets(Slot& c, const CharacterArchetype& a);

@@ -421,9 +421,9 @@ bool World::ActivateCharacter(CharacterId id, const CharacterActivateOptions& op
   }
   return impl_->characters.Activate(id, options, why);
 }
-Error World::DeactivateCharacter(CharacterId id, float blend_seconds) {
+Error World::DeactivateCharacter(CharacterId id, float blend_seconds, HandBackSpace space) {
   if (impl_->stepping) return Reentrant();
-  return impl_->characters.Deactivate(id, blend_seconds);
+  return impl_->characters.Deactivate(id, blend_seconds, space);
 }
 Error World::SetCharacterStrength(CharacterId id, float strength) {
   if (impl_->stepping) return Reentrant();
