@@ -24,7 +24,9 @@ if [[ -n "$sanitize" ]]; then
   if [[ "$sanitize" == thread ]]; then filter=(-L threads -LE soak); fi
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
+# The AddressSanitizer build also checks host buffers on every call (TENDON_DEBUG_VALIDATION).
 cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE=$build_type -DTENDON_SANITIZE="$sanitize" \
+  -DTENDON_DEBUG_VALIDATION=$([[ "$sanitize" == *address* ]] && echo ON || echo OFF) \
   -DTENDON_BUILD_BENCH=$([[ -n "$sanitize" ]] && echo OFF || echo ON) "${compiler[@]}"
 cmake --build "build/$name" -j "$jobs"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -21,6 +21,7 @@
 #include "kernel/chains/chain_kernels.h"
 #include "kernel/core/finite.h"
 #include "kernel/core/parallel.h"
+#include "kernel/core/host_buffers.h"
 #include "kernel/core/rotation.h"
 #include "kernel/core/validation.h"
 
@@ -580,6 +581,25 @@ void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot) {
     }
   }
   for (int32_t k = 0; k < slot.bone_count; ++k) slot.Output(k) = slot.last_good[k];
+}
+
+void ChainSystem::CheckHostBuffers(ChainId only) const {
+  auto check = [](uint32_t index, const Slot& c) {
+    const HostBufferOwner owner{"chain", index, c.generation};
+    int32_t span = c.bone_count;  // the transforms Tendon touches in animated_local / output_local
+    for (int32_t k : c.bone_map) span = std::max(span, k + 1);
+    const std::size_t bytes = static_cast<std::size_t>(span) * sizeof(Transform);
+    CheckHostBuffer(owner, "root_parent_world", c.root_parent_world, sizeof(Transform));
+    CheckHostBuffer(owner, "animated_local", c.animated, bytes);
+    CheckHostBuffer(owner, "output_local", c.output, bytes);
+    CheckHostBuffer(owner, "collider_frames", c.collider_frames,
+                    static_cast<std::size_t>(c.collider_frame_count) * sizeof(Transform));
+  };
+  if (only.generation != 0) {
+    if (const Slot* c = Find(only)) check(only.index, *c);
+    return;
+  }
+  for (int32_t slot : live_chains_) check(static_cast<uint32_t>(slot), chains_[slot]);
 }
 
 void ChainSystem::Writeback(float alpha) {

@@ -75,6 +75,9 @@ class ChainSystem {
   Error GetNodePositions(ChainId id, std::span<Vec3> out) const;
   int32_t BoundCount() const { return static_cast<int32_t>(live_chains_.size()); }
   int32_t SimulatedBlocks() const { return work_count_; }
+  // Debug validation (kernel/core/host_buffers.h): every bound chain's host buffers, or
+  // the one of `only` when it is live.
+  void CheckHostBuffers(ChainId only = ChainId{}) const;
   // Feeds every simulated chain's positions and written outputs, in slot order.
   void HashState(StateHasher& hasher) const;
 

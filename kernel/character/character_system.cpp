@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernel/core/finite.h"
+#include "kernel/core/host_buffers.h"
 #include "kernel/core/validation.h"
 #include "kernel/ragdolls/ragdoll_system.h"
 #include "kernel/rigid/ragdoll_archetype.h"
@@ -736,6 +737,18 @@ void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double no
                                    : Vec3{};
     }
     ragdolls_.SetMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
+  }
+}
+
+void CharacterSystem::CheckHostBuffers(CharacterId only) const {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& c = *slots_[i];
+    if (!c.live || (!only.IsNull() && (only.index != i || only.generation != c.generation))) continue;
+    const HostBufferOwner owner{"character", static_cast<uint32_t>(i), c.generation};
+    CheckHostBuffer(owner, "model_world", c.model_world, sizeof(Transform));
+    CheckHostBuffer(owner, "animated_local", c.animated_local.data(), c.animated_local.size_bytes());
+    CheckHostBuffer(owner, "output_local", c.output_local.data(), c.output_local.size_bytes());
+    CheckHostBuffer(owner, "output_world", c.output_world.data(), c.output_world.size_bytes());
   }
 }
 

@@ -62,6 +62,9 @@ class CharacterSystem {
   int32_t DrainEvents(std::span<CharacterEvent> out);
   int32_t ActiveCount() const;
   int32_t BoundCount() const;
+  // Debug validation (kernel/core/host_buffers.h): every bound character's host buffers,
+  // or the one of `only` when it is live.
+  void CheckHostBuffers(CharacterId only = CharacterId{}) const;
 
   // Step's hooks. frame_dt: the host's frame time (animation velocities); sim_seconds: the
   // simulated time this frame advanced (timers), now: the world clock after it.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernel/core/host_buffers.h"
 #include "kernel/core/parallel.h"
 #include "kernel/core/rotation.h"
 #include "kernel/core/validation.h"
@@ -229,6 +230,16 @@ void PendulumSystem::Step(int32_t substeps, float dt, float alpha, Vec3 camera, 
   stats.snapped_wake += woke;
   stats.simulated_pendulums = awake;
   stats.sleeping_pendulums = live - awake;
+}
+
+void PendulumSystem::CheckHostBuffers(PendulumId only) const {
+  for (std::size_t i = 0; i < pendulums_.size(); ++i) {
+    const Slot& p = pendulums_[i];
+    if (!p.live || (!only.IsNull() && (only.index != i || only.generation != p.generation))) continue;
+    const HostBufferOwner owner{"pendulum", static_cast<uint32_t>(i), p.generation};
+    CheckHostBuffer(owner, "joint_world", p.joint, sizeof(Transform));
+    CheckHostBuffer(owner, "accessory_offset", p.offset_out, sizeof(Transform));
+  }
 }
 
 void PendulumSystem::HashState(StateHasher& hasher) const {

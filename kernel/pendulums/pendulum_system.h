@@ -52,6 +52,9 @@ class PendulumSystem {
   void Step(int32_t substeps, float dt, float alpha, Vec3 camera, Vec3 wind, FrameStats& stats);
   // Feeds every awake pendulum's bob, in slot order.
   void HashState(StateHasher& hasher) const;
+  // Debug validation (kernel/core/host_buffers.h): every bound pendulum's host buffers, or
+  // the one of `only` when it is live.
+  void CheckHostBuffers(PendulumId only = PendulumId{}) const;
 
  private:
   struct Slot {

@@ -24,6 +24,7 @@
 #include "kernel/collide/sphere_trace.h"
 #include "kernel/collide/static_world.h"
 #include "kernel/core/finite.h"
+#include "kernel/core/host_buffers.h"
 #include "kernel/core/parallel.h"
 #include "kernel/core/rotation.h"
 #include "kernel/core/validation.h"
@@ -925,6 +926,16 @@ void RagdollSystem::PoisonStateForTest(RagdollId id) {
   if (!IsValid(id)) return;
   const RagdollSlot& r = store_.slots[id.index];
   store_.groups[r.group].View(r.lane / kBlockLanes).Part(kRbVx, 0)[r.lane % kBlockLanes] = NAN;
+}
+
+void RagdollSystem::CheckHostBuffers(RagdollId only) const {
+  for (std::size_t i = 0; i < store_.slots.size(); ++i) {
+    const RagdollSlot& r = store_.slots[i];
+    if (!r.live || (!only.IsNull() && (only.index != i || only.generation != r.generation))) continue;
+    const detail::HostBufferOwner owner{"ragdoll", static_cast<uint32_t>(i), r.generation};
+    detail::CheckHostBuffer(owner, "output_parts", r.output, static_cast<std::size_t>(r.part_count) * sizeof(Transform));
+    if (r.kinematic_root != nullptr) detail::CheckHostBuffer(owner, "kinematic_root", r.kinematic_root, sizeof(Transform));
+  }
 }
 
 // The bodies' state and the host's controls; not the bounded depenetration's bookkeeping

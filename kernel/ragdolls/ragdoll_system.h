@@ -105,6 +105,9 @@ class RagdollSystem {
   void Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world, FrameStats& stats);
   // Feeds every bound instance's lane state, in slot order.
   void HashState(StateHasher& hasher) const;
+  // Debug validation (kernel/core/host_buffers.h): every bound ragdoll's host buffers, or
+  // the one of `only` when it is live.
+  void CheckHostBuffers(RagdollId only = RagdollId{}) const;
   // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
   void PoisonStateForTest(RagdollId id);
 

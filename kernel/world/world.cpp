@@ -27,6 +27,7 @@
 #include "kernel/collide/static_world.h"
 #include "kernel/core/fpu.h"
 #include "kernel/core/frame_counters.h"
+#include "kernel/core/host_buffers.h"
 #include "kernel/core/validation.h"
 #include "kernel/pendulums/pendulum_system.h"
 #include "kernel/ragdolls/ragdoll_system.h"
@@ -110,6 +111,7 @@ struct World::Impl {
   // ragdolled bone then swing from this frame's pose, not the last one's.
   const FrameStats& Step(float dt) {
     if (stepping) return stats;  // from a callback inside Step
+    if constexpr (detail::kDebugValidation) CheckHostBuffers();
     detail::DenormalGuard guard;
     stepping = true;
     const auto t0 = std::chrono::steady_clock::now();
@@ -156,6 +158,14 @@ struct World::Impl {
     stats.simulated_instance_substeps =
         static_cast<int64_t>(stats.simulated_chains + stats.simulated_pendulums) * tick.substeps;
     return Finish(t0);
+  }
+
+  // Debug validation: every bound instance's host buffers are still the host's.
+  void CheckHostBuffers() const {
+    chains.CheckHostBuffers();
+    pendulums.CheckHostBuffers();
+    ragdolls.CheckHostBuffers();
+    characters.CheckHostBuffers();
   }
 
   // The frame's wind: the host's sampler, or the ambient wind's gusts; never non-finite.
@@ -261,6 +271,7 @@ Result<ChainId> World::BindChain(const ChainBinding& b) {
 }
 Error World::UnbindChain(ChainId id) {
   if (impl_->stepping) return Reentrant();
+  if constexpr (detail::kDebugValidation) impl_->chains.CheckHostBuffers(id);
   return impl_->chains.Unbind(id);
 }
 bool World::IsValid(ChainId id) const { return impl_->chains.IsValid(id); }
@@ -282,6 +293,7 @@ Result<PendulumId> World::BindPendulum(const PendulumBinding& b) {
 }
 Error World::UnbindPendulum(PendulumId id) {
   if (impl_->stepping) return Reentrant();
+  if constexpr (detail::kDebugValidation) impl_->pendulums.CheckHostBuffers(id);
   return impl_->pendulums.Unbind(id);
 }
 bool World::IsValid(PendulumId id) const { return impl_->pendulums.IsValid(id); }
@@ -313,6 +325,7 @@ Error World::UnbindRagdoll(RagdollId id) {
   if (impl_->stepping) return Reentrant();
   if (impl_->ragdolls.IsValid(id) && impl_->characters.CharacterOf(id).generation != 0)
     return Fail(ErrorCode::kInUse, -1, "ragdoll", "this ragdoll belongs to a character: UnbindCharacter frees it");
+  if constexpr (detail::kDebugValidation) impl_->ragdolls.CheckHostBuffers(id);
   return impl_->ragdolls.Unbind(id);
 }
 bool World::IsValid(RagdollId id) const { return impl_->ragdolls.IsValid(id); }
@@ -411,6 +424,7 @@ Error World::RebindCharacter(CharacterId id, const CharacterBinding& b) {
 }
 Error World::UnbindCharacter(CharacterId id) {
   if (impl_->stepping) return Reentrant();
+  if constexpr (detail::kDebugValidation) impl_->characters.CheckHostBuffers(id);
   return impl_->characters.Unbind(id);
 }
 bool World::IsValid(CharacterId id) const { return impl_->characters.IsValid(id); }
@@ -467,6 +481,7 @@ int32_t World::BoundCharacterCount() const { return impl_->characters.BoundCount
 
 int32_t World::UnbindAll() {
   if (impl_->stepping) return 0;
+  if constexpr (detail::kDebugValidation) impl_->CheckHostBuffers();
   // Characters first: they own ragdolls.
   return impl_->characters.UnbindAll() + impl_->chains.UnbindAll() + impl_->pendulums.UnbindAll() +
          impl_->ragdolls.UnbindAll();
