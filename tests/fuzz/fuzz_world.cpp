@@ -38,8 +38,13 @@ struct Scene {
   std::vector<Transform> man_animated, man_output, man_world;
   CharacterId character{};
 
-  Scene() {
-    auto created = World::Create(WorldSettings{});
+  // The first byte picks the world: render interpolation on or off, and the bounded
+  // depenetration at its default, slow, or off.
+  explicit Scene(uint8_t flags) {
+    WorldSettings ws;
+    ws.render_interpolation = (flags & 1) == 0;
+    ws.ragdoll_max_push_speed = (flags & 6) == 2 ? 0.2f : ((flags & 6) == 4 ? INFINITY : 1.0f);
+    auto created = World::Create(ws);
     Require(created.ok(), "the default world builds");
     world = std::move(created.value());
     Require(world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code == ErrorCode::kNone, "static");
@@ -135,7 +140,7 @@ Id Handle(FuzzInput& in, Id live) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   FuzzInput in(data, size);
-  Scene s;
+  Scene s(in.Byte());
   for (int op = 0; op < 64 && !in.empty(); ++op) {
     World& w = *s.world;
     switch (in.Byte() % 16) {
@@ -150,7 +155,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       case 8: (void)w.ApplyRagdollImpulse(Handle(in, s.ragdolls[in.Int(0, 2)]), in.Int(-1, 2), in.Vec(-100, 100), in.Vec(-2, 2)); break;
       case 9: (void)w.SetRagdollEnabled(Handle(in, s.ragdolls[in.Int(0, 2)]), in.Bool()); break;
       case 10: (void)w.ActivateCharacter(Handle(in, s.character), {.impulse = in.Vec(-50, 50), .strength = in.Float(0, 1)}); break;
-      case 11: (void)w.DeactivateCharacter(Handle(in, s.character), in.Float(0, 1)); break;
+      case 11:
+        (void)w.DeactivateCharacter(Handle(in, s.character), in.Float(0, 1), static_cast<HandBackSpace>(in.Int(0, 3)));
+        break;
       case 12: (void)w.HitCharacter(Handle(in, s.character), in.Int(-1, 10), in.Vec(-30, 30), in.Vec(-2, 2)); break;
       case 13: (void)w.GoLimp(Handle(in, s.character), in.Float(0, 1)); break;
       case 14: {
