@@ -27,9 +27,9 @@ for target in loaders build world; do
     # The real assets, each behind every loader's selector byte.
     i=0
     while IFS= read -r -d '' f; do
-      for sel in 0 1 2 3; do printf "\\x0$sel" | cat - "$f" > "$work/asset_${i}_$sel"; done
+      for sel in 0 1 2 3 4; do printf "\\x0$sel" | cat - "$f" > "$work/asset_${i}_$sel"; done
       i=$((i + 1))
-    done < <(find "$shared" -type f \( -name '*.json' -o -name '*.vrm' -o -name '*.glb' \) -size -128k -print0)
+    done < <(find "$shared" -type f \( -name '*.json' -o -name '*.vrm' -o -name '*.glb' -o -name '*.gltf' \) -size -128k -print0)
   fi
   echo "fuzz: tendon_fuzz_$target, $runs executions"
   set +e

@@ -123,17 +123,29 @@ TEST(Loaders, AVrmWhoseIndicesAreNotNodesIsRefused) {
                           "{\"scenes\":[{\"nodes\":[3e9]}],\"nodes\":[{}]}",
                           "{\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"children\":[-1]}]}",
                           "{\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"children\":[0.5]}]}"}) {
-    ScratchFile file("bad.vrm", Glb(bad));
+    ScratchFile file("bad.vrm", Glb("{\"asset\":{\"version\":\"2.0\"}," + std::string(bad + 1)));
     auto r = ports::LoadVrmSkeleton(file.path);
-    EXPECT_FALSE(r.ok()) << bad;
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().message.find("asset"), std::string::npos) << "refused for its index: " << r.error().message;
   }
-  ScratchFile good("good.vrm", Glb("{\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"root\",\"children\":[1]},{\"name\":\"leaf\"}],"
-                                   "\"extensions\":{\"VRM\":{\"humanoid\":{\"humanBones\":[{\"bone\":\"hips\",\"node\":1e12},"
-                                   "{\"bone\":\"head\",\"node\":1}]}}}}"));
+  // A humanoid bone whose node is out of range is an error that says which (it was
+  // skipped before the glTF importer).
+  ScratchFile bad("bad_humanoid.vrm", Glb("{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0]}],"
+                                         "\"nodes\":[{\"name\":\"root\",\"children\":[1]},{\"name\":\"leaf\"}],"
+                                         "\"extensions\":{\"VRM\":{\"humanoid\":{\"humanBones\":[{\"bone\":\"hips\",\"node\":1e12},"
+                                         "{\"bone\":\"head\",\"node\":1}]}}}}"));
+  auto refused = ports::LoadVrmSkeleton(bad.path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("extensions.VRM.humanoid.humanBones[0]"), std::string::npos)
+      << refused.error().message;
+  ScratchFile good("good.vrm", Glb("{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0]}],"
+                                   "\"nodes\":[{\"name\":\"root\",\"children\":[1]},{\"name\":\"leaf\"}],"
+                                   "\"extensions\":{\"VRM\":{\"humanoid\":{\"humanBones\":[{\"bone\":\"head\",\"node\":1}]}}}}"));
   auto r = ports::LoadVrmSkeleton(good.path);
   ASSERT_TRUE(r.ok()) << r.error().message;
-  ASSERT_EQ(r.value().humanoid.size(), 1u);  // the out-of-range humanoid node is skipped
+  ASSERT_EQ(r.value().humanoid.size(), 1u);
   EXPECT_EQ(r.value().humanoid[0].first, "head");
+  EXPECT_EQ(r.value().humanoid[0].second, 1);
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 // ports/vrm/vrm_skeleton.h: the node hierarchy and humanoid bone map of a VRM (glTF binary)
 // model, as a Tendon skeleton.
 //
-// What it does: reads the GLB's JSON chunk; every node reachable from the default scene
-// becomes a bone (parents before children, depth first), with its translation, rotation
-// and scale as the rest local transform; VRM 0.x ("VRM") and 1.0 ("VRMC_vrm") humanoid
-// bone names map to skeleton indices.
-// What it does NOT do: meshes, skins, spring bones, or nodes given as a matrix (an error).
+// What it does: the skeleton and humanoid map of ImportGltf (ports/gltf/gltf_import.h):
+// every node reachable from the default scene becomes a bone (parents before children,
+// depth first), with its rest local transform; VRM 0.x ("VRM") and 1.0 ("VRMC_vrm")
+// humanoid bone names map to skeleton indices.
+// What it does NOT do: anything else of the file (ImportGltf has skins, clips and springs).
 // Threading: none. Memory: allocates the skeleton.
 #pragma once
 

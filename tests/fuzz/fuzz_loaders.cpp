@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "fuzz_input.h"
+#include "ports/gltf/gltf_import.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/json/json.h"
 #include "ports/vrm/vrm_skeleton.h"
@@ -34,7 +35,7 @@ void WriteScratch(const uint8_t* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  const uint8_t which = data[0] % 4;
+  const uint8_t which = data[0] % 5;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   using namespace tendon;
   switch (which) {
@@ -62,6 +63,39 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         ports::SampleJoltAnimation(a, 0.5f, pose);
       } else {
         fuzz::Require(!r.error().message.empty(), "an animation refused says why");
+      }
+      break;
+    }
+    case 4: {
+      // The glTF / VRM importer from memory: whatever it accepts is consistent.
+      auto r = ports::ImportGltf(std::span<const uint8_t>(data + 1, size - 1), "fuzz.gltf", "/nonexistent");
+      if (!r.ok()) {
+        fuzz::Require(!r.error().message.empty(), "an asset refused says why");
+        break;
+      }
+      const ports::GltfAsset& a = r.value();
+      const auto bones = static_cast<int32_t>(a.skeleton.names.size());
+      for (int32_t b = 0; b < bones; ++b) fuzz::Require(a.skeleton.parents[b] < b, "parents first");
+      for (int32_t bone : a.bone_of_node) fuzz::Require(bone < bones, "nodes map to bones");
+      for (const ports::GltfSkin& s : a.skins) {
+        fuzz::Require(s.inverse_bind.size() == s.joints.size(), "one inverse bind matrix per joint");
+        for (int32_t j : s.joints) fuzz::Require(j >= 0 && j < bones, "skin joints are bones");
+      }
+      for (const auto& h : a.humanoid) fuzz::Require(h.second >= 0 && h.second < bones, "humanoid bones are bones");
+      const ports::VrmSpringBones& sb = a.spring_bones;
+      for (const ports::VrmSpring& s : sb.springs) {
+        for (std::size_t j = 0; j < s.joints.size(); ++j) {
+          fuzz::Require(s.joints[j].bone >= 0 && s.joints[j].bone < bones, "joints are bones");
+          fuzz::Require(s.joints[j].parent < static_cast<int32_t>(j), "joints parents first");
+        }
+        for (int32_t g : s.collider_groups) fuzz::Require(g >= 0 && g < static_cast<int32_t>(sb.collider_groups.size()), "groups exist");
+      }
+      for (const ports::VrmColliderGroup& g : sb.collider_groups)
+        for (int32_t c : g.colliders) fuzz::Require(c >= 0 && c < static_cast<int32_t>(sb.colliders.size()), "colliders exist");
+      std::vector<Transform> pose = a.skeleton.rest_local;
+      for (const ports::GltfClip& clip : a.clips) {
+        ports::SampleClip(clip, 0.5f * clip.duration, pose);
+        for (const Transform& t : pose) fuzz::Require(IsFinite(t), "a sampled pose is finite");
       }
       break;
     }

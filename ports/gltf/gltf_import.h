@@ -1,0 +1,143 @@
+// ports/gltf/gltf_import.h: glTF 2.0 (.gltf, .glb) and VRM (.vrm, 0.x and 1.0) assets as
+// plain Tendon data: the skeleton, skins, animation clips, the VRM humanoid map and the VRM
+// spring bones and colliders.
+//
+// What it does: tinygltf (Debian libtinygltf-dev, on nlohmann-json) parses the file; this
+// reads what Tendon needs from it and checks every index, count and number first. Every
+// node reachable from the scene becomes a bone, parents before children (depth first, in
+// child order), its rest local transform from its translation, rotation and scale (or its
+// matrix, decomposed). Skins: joints as bones, and inverse bind matrices. Clips: every
+// channel on a node (translation, rotation, scale, weights) with its STEP, LINEAR or
+// CUBICSPLINE sampler; SampleClip poses the host's local buffer from one. VRM 0.x
+// (`VRM.humanoid`, `VRM.secondaryAnimation`) and 1.0 (`VRMC_vrm.humanoid`,
+// `VRMC_springBone`, `VRMC_springBone_extended_collider`) map onto the same structs:
+// humanoid bone names to bones; springs as joints with their settings, colliders and
+// groups (see ../shared/notes/vrm-spring-bones.md for the rule they feed).
+// What it does NOT do: meshes, materials, images (never decoded), morph targets beyond a
+// clip's weights channel, cameras, or simulation (chains and characters are built from
+// this by the caller, or by the one-call builder that follows).
+// Errors: a Result naming the file, then the JSON path or glTF element ("nodes[12]",
+// "animations[0].samplers[3]", "extensions.VRM.secondaryAnimation.boneGroups[2].bones[0]")
+// and why. Nothing is sized from the file before it is checked against the file's own
+// bytes, and every loop is bounded by the file's element counts.
+// Threading: none; independent calls may run concurrently. Memory: allocates the result.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tendon/character.h"
+#include "tendon/errors.h"
+#include "tendon/math.h"
+
+namespace tendon::ports {
+
+enum class GltfInterpolation : uint8_t { kStep, kLinear, kCubicSpline };
+enum class GltfChannelPath : uint8_t { kTranslation, kRotation, kScale, kWeights };
+
+// One animated property of one bone. values holds `components` floats per key (4 for a
+// rotation, xyzw; 3 for translation and scale; the morph count for weights), three times
+// that for CUBICSPLINE (in-tangent, value, out-tangent per key, as glTF stores them).
+struct GltfChannel {
+  int32_t bone = -1;
+  GltfChannelPath path = GltfChannelPath::kTranslation;
+  GltfInterpolation interpolation = GltfInterpolation::kLinear;
+  int32_t components = 3;
+  std::vector<float> times{};   // seconds, non-decreasing
+  std::vector<float> values{};
+};
+
+struct GltfClip {
+  std::string name{};
+  float duration = 0;  // s: the last key of any channel
+  std::vector<GltfChannel> channels{};
+};
+
+struct GltfSkin {
+  std::string name{};
+  std::vector<int32_t> joints{};                     // bones
+  std::vector<std::array<float, 16>> inverse_bind{};  // column-major, one per joint (identity when absent)
+};
+
+enum class VrmVersion : uint8_t { kNone, k0x, k1 };
+
+enum class VrmColliderShape : uint8_t { kSphere, kCapsule, kPlane };
+
+// A collider in its bone's frame. Offsets of VRM 0.x colliders are stored here z-negated,
+// as the format asks (UniVRM's convention).
+struct VrmCollider {
+  int32_t bone = -1;
+  VrmColliderShape shape = VrmColliderShape::kSphere;
+  bool inside = false;  // extended collider: keeps joints inside the sphere or capsule
+  Vec3 offset{};        // m, in the bone's frame: the sphere's centre, the capsule's head, a point on the plane
+  Vec3 tail{};          // m, capsule only: the other end
+  Vec3 normal{0, 0, 1}; // plane only, unit, in the bone's frame
+  float radius = 0;     // m
+};
+
+struct VrmColliderGroup {
+  std::string name{};
+  std::vector<int32_t> colliders{};  // indices into VrmSpringBones::colliders
+};
+
+// A joint: a bone whose tail (its child, or a virtual tip) the spring simulates.
+struct VrmJoint {
+  int32_t bone = -1;
+  int32_t parent = -1;      // index of the joint it hangs from in the same spring, -1: the root
+  int32_t tail_bone = -1;   // the bone whose position is the tail; -1: the virtual tip
+  Vec3 virtual_tip{};       // the tail in the bone's frame when tail_bone is -1 (0.x: 0.07 m along it)
+  float hit_radius = 0;     // m
+  float stiffness = 1;
+  float gravity_power = 0;
+  Vec3 gravity_dir{0, -1, 0};
+  float drag_force = 0.4f;
+};
+
+struct VrmSpring {
+  std::string name{};
+  std::vector<VrmJoint> joints{};         // parents first
+  std::vector<int32_t> collider_groups{};
+  int32_t center = -1;                    // bone whose space inertia is kept in; -1: world
+};
+
+struct VrmSpringBones {
+  std::vector<VrmCollider> colliders{};
+  std::vector<VrmColliderGroup> collider_groups{};
+  std::vector<VrmSpring> springs{};
+};
+
+struct GltfAsset {
+  std::string name{};            // the file's name, for messages
+  SkeletonSettings skeleton{};   // every node in the scene, parents first
+  std::vector<int32_t> bone_of_node{};  // per glTF node; -1 for nodes outside the scene
+  std::vector<GltfSkin> skins{};
+  std::vector<GltfClip> clips{};
+  VrmVersion vrm = VrmVersion::kNone;
+  // VRM humanoid bone name ("hips", "leftUpperArm", ...) -> bone, in the file's order.
+  std::vector<std::pair<std::string, int32_t>> humanoid{};
+  VrmSpringBones spring_bones{};
+};
+
+// Limits past which a file is refused (a count the file claims but cannot hold is refused
+// before these matter).
+inline constexpr int32_t kMaxGltfNodes = 1 << 16;
+inline constexpr int32_t kMaxGltfAccessorCount = 1 << 24;
+
+// From a file: .glb and .vrm are binary glTF, anything else is read as .gltf JSON (its
+// external buffers relative to the file's directory).
+Result<GltfAsset> ImportGltf(const std::string& path);
+// From memory: `name` names it in errors; binary when it starts with the "glTF" magic.
+// External buffers (.gltf) are read relative to base_dir.
+Result<GltfAsset> ImportGltf(std::span<const uint8_t> bytes, const std::string& name, const std::string& base_dir = "");
+
+// Poses `locals` (one per bone, the bind-time locals as the start) at `time` seconds of the
+// clip, clamped to [0, duration]: each channel's sampler interpolated as its file says
+// (CUBICSPLINE as glTF's Hermite form; rotations normalised). Weights channels are left to
+// the host (no bone pose). Bones without a channel keep what `locals` held.
+void SampleClip(const GltfClip& clip, float time, std::span<Transform> locals);
+
+}  // namespace tendon::ports
