@@ -101,7 +101,7 @@ TEST(Loaders, ACycleOrAMissingParentIsRefused) {
 TEST(Loaders, NumbersOutOfRangeAreRefusedNotConverted) {
   const json::ParseResult huge = json::Parse("{\"x\": 1e999}");
   EXPECT_FALSE(huge.ok);
-  EXPECT_EQ(huge.error, "number out of range");
+  EXPECT_NE(huge.error.find("number overflow"), std::string::npos) << huge.error;  // nlohmann-json says so
   EXPECT_TRUE(json::Parse("{\"x\": 1e300}").ok);
   EXPECT_TRUE(std::isinf(json::Parse("[1e300]").value[0].Float()));  // past float: infinity, by name
   int32_t index = 0;

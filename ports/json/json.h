@@ -1,80 +1,86 @@
-// ports/json/json.h: a small JSON reader for asset loaders (tendon_ports).
+// ports/json/json.h: the loaders' tolerant view of a JSON document (tendon_ports, not
+// installed), parsed by nlohmann-json (Debian nlohmann-json3-dev).
 //
-// What it does: parses a UTF-8 JSON text into a tree of Values (null, bool, number,
-// string, array, object) and reports the byte offset of the first syntax error.
-// What it does NOT do: write JSON, unescape \u sequences beyond the basic plane into
-// UTF-8 pairs (they are kept as written), or stream. Loaders use it at load time only.
-// Threading: a Value is a plain tree; parse on any thread. Memory: allocates the tree.
+// What it does: Parse and ParseFile run nlohmann-json's parser (a syntax error, or a number
+// past double such as 1e999, is an error with its byte offset) and hand back a Value: a
+// read-only view in which a missing member or element is a null Value, so a loader reads
+// deep paths without checking each step, and converts numbers only through Float (past
+// float: +-infinity, which the builders refuse by name) and Int (an integer in a range,
+// else false) so that no out-of-range conversion can happen.
+// What it does NOT do: write JSON, or own anything but through its ParseResult: a Value is
+// valid while the ParseResult it came from (or a copy of it) lives.
+// Threading: read-only; parse on any thread. Memory: the document, shared by copies.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace tendon::json {
 
 class Value {
  public:
-  enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
+  Value() : j_(&NullJson()) {}
+  explicit Value(const nlohmann::json& j) : j_(&j) {}
 
-  Kind kind() const { return kind_; }
-  bool IsNull() const { return kind_ == Kind::kNull; }
-  bool IsNumber() const { return kind_ == Kind::kNumber; }
-  bool IsString() const { return kind_ == Kind::kString; }
-  bool IsArray() const { return kind_ == Kind::kArray; }
-  bool IsObject() const { return kind_ == Kind::kObject; }
+  bool IsNull() const { return j_->is_null(); }
+  bool IsNumber() const { return j_->is_number(); }
+  bool IsString() const { return j_->is_string(); }
+  bool IsArray() const { return j_->is_array(); }
+  bool IsObject() const { return j_->is_object(); }
 
-  double Number(double fallback = 0.0) const { return kind_ == Kind::kNumber ? number_ : fallback; }
+  double Number(double fallback = 0.0) const { return j_->is_number() ? j_->get<double>() : fallback; }
   // The number as a float: beyond float's range it is +-infinity (which every builder then
   // refuses by name), never an out-of-range conversion; `fallback` when not a number.
   float Float(float fallback = 0.0f) const {
-    if (kind_ != Kind::kNumber) return fallback;
-    if (number_ > 3.4028234663852886e38) return std::numeric_limits<float>::infinity();
-    if (number_ < -3.4028234663852886e38) return -std::numeric_limits<float>::infinity();
-    return static_cast<float>(number_);
+    if (!j_->is_number()) return fallback;
+    const double d = j_->get<double>();
+    if (d > 3.4028234663852886e38) return std::numeric_limits<float>::infinity();
+    if (d < -3.4028234663852886e38) return -std::numeric_limits<float>::infinity();
+    return static_cast<float>(d);
   }
   // An integral number within [lo, hi): true, with *out set; false for anything else (a
   // fraction, a number out of range, not a number). Loaders index with this only.
   bool Int(int32_t lo, int32_t hi, int32_t* out) const {
-    if (kind_ != Kind::kNumber || !(number_ >= lo && number_ < hi) || number_ != static_cast<double>(static_cast<int64_t>(number_)))
-      return false;
-    *out = static_cast<int32_t>(number_);
+    if (!j_->is_number()) return false;
+    const double d = j_->get<double>();
+    if (!(d >= lo && d < hi) || d != static_cast<double>(static_cast<int64_t>(d))) return false;
+    *out = static_cast<int32_t>(d);
     return true;
   }
-  bool Bool(bool fallback = false) const { return kind_ == Kind::kBool ? boolean_ : fallback; }
-  const std::string& String() const { return string_; }
-  const std::vector<Value>& Array() const { return array_; }
-  std::size_t Size() const { return kind_ == Kind::kArray ? array_.size() : object_.size(); }
-  const Value& operator[](std::size_t i) const { return i < array_.size() ? array_[i] : Null(); }
+  bool Bool(bool fallback = false) const { return j_->is_boolean() ? j_->get<bool>() : fallback; }
+  // The string, or an empty one when this is not a string.
+  const std::string& String() const {
+    static const std::string empty;
+    return j_->is_string() ? j_->get_ref<const std::string&>() : empty;
+  }
+  std::size_t Size() const { return j_->is_array() || j_->is_object() ? j_->size() : 0; }
+  // Element i of an array, or a null value.
+  Value operator[](std::size_t i) const { return j_->is_array() && i < j_->size() ? Value((*j_)[i]) : Value(); }
   // The member `key` of an object, or a null value.
-  const Value& operator[](std::string_view key) const {
-    auto it = object_.find(std::string(key));
-    return it == object_.end() ? Null() : it->second;
+  Value operator[](std::string_view key) const {
+    if (!j_->is_object()) return Value();
+    const auto it = j_->find(key);
+    return it == j_->end() ? Value() : Value(*it);
   }
-  bool Has(std::string_view key) const { return object_.count(std::string(key)) != 0; }
-
-  static const Value& Null() {
-    static const Value null;
-    return null;
-  }
+  bool Has(std::string_view key) const { return j_->is_object() && j_->find(key) != j_->end(); }
 
  private:
-  friend class Parser;
-  Kind kind_ = Kind::kNull;
-  bool boolean_ = false;
-  double number_ = 0.0;
-  std::string string_;
-  std::vector<Value> array_;
-  std::map<std::string, Value> object_;
+  static const nlohmann::json& NullJson() {
+    static const nlohmann::json null;
+    return null;
+  }
+  const nlohmann::json* j_;
 };
 
 struct ParseResult {
-  Value value;
+  std::shared_ptr<const nlohmann::json> document{};
+  Value value{};  // a view into *document
   bool ok = false;
   std::size_t error_offset = 0;  // byte offset of the first error
   std::string error;
