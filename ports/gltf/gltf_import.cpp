@@ -29,8 +29,8 @@ struct Context {
 
 bool Finite(double v) { return std::isfinite(v) && std::fabs(v) <= std::numeric_limits<float>::max(); }
 
-// A node index read from JSON: an integer in [0, count).
-bool NodeIndex(const Json& v, int32_t count, int32_t* out) {
+// An index read from JSON: an integer in [0, count).
+bool IndexIn(const Json& v, int32_t count, int32_t* out) {
   if (!v.IsNumber()) return false;
   const double d = v.GetNumberAsDouble();
   if (!(d >= 0 && d < count) || d != std::floor(d)) return false;
@@ -225,7 +225,7 @@ Error ReadSkeleton(const Context& cx, const tinygltf::Model& m, GltfAsset* asset
 // A node reference in an extension: it must be a node of the scene.
 bool Bone(const GltfAsset& a, const Json& v, int32_t* bone) {
   int32_t node = -1;
-  if (!NodeIndex(v, static_cast<int32_t>(a.bone_of_node.size()), &node)) return false;
+  if (!IndexIn(v, static_cast<int32_t>(a.bone_of_node.size()), &node)) return false;
   *bone = a.bone_of_node[static_cast<std::size_t>(node)];
   return *bone >= 0;
 }
@@ -340,6 +340,18 @@ Error ReadHumanoid(const Context& cx, const Json& ext, GltfAsset* a) {
   return {};
 }
 
+// A list of indices into something `count` long ("colliderGroups": [0, 2]).
+Error ReadIndices(const Context& cx, const Json& list, std::size_t count, const std::string& where, const char* what,
+                  std::vector<int32_t>* out) {
+  for (std::size_t k = 0; list.IsArray() && k < list.ArrayLen(); ++k) {
+    int32_t index = -1;
+    if (!IndexIn(list.Get(static_cast<int>(k)), static_cast<int32_t>(count), &index))
+      return cx.Fail(At(where, k), std::string("is not the index of ") + what);
+    out->push_back(index);
+  }
+  return {};
+}
+
 // VRM 0.x: secondaryAnimation's colliderGroups (spheres on a node, offsets z-negated) and
 // boneGroups (every node under each root is a joint; its tail is its first child, or a
 // 7 cm virtual tip along a leaf).
@@ -386,13 +398,10 @@ Error ReadSprings0x(const Context& cx, const Json& sa, GltfAsset* a) {
     if (group.Has("center") && group.Get("center").IsNumber() && group.Get("center").GetNumberAsDouble() >= 0 &&
         !Bone(*a, group.Get("center"), &spring.center))
       return cx.Fail(here + ".center", "is not a node of the scene");
-    const Json& cgs = group.Get("colliderGroups");
-    for (std::size_t k = 0; cgs.IsArray() && k < cgs.ArrayLen(); ++k) {
-      int32_t index = -1;
-      if (!NodeIndex(cgs.Get(static_cast<int>(k)), static_cast<int32_t>(out.collider_groups.size()), &index))
-        return cx.Fail(At(here + ".colliderGroups", k), "is not the index of a collider group");
-      spring.collider_groups.push_back(index);
-    }
+    if (Error e = ReadIndices(cx, group.Get("colliderGroups"), out.collider_groups.size(), here + ".colliderGroups",
+                              "a collider group", &spring.collider_groups);
+        e.code != ErrorCode::kNone)
+      return e;
     const Json& roots = group.Get("bones");
     for (std::size_t r = 0; roots.IsArray() && r < roots.ArrayLen(); ++r) {
       int32_t root = -1;
@@ -465,13 +474,10 @@ Error ReadSprings1(const Context& cx, const Json& sb, GltfAsset* a) {
     const Json& group = groups.Get(static_cast<int>(g));
     VrmColliderGroup vg;
     vg.name = group.Get("name").IsString() ? group.Get("name").Get<std::string>() : "";
-    const Json& list = group.Get("colliders");
-    for (std::size_t k = 0; list.IsArray() && k < list.ArrayLen(); ++k) {
-      int32_t index = -1;
-      if (!NodeIndex(list.Get(static_cast<int>(k)), static_cast<int32_t>(out.colliders.size()), &index))
-        return cx.Fail(At(At(base + ".colliderGroups", g) + ".colliders", k), "is not the index of a collider");
-      vg.colliders.push_back(index);
-    }
+    if (Error e = ReadIndices(cx, group.Get("colliders"), out.colliders.size(), At(base + ".colliderGroups", g) + ".colliders",
+                              "a collider", &vg.colliders);
+        e.code != ErrorCode::kNone)
+      return e;
     out.collider_groups.push_back(std::move(vg));
   }
   const Json& springs = sb.Get("springs");
@@ -481,13 +487,10 @@ Error ReadSprings1(const Context& cx, const Json& sb, GltfAsset* a) {
     VrmSpring spring;
     spring.name = sp.Get("name").IsString() ? sp.Get("name").Get<std::string>() : "spring" + std::to_string(i);
     if (sp.Has("center") && !Bone(*a, sp.Get("center"), &spring.center)) return cx.Fail(here + ".center", "is not a node of the scene");
-    const Json& cgs = sp.Get("colliderGroups");
-    for (std::size_t k = 0; cgs.IsArray() && k < cgs.ArrayLen(); ++k) {
-      int32_t index = -1;
-      if (!NodeIndex(cgs.Get(static_cast<int>(k)), static_cast<int32_t>(out.collider_groups.size()), &index))
-        return cx.Fail(At(here + ".colliderGroups", k), "is not the index of a collider group");
-      spring.collider_groups.push_back(index);
-    }
+    if (Error e = ReadIndices(cx, sp.Get("colliderGroups"), out.collider_groups.size(), here + ".colliderGroups",
+                              "a collider group", &spring.collider_groups);
+        e.code != ErrorCode::kNone)
+      return e;
     const Json& joints = sp.Get("joints");
     if (!joints.IsArray() || joints.ArrayLen() < 2) return cx.Fail(here + ".joints", "needs at least two joints (a bone and its tail)");
     // Each joint but the last is simulated; its tail is the next joint's node (the last
