@@ -775,5 +775,28 @@ TEST(HandBack, TheGetUpRecipeInOneFrameDoesNotJump) {
   EXPECT_EQ(w->DeactivateCharacter(id, 0.2f, static_cast<HandBackSpace>(9)).code, ErrorCode::kOutOfRange);
 }
 
+// Fuzz finding (tests/fuzz/corpus/build/regression_centre_of_mass_not_finite): a part whose
+// derived centre of mass was not finite built, and every bind wrote -inf into the host's
+// part frames. The build now refuses it by part, and a bind whose frames overflow once
+// composed with the body frames is refused by name.
+TEST(Build, AStartingFrameThatOverflowsWhenComposedIsRefusedAtBind) {
+  auto w = MakeWorld();
+  RagdollSettings s;
+  PartSettings p;
+  p.pose.translation = {3e38f, 0, 0};  // finite, built far out
+  s.parts.push_back(p);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  std::vector<Transform> out(1);
+  RagdollBinding b;
+  b.archetype = a;
+  b.placement = Transform{{3e38f, 0, 0}, {}, {1, 1, 1}};  // finite too: the sum is not
+  b.output_parts = out;
+  auto bound = w->BindRagdoll(b);
+  ASSERT_FALSE(bound.ok());
+  EXPECT_EQ(bound.error().code, ErrorCode::kNotFinite);
+  EXPECT_EQ(bound.error().field, "placement");
+  EXPECT_TRUE(AllFinite(out)) << "nothing was written";
+}
+
 }  // namespace
 }  // namespace tendon::test

@@ -294,6 +294,11 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
             ? Compose(placement, Compose(a.parts[j].body_pose, Relative(a.parts[j].body_in_part, Transform{})))
             : b.start_parts[j];
     bodies[j] = Compose(Transform{part.translation, Normalize(part.rotation), {1, 1, 1}}, a.parts[j].body_in_part);
+    // Finite numbers can still overflow when composed: refuse them here, or the body
+    // would reset to a non-finite pose every frame.
+    if (!IsFinite(bodies[j]) || !IsFinite(Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}))))
+      return Fail(ErrorCode::kNotFinite, j, b.start_parts.empty() ? "placement" : "start_parts",
+                  "part " + std::to_string(j) + "'s starting frame is not finite once composed with its body frame");
   }
   // Capacity: one more lane (blocks grow here, never in Step).
   EnsureLanes(gi, g.lanes_used + 1);

@@ -405,6 +405,11 @@ Error BuildRagdollArchetype(const RagdollSettings& settings, RagdollArchetype* o
       return Fail(ErrorCode::kOutOfRange, i, PartField(i, ".mass"),
                   "part " + std::to_string(i) + "'s mass properties are not finite (mass " + std::to_string(a.mass) +
                       " kg on its shape): choose a mass and size nearer a body's");
+    // The centre of mass in the part's frame, and the body's pose, must be finite and
+    // within the size limit (10 km) too: a frame composed with them is written to the host.
+    if (!IsFinite(a.body_in_part) || !IsFinite(a.body_pose) || !(Length(a.body_in_part.translation) <= 1e4f))
+      return Fail(ErrorCode::kOutOfRange, i, PartField(i, ".shape"),
+                  "part " + std::to_string(i) + "'s centre of mass is not finite or lies farther than 10 km from it");
     r.total_mass += a.mass;
   }
   // Joint frames in both bodies' frames, from the build pose.
