@@ -552,6 +552,41 @@ TEST(State, AKinematicRootFarFromItsRagdollPullsItAlongWithoutResets) {
   EXPECT_LT(Length(out[1].translation - root.translation), 1.0f) << "the limb hangs from its root again";
 }
 
+// Found by fuzz_world: a kinematic root moved to x = 3e38 (finite) under render
+// interpolation. The child's pose relative to the root, composed back, overflowed, and a
+// zero-substep frame wrote NaN into the host's part frames.
+TEST(State, AKinematicRootThatOverflowsWhenComposedWritesNothingAndIsCounted) {
+  for (const float dt : {1e-29f, kStep}) {
+    auto w = MakeWorld();
+    RagdollSettings limb;
+    for (int j = 0; j < 2; ++j) {
+      PartSettings p;
+      p.parent = j - 1;
+      p.pose.translation = {0, 1.0f - 0.3f * j, 0};
+      p.joint.anchor = {0, 1.15f - 0.3f * j, 0};
+      limb.parts.push_back(p);
+    }
+    const RagdollArchetypeId a = w->BuildRagdollArchetype(limb).value();
+    std::vector<Transform> out(2);
+    Transform root{{0, 2, 0}, {}, {1, 1, 1}};
+    RagdollBinding b;
+    b.archetype = a;
+    b.output_parts = out;
+    b.kinematic_root = &root;
+    ASSERT_TRUE(w->BindRagdoll(b).ok());
+    root = Transform{{3e38f, -1.5e-4f, -0.69f}, Normalize(Quat{-0.704394f, 0.166493f, 0.653166f, 0.222449f}), {1, 1, 1}};
+    int resets = 0;
+    for (int f = 0; f < 3; ++f) resets += w->Step(dt).reset_non_finite;
+    for (const Transform& t : out) EXPECT_TRUE(IsFinite(t)) << "dt " << dt;
+    EXPECT_GE(resets, 1) << "dt " << dt << ": the frame that could not be written is counted";
+    root = Transform{{0, 2, 0}, {}, {1, 1, 1}};
+    for (int f = 0; f < 60; ++f) w->Step(kStep);
+    for (const Transform& t : out) EXPECT_TRUE(IsFinite(t));
+    EXPECT_LT(Length(out[0].translation - root.translation), 1e-4f) << "the root part follows its root again";
+    EXPECT_LT(Length(out[1].translation - root.translation), 0.5f) << "and the limb hangs under it";
+  }
+}
+
 }  // namespace
 }  // namespace tendon::test
 

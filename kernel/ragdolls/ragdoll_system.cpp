@@ -763,13 +763,16 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
           for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) sum += view.Part(f, j)[l] * 0.0f;
           finite = sum == 0.0f;
         }
-        if (!finite) {
-          // Back to the last pose written (the output holds it), at rest; the host's
-          // motors and planar mode stay as they were.
+        // Back to the last pose written (the output holds it), at rest; the host's motors
+        // and planar mode stay as they were.
+        auto reset = [&] {
           ++resets;
           Transform bodies[detail::kMaxRagdollParts];
           for (int32_t j = 0; j < g.part_count; ++j) bodies[j] = Compose(slot.output[j], g.body_in_part[j]);
           g.PlaceBodies(slot.lane, bodies, Vec3{}, Vec3{});
+        };
+        if (!finite) {
+          reset();
           continue;
         }
         if (!slot.asleep) {
@@ -788,6 +791,10 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
         const bool under_root = g.kinematic_root && shown_along < 1.0f;
         const Transform root_now = under_root ? pose_of(detail::kRbXx, 0) : Transform{};
         const Transform root_start = under_root ? pose_of(detail::kRbFrameStartX, 0) : Transform{};
+        // Finite state can still overflow once composed (a kinematic root near FLT_MAX, the
+        // parts relative to it): such a frame writes nothing and resets, counted.
+        Transform shown[detail::kMaxRagdollParts];
+        bool shown_finite = true;
         for (int32_t j = 0; j < g.part_count; ++j) {
           Transform body = pose_of(detail::kRbXx, j);
           if (shown_along < 1.0f) {
@@ -797,8 +804,14 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
             body.rotation = Nlerp(start.rotation, body.rotation, shown_along);
             if (under_root) body = Compose(root_now, body);
           }
-          slot.output[j] = Compose(body, Relative(g.body_in_part[j], Transform{}));
+          shown[j] = Compose(body, Relative(g.body_in_part[j], Transform{}));
+          shown_finite = shown_finite && IsFinite(shown[j]);
         }
+        if (!shown_finite) {
+          reset();
+          continue;
+        }
+        for (int32_t j = 0; j < g.part_count; ++j) slot.output[j] = shown[j];
       }
       resets_[i] = resets;
     }

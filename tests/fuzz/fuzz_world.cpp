@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -101,6 +103,16 @@ struct Scene {
     b.output_world = man_world;
     character = world->BindCharacter(b).value();
   }
+  void Trace(int op, int call) const {
+    std::fprintf(stderr, "op %d: call %d; kinematic root t %g %g %g q %g %g %g %g s %g %g %g\n", op, call,
+                 kinematic.translation.x, kinematic.translation.y, kinematic.translation.z, kinematic.rotation.x,
+                 kinematic.rotation.y, kinematic.rotation.z, kinematic.rotation.w, kinematic.scale.x, kinematic.scale.y,
+                 kinematic.scale.z);
+    for (std::size_t i = 0; i < limb_out.size(); ++i)
+      for (const Transform& t : limb_out[i])
+        std::fprintf(stderr, "  limb %zu: t %g %g %g q %g %g %g %g\n", i, t.translation.x, t.translation.y, t.translation.z,
+                     t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w);
+  }
   void CheckOutputs() const {
     RequireFinite(chain_output, "a chain output");
     for (const auto& parts : limb_out) RequireFinite(parts, "a ragdoll output");
@@ -141,10 +153,20 @@ Id Handle(FuzzInput& in, Id live) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   FuzzInput in(data, size);
   Scene s(in.Byte());
+  // TENDON_FUZZ_TRACE=1 prints each call and the ragdoll outputs after it (to replay a finding).
+  static const bool trace = std::getenv("TENDON_FUZZ_TRACE") != nullptr;
   for (int op = 0; op < 64 && !in.empty(); ++op) {
     World& w = *s.world;
-    switch (in.Byte() % 16) {
-      case 0: w.Step(in.Float(0, 0.1f)); break;
+    const int call = in.Byte() % 16;
+    if (trace) s.Trace(op, call);
+    switch (call) {
+      case 0: {
+        const float dt = in.Float(0, 0.1f);
+        if (trace) std::fprintf(stderr, "  Step(%g)\n", dt);
+        w.Step(dt);
+        if (trace) s.Trace(op, -1);
+        break;
+      }
       case 1: s.root = in.Pose(3); break;
       case 2: s.chain_animated[in.Int(0, 4)] = in.Pose(0.2f); break;
       case 3: s.joint = in.Pose(3); break;
