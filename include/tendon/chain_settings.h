@@ -17,6 +17,31 @@
 
 namespace tendon {
 
+// The update rule a chain archetype runs.
+enum class ChainModel : uint8_t {
+  // Tendon's (below): the world's fixed substeps, stiffness as a pull toward the animated
+  // pose, world gravity and wind times dt^2, rotations from the solved positions at
+  // writeback, root and render interpolation, the teleport guard.
+  kTendon,
+  // VRM spring bones as three-vrm 3.5.5 updates them (../shared/notes/vrm-spring-bones.md),
+  // one joint per linked node (its parent bone; the node is the joint's tail): one step per
+  // frame of the frame's dt (World::Step's dt, clamped to max_substeps fixed steps), no
+  // interpolation. Per step, parents first: next = cur + (cur - prev) * damping +
+  // axis * stiffness * dt + gravity_push * dt, where axis is the parent bone's rest
+  // direction turned by its own simulated parent; the length is restored, then each
+  // collider pushes out by (radius + the node radius, unscaled) with the length restored
+  // after each hit; the parent bone's world rotation is its rest rotation under its
+  // simulated parent, swung by the shortest arc from axis to the solved direction, and
+  // that rotation is what is written. Fields mean: damping = 1 - VRM dragForce, stiffness
+  // = VRM stiffness (1/s, [0, 1000]), gravity_push = gravityDir * gravityPower (m/s),
+  // node radius = hitRadius; world gravity and gravity_scale do not act; wind acts as
+  // wind * wind_scale * dt. A non-first child of a node is carried rigidly by its
+  // parent's rotation (VRM 0.x branches). A freshly bound chain starts at rest in its
+  // bind-time pose (three-vrm's load); a chain woken after culling starts at rest in its
+  // current pose (three-vrm's reset()).
+  kVrm,
+};
+
 // Solver settings of one chain. The verlet step per substep (reference:
 // bonephysics-verlet-chains-roblox): velocity = (current - previous) * damping;
 // current += velocity + (gravity * gravity_scale + wind * wind_scale) * dt^2;
@@ -33,6 +58,9 @@ struct ChainSettings {
   float wind_scale = 1.0f;
   // Collision radius of every node, metres. Range [0, 10]; 0 = points.
   float node_radius = 0.0f;
+  // ChainModel::kVrm only: gravity as a displacement rate (m/s), VRM's gravityDir *
+  // gravityPower. Finite, each component within [-1000, 1000]; zero disables it.
+  Vec3 gravity_push{};
 };
 
 // Per-node values that replace the chain's. Unset fields keep the chain's value.
@@ -43,6 +71,7 @@ struct ChainNodeOverride {
   std::optional<float> gravity_scale{};
   std::optional<float> wind_scale{};
   std::optional<float> radius{};
+  std::optional<Vec3> gravity_push{};  // kVrm only (ChainSettings::gravity_push)
   // A pinned node copies the animated pose every substep, like a root. Default: roots only.
   std::optional<bool> pinned{};
 };
@@ -55,6 +84,10 @@ struct ChainBone {
   // root_parent_world). The rest length of a link is |rest_local.translation * parent
   // scale|; it must be at least 1e-6 m.
   Transform rest_local{};
+  // A node with no host bone (VRM's virtual tip at the end of a leaf joint): a leaf, never
+  // a root, whose local is rest_local every frame; bone_map's entry for it is ignored, and
+  // nothing is read from or written to the host's buffers for it.
+  bool virtual_tip = false;
 };
 
 enum class ColliderShape : uint8_t {
@@ -81,6 +114,11 @@ struct ColliderSettings {
 
 struct ChainArchetypeSettings {
   std::string name{};  // for errors and traces only
+  ChainModel model = ChainModel::kTendon;
+  // The teleport guard (WorldSettings::teleport_distance / _angle): unset means on for
+  // kTendon and off for kVrm (three-vrm has none; a kVrm chain then follows a teleport as
+  // three-vrm does, with one frame of inertia).
+  std::optional<bool> teleport_guard{};
   std::vector<ChainBone> bones{};
   ChainSettings settings{};
   std::vector<ChainNodeOverride> overrides{};

@@ -24,6 +24,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tendon/ids.h"
@@ -101,6 +102,11 @@ enum class LimitSource : uint8_t {
 struct CharacterSettings {
   std::string name{};
   SkeletonSettings skeleton{};
+  // A humanoid bone table, as a VRM's humanoid gives it: role name (VRM's "hips", "spine",
+  // "leftUpperArm", ...; matched ignoring case as names are) -> skeleton bone. The humanoid
+  // layout takes each role from here first and looks for it by name only when the table
+  // lacks it. Roles the layout does not use (fingers, eyes) are ignored.
+  std::vector<std::pair<std::string, int32_t>> humanoid_bones{};
   // Explicit parts, parents before children (the first is the root). Empty: humanoid.
   std::vector<CharacterPartSettings> parts{};
   // A complete ragdoll instead (e.g. one loaded from an asset): part i sits on the bone

@@ -20,9 +20,21 @@ std::string Indexed(const char* list, int32_t index, const char* member) {
   return std::string(list) + "[" + std::to_string(index) + "]" + member;
 }
 
-Error CheckSettings(const ChainSettings& s) {
+// VRM's stiffness is a push rate (1/s), not a fraction.
+float MaxStiffness(ChainModel model) { return model == ChainModel::kVrm ? 1000.0f : 1.0f; }
+
+Error CheckPush(const Vec3& v, int32_t item, const std::string& field) {
+  if (!IsFinite(v)) return Fail(ErrorCode::kNotFinite, item, field, "gravity_push is not finite");
+  if (std::fabs(v.x) > 1000 || std::fabs(v.y) > 1000 || std::fabs(v.z) > 1000)
+    return Fail(ErrorCode::kOutOfRange, item, field, "gravity_push components must be within [-1000, 1000] m/s");
+  return {};
+}
+
+Error CheckSettings(const ChainSettings& s, ChainModel model) {
   if (Error e = CheckRange(s.damping, 0, 1, -1, "settings.damping"); e.code != ErrorCode::kNone) return e;
-  if (Error e = CheckRange(s.stiffness, 0, 1, -1, "settings.stiffness"); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckRange(s.stiffness, 0, MaxStiffness(model), -1, "settings.stiffness"); e.code != ErrorCode::kNone)
+    return e;
+  if (Error e = CheckPush(s.gravity_push, -1, "settings.gravity_push"); e.code != ErrorCode::kNone) return e;
   if (Error e = CheckRange(s.gravity_scale, -100, 100, -1, "settings.gravity_scale"); e.code != ErrorCode::kNone)
     return e;
   if (Error e = CheckRange(s.wind_scale, -100, 100, -1, "settings.wind_scale"); e.code != ErrorCode::kNone) return e;
@@ -84,11 +96,15 @@ Error CheckBones(const std::vector<ChainBone>& bones) {
 
 Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype* out) {
   if (Error e = CheckBones(settings.bones); e.code != ErrorCode::kNone) return e;
-  if (Error e = CheckSettings(settings.settings); e.code != ErrorCode::kNone) return e;
+  if (settings.model != ChainModel::kTendon && settings.model != ChainModel::kVrm)
+    return Fail(ErrorCode::kOutOfRange, -1, "model", "unknown chain model");
+  if (Error e = CheckSettings(settings.settings, settings.model); e.code != ErrorCode::kNone) return e;
   const auto count = static_cast<int32_t>(settings.bones.size());
 
   ChainArchetype a;
   a.name = settings.name;
+  a.topology.model = settings.model;
+  a.teleport_guard = settings.teleport_guard.value_or(settings.model == ChainModel::kTendon);
   a.node_count = count;
   a.topology.parent.resize(count);
   a.first_child.assign(count, -1);
@@ -111,6 +127,21 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
       a.rest_length[i] = len;
     }
   }
+  a.virtual_tip.assign(count, 0);
+  a.rest_direction.assign(count, Vec3{0, 1, 0});
+  for (int32_t i = 0; i < count; ++i) {
+    const ChainBone& bone = settings.bones[i];
+    const float len = Length(bone.rest_local.translation);
+    if (len > 0) a.rest_direction[i] = bone.rest_local.translation * (1.0f / len);
+    if (!bone.virtual_tip) continue;
+    if (bone.parent < 0 || a.first_child[i] >= 0) {
+      return Fail(ErrorCode::kOutOfRange, i, Indexed("bones", i, ".virtual_tip"),
+                  "a virtual tip must be a leaf with a parent (bone " + std::to_string(i) + " is " +
+                      (bone.parent < 0 ? "a root)" : "a parent)"));
+    }
+    a.virtual_tip[i] = 1;
+    a.any_virtual_tip = true;
+  }
 
   const ChainSettings& s = settings.settings;
   a.damping.assign(count, s.damping);
@@ -118,6 +149,7 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
   a.gravity_scale.assign(count, s.gravity_scale);
   a.wind_scale.assign(count, s.wind_scale);
   a.radius.assign(count, s.node_radius);
+  a.gravity_push.assign(count, s.gravity_push);
   a.pinned.assign(count, 0.0f);
   for (int32_t i = 0; i < count; ++i) a.pinned[i] = a.topology.parent[i] < 0 ? 1.0f : 0.0f;
 
@@ -134,8 +166,13 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
       const char* member;
       std::vector<float>& dest;
     };
+    if (ov.gravity_push) {
+      if (Error e = CheckPush(*ov.gravity_push, o, Indexed("overrides", o, ".gravity_push")); e.code != ErrorCode::kNone)
+        return e;
+      a.gravity_push[ov.node] = *ov.gravity_push;
+    }
     const Item items[] = {{ov.damping, 0, 1, ".damping", a.damping},
-                          {ov.stiffness, 0, 1, ".stiffness", a.stiffness},
+                          {ov.stiffness, 0, MaxStiffness(settings.model), ".stiffness", a.stiffness},
                           {ov.gravity_scale, -100, 100, ".gravity_scale", a.gravity_scale},
                           {ov.wind_scale, -100, 100, ".wind_scale", a.wind_scale},
                           {ov.radius, 0, 10, ".radius", a.radius}};

@@ -18,10 +18,13 @@ namespace tendon::detail {
 inline constexpr int32_t kMaxChainNodes = 128;
 inline constexpr int32_t kMaxChainColliders = 32;
 
+// What decides which lanes chains share: the update rule, the parents and the collider kinds.
 struct ChainTopologyKey {
+  ChainModel model = ChainModel::kTendon;
   std::vector<int32_t> parent;
   std::vector<uint8_t> collider_kind;
   friend bool operator<(const ChainTopologyKey& a, const ChainTopologyKey& b) {
+    if (a.model != b.model) return a.model < b.model;
     if (a.parent != b.parent) return a.parent < b.parent;
     return a.collider_kind < b.collider_kind;
   }
@@ -37,6 +40,13 @@ struct ChainArchetype {
   std::vector<float> rest_length, damping, stiffness, gravity_scale, wind_scale, radius, pinned;
   std::vector<ColliderSettings> colliders;
   bool uniform_parameters = true;  // no override changes damping, stiffness or the scales
+  bool teleport_guard = true;
+  // Virtual tips (ChainBone::virtual_tip): no host bone behind them.
+  std::vector<uint8_t> virtual_tip;
+  bool any_virtual_tip = false;
+  // kVrm: per node, its gravity push (m/s) and the unit direction of its rest translation
+  // in its parent's frame (the rest direction of the joint it is the tail of).
+  std::vector<Vec3> gravity_push, rest_direction;
   int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders use
 };
 

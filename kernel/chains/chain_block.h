@@ -46,6 +46,16 @@ enum NodeField : int32_t {
 };
 inline constexpr int32_t kColdNodeFieldCount = kNodeFieldCount - kHotNodeFieldCount;
 
+// Per node, per lane, in the cold part after the node fields, in kVrm topologies only (a
+// kTendon block has none of these rows): field-major, node_count rows each.
+enum VrmNodeField : int32_t {
+  kVrmPushX, kVrmPushY, kVrmPushZ,   // gravity push (m/s) of the joint whose tail this node is
+  kVrmDirX, kVrmDirY, kVrmDirZ,      // unit rest direction in the parent's frame
+  kVrmRestQx, kVrmRestQy, kVrmRestQz, kVrmRestQw,  // rest local rotation
+  kVrmQx, kVrmQy, kVrmQz, kVrmQw,    // simulated world rotation (solve -> writeback)
+  kVrmFieldCount
+};
+
 // Per lane (not per node), in the hot part.
 enum LaneField : int32_t {
   kRootParentRx, kRootParentRy, kRootParentRz, kRootParentRw,  // rotation roots are local to
@@ -75,7 +85,9 @@ inline constexpr int32_t HotRows(int32_t node_count, int32_t collider_count) {
   return kHotNodeFieldCount * node_count + kLaneFieldCount + kColliderFieldCount * collider_count +
          (collider_count > 0 ? node_count : 0);
 }
-inline constexpr int32_t ColdRows(int32_t node_count) { return kColdNodeFieldCount * node_count; }
+inline constexpr int32_t ColdRows(int32_t node_count, bool vrm = false) {
+  return (kColdNodeFieldCount + (vrm ? kVrmFieldCount : 0)) * node_count;
+}
 
 // A non-owning view of one block; what kernels take.
 struct ChainBlockView {
@@ -88,6 +100,7 @@ struct ChainBlockView {
   float* cold = nullptr;  // ColdRows * kBlockLanes floats, cache-line aligned
   int32_t position = kPos0x;  // the slot of the current simulated position
   int32_t previous = kPos1x;  // the slot of the previous one
+  bool vrm = false;           // ChainModel::kVrm: the Vrm rows exist and the VRM rule runs
 
   // Node-major: all hot fields of node 0, then of node 1, ... so that a solve, which walks
   // the nodes in order, reads one sequential stream per block (field-major measured 1.3x
@@ -112,6 +125,12 @@ struct ChainBlockView {
                   static_cast<std::size_t>(kColliderFieldCount) * collider_count + node) *
                      kBlockLanes;
   }
+  // A kVrm node field (VrmNodeField); only when vrm.
+  float* Vrm(int32_t field, int32_t node) const {
+    return cold + (static_cast<std::size_t>(kColdNodeFieldCount) * node_count +
+                   static_cast<std::size_t>(field) * node_count + node) *
+                      kBlockLanes;
+  }
   // Row r of the block, hot rows first, then cold: for copying whole lanes.
   float* Row(int32_t row) const {
     const int32_t hot_rows = HotRows(node_count, collider_count);
@@ -122,8 +141,8 @@ struct ChainBlockView {
 
 // What the solve of one frame needs besides the block.
 struct ChainSolveParams {
-  int32_t substeps = 0;   // substeps this frame
-  float dt = 0;           // substep length (s)
+  int32_t substeps = 0;   // substeps this frame (kVrm blocks: 1 when the frame's dt > 0)
+  float dt = 0;           // substep length (s); kVrm blocks: the frame's dt
   float gravity[3] = {0, 0, 0};
   float wind[3] = {0, 0, 0};  // this frame's wind (sampled once per frame)
 };

@@ -259,6 +259,10 @@ void SolveSubstep(const ChainBlockView* blocks, int32_t count, const SolveShared
   }
 }
 
+// The kVrm rule's one step per frame (below).
+template <class V>
+void SolveVrm(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& sp);
+
 // Runs params.substeps substeps over `count` blocks that share a topology, and so which
 // slot holds the current position (the caller swaps its blocks' roles after an odd number
 // of substeps).
@@ -268,6 +272,7 @@ void Solve(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& 
   constexpr int32_t kW = O::kSize;
   static_assert(kBlockLanes % kW == 0, "the block width must be a multiple of the batch width");
   if (sp.substeps <= 0 || count <= 0 || count > kMaxSolveBlocks) return;
+  if (blocks[0].vrm) return SolveVrm<V>(blocks, count, sp);
   const float dt2 = sp.dt * sp.dt;
   SolveShared<V> shared;
   shared.gravity_dt2 = {O::Splat(sp.gravity[0] * dt2), O::Splat(sp.gravity[1] * dt2), O::Splat(sp.gravity[2] * dt2)};
@@ -330,6 +335,164 @@ inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
   return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
 }
 
+// ---- ChainModel::kVrm: three-vrm 3.5.5's spring-bone update, in lanes ----
+// (../shared/notes/vrm-spring-bones.md; the rule is three-vrm's, the code is ours.)
+
+template <class V>
+inline V3<V> LoadVrm3(const ChainBlockView& b, int32_t f, int32_t node, int32_t lane) {
+  using O = Ops<V>;
+  return {O::Load(b.Vrm(f, node) + lane), O::Load(b.Vrm(f + 1, node) + lane), O::Load(b.Vrm(f + 2, node) + lane)};
+}
+template <class V>
+inline Q4<V> LoadVrmQ(const ChainBlockView& b, int32_t f, int32_t node, int32_t lane) {
+  return LoadQ4<V>(b.Vrm(f, node) + lane, b.Vrm(f + 1, node) + lane, b.Vrm(f + 2, node) + lane,
+                   b.Vrm(f + 3, node) + lane);
+}
+
+// h + (n - h) * length / |n - h|: VRM restores the bone's length after every move; a tail
+// collapsed onto its head goes back along `fallback`.
+template <class V>
+TENDON_CHAIN_INLINE V3<V> RestoreLength(const V3<V>& n, const V3<V>& h, const V& length, const V3<V>& fallback) {
+  using O = Ops<V>;
+  V3<V> d = Sub(n, h);
+  V len2 = Dot3(d, d);
+  const auto degenerate = len2 < O::Splat(1e-20f);
+  if (O::AnyOf(degenerate)) {
+    d = Select3(degenerate, fallback, d);
+    len2 = O::Max(Dot3(d, d), O::Splat(1e-30f));
+  }
+  const V scale = length / O::Sqrt(len2);
+  return {O::Fma(d.x, scale, h.x), O::Fma(d.y, scale, h.y), O::Fma(d.z, scale, h.z)};
+}
+
+// One collider as three-vrm's shapes measure it: the signed distance s of the tail (with
+// its hit radius) and the direction out; a negative s moves the tail by -s along it, then
+// the length is restored. The collider radius is not scaled (VRM's rule).
+template <class V>
+TENDON_CHAIN_INLINE V3<V> CollideVrm(const ChainBlockView& b, int32_t c, int32_t lane, const V3<V>& n, const V& hit_radius,
+                                     const V3<V>& h, const V& length, const V3<V>& fallback) {
+  using O = Ops<V>;
+  const uint8_t kind = b.collider_kind[c];
+  const V3<V> a{O::Load(b.Collider(kCax, c) + lane), O::Load(b.Collider(kCay, c) + lane),
+                O::Load(b.Collider(kCaz, c) + lane)};
+  const V3<V> bb{O::Load(b.Collider(kCbx, c) + lane), O::Load(b.Collider(kCby, c) + lane),
+                 O::Load(b.Collider(kCbz, c) + lane)};
+  V s;
+  V3<V> dir;
+  if (kind == kPlaneKind) {
+    s = Dot3(Sub(n, a), bb) - hit_radius;
+    dir = bb;
+  } else {
+    V3<V> q = a;
+    if (kind == kCapsuleOutside || kind == kCapsuleInside) {
+      const V3<V> ab = Sub(bb, a);
+      const V len2 = O::Max(Dot3(ab, ab), O::Splat(1e-12f));
+      const V t = O::Min(O::Max(Dot3(Sub(n, a), ab) / len2, O::Splat(0.0f)), O::Splat(1.0f));
+      q = Add(a, Scale(ab, t));
+    }
+    const V r = O::Load(b.Collider(kCr, c) + lane);
+    const V3<V> d = Sub(n, q);
+    const V dist = O::Sqrt(O::Max(Dot3(d, d), O::Splat(1e-24f)));
+    const bool inside = kind == kSphereInside || kind == kCapsuleInside;
+    s = inside ? r - hit_radius - dist : dist - hit_radius - r;
+    dir = Scale(d, (inside ? O::Splat(-1.0f) : O::Splat(1.0f)) / dist);
+  }
+  const auto hit = s < O::Splat(0.0f);
+  if (!O::AnyOf(hit)) return n;
+  const V3<V> pushed = Sub(n, Scale(dir, s));
+  return Select3(hit, RestoreLength(pushed, h, length, fallback), n);
+}
+
+// One VRM step of the joint whose tail is node k (its bone is `parent`) in one lane group,
+// reading the current tail from slot kCurrent and writing the new one over the previous
+// (as the verlet does), and the joint bone's simulated world rotation.
+template <class V, int32_t kCurrent>
+TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32_t parent, int32_t lane, const V& dt,
+                                       const V3<V>& wind_dt) {
+  using O = Ops<V>;
+  float* node = HotNode(b, k) + lane;
+  const float* parent_node = HotNode(b, parent) + lane;
+  const V3<V> h = LoadAt<V>(parent_node, kPreviousSlot<kCurrent>);  // the bone's head, final this step
+  const V rest = O::Load(node + kRest * kBlockLanes);
+  const V length = O::Abs(rest);
+  const V3<V> dir = LoadVrm3<V>(b, kVrmDirX, k, lane);
+  if (b.first_child[parent] != k) {
+    // A branch: carried rigidly by the bone's rotation (solved with its first child).
+    const Q4<V> bone = LoadVrmQ<V>(b, kVrmQx, parent, lane);
+    StoreAt(node, kPreviousSlot<kCurrent>, Add(h, Scale(QRotate(bone, dir), length)));
+    return;
+  }
+  // The bone's rest rotation under its simulated parent, and the rest direction under it.
+  const int32_t grandparent = b.parent[parent];
+  const Q4<V> above = grandparent >= 0
+                          ? LoadVrmQ<V>(b, kVrmQx, grandparent, lane)
+                          : LoadQ4<V>(b.Lane(kRootParentRx) + lane, b.Lane(kRootParentRy) + lane,
+                                      b.Lane(kRootParentRz) + lane, b.Lane(kRootParentRw) + lane);
+  const Q4<V> base = QMul(above, LoadVrmQ<V>(b, kVrmRestQx, parent, lane));
+  const V3<V> axis = QRotate(base, dir);
+  // Inertia, stiffness along the rest direction, gravity (and wind): displacements.
+  const V3<V> c = LoadAt<V>(node, kCurrent);
+  const V3<V> p = LoadAt<V>(node, kPreviousSlot<kCurrent>);
+  const V damping = O::Load(b.Node(kDamping, k) + lane);
+  const V stiffness_dt = O::Load(b.Node(kStiffness, k) + lane) * dt;
+  const V wind_scale = O::Load(b.Node(kWindScale, k) + lane);
+  const V3<V> push = LoadVrm3<V>(b, kVrmPushX, k, lane);
+  V3<V> n{O::Fma(c.x - p.x, damping, c.x), O::Fma(c.y - p.y, damping, c.y), O::Fma(c.z - p.z, damping, c.z)};
+  n = {O::Fma(axis.x, stiffness_dt, O::Fma(push.x, dt, O::Fma(wind_dt.x, wind_scale, n.x))),
+       O::Fma(axis.y, stiffness_dt, O::Fma(push.y, dt, O::Fma(wind_dt.y, wind_scale, n.y))),
+       O::Fma(axis.z, stiffness_dt, O::Fma(push.z, dt, O::Fma(wind_dt.z, wind_scale, n.z)))};
+  const V3<V> fallback = Scale(axis, length);
+  n = RestoreLength(n, h, length, fallback);
+  if (b.collider_count > 0) {
+    const V hit_radius = O::Load(b.Radius(k) + lane);
+    for (int32_t ci = 0; ci < b.collider_count; ++ci) n = CollideVrm<V>(b, ci, lane, n, hit_radius, h, length, fallback);
+  }
+  const auto pinned = rest < O::Splat(0.0f);
+  if (O::AnyOf(pinned)) n = Select3(pinned, LoadAt<V>(node, kBx), n);
+  StoreAt(node, kPreviousSlot<kCurrent>, n);
+  // The bone's world rotation: its rest rotation under the simulated parent, swung from
+  // the rest direction onto the solved one (three-vrm's fromUnitVectors, premultiplied).
+  const Q4<V> bone = QMul(ShortestArc(axis, Sub(n, h)), base);
+  O::Store(b.Vrm(kVrmQx, parent) + lane, bone.x);
+  O::Store(b.Vrm(kVrmQy, parent) + lane, bone.y);
+  O::Store(b.Vrm(kVrmQz, parent) + lane, bone.z);
+  O::Store(b.Vrm(kVrmQw, parent) + lane, bone.w);
+}
+
+// One VRM step over `count` blocks, parents first (roots follow the animated pose).
+template <class V, int32_t kCurrent>
+void SolveVrmStep(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& sp) {
+  using O = Ops<V>;
+  constexpr int32_t kW = O::kSize;
+  constexpr int32_t kGroups = kBlockLanes / kW;
+  const V dt = O::Splat(sp.dt);
+  const V3<V> wind_dt{O::Splat(sp.wind[0] * sp.dt), O::Splat(sp.wind[1] * sp.dt), O::Splat(sp.wind[2] * sp.dt)};
+  const ChainBlockView& topology = blocks[0];
+  for (int32_t k = 0; k < topology.node_count; ++k) {
+    const int32_t parent = topology.parent[k];
+    for (int32_t g = 0; g < count; ++g) {
+      for (int32_t i = 0; i < kGroups; ++i) {
+        if (parent < 0) {
+          float* node = HotNode(blocks[g], k) + i * kW;
+          StoreAt(node, kPreviousSlot<kCurrent>, LoadAt<V>(node, kBx));
+        } else {
+          SolveVrmJoint<V, kCurrent>(blocks[g], k, parent, i * kW, dt, wind_dt);
+        }
+      }
+    }
+  }
+}
+
+template <class V>
+void SolveVrm(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& sp) {
+  if (sp.substeps <= 0 || !(sp.dt > 0.0f) || count <= 0 || count > kMaxSolveBlocks) return;
+  if (blocks[0].position == kPos0x) {
+    SolveVrmStep<V, kPos0x>(blocks, count, sp);
+  } else {
+    SolveVrmStep<V, kPos1x>(blocks, count, sp);
+  }
+}
+
 // A quaternion in four consecutive rows of kBlockLanes floats (the writeback scratch).
 template <class V>
 inline Q4<V> LoadRows(const float* row) {
@@ -365,7 +528,9 @@ void WritebackLanes(const ChainBlockView& b, float* scratch, float* finite_probe
       const int32_t child = b.first_child[k];
       const int32_t parent = b.parent[k];
       Q4<V> world = r;
-      if (child >= 0) {
+      if (b.vrm && child >= 0) {
+        world = LoadVrmQ<V>(b, kVrmQx, k, lane);  // the solve's rotation (kVrm)
+      } else if (child >= 0) {
         const V3<V> from = Sub(LoadV3<V>(b, kBx, child, lane), LoadV3<V>(b, kBx, k, lane));
         V3<V> to = Sub(LoadV3<V>(b, b.position, child, lane), LoadV3<V>(b, b.position, k, lane));
         if constexpr (kInterpolate) {

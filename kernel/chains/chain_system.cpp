@@ -35,6 +35,7 @@ constexpr int32_t kGatherChunk = 512;
 struct ChainSystem::Group {
   int32_t node_count = 0;
   int32_t collider_count = 0;
+  bool vrm = false;  // ChainModel::kVrm: one step per frame, the Vrm rows
   std::vector<int32_t> parent;
   std::vector<int32_t> first_child;
   std::vector<uint8_t> collider_kind;
@@ -63,6 +64,7 @@ struct ChainSystem::Group {
     v.collider_kind = collider_kind.data();
     v.node_count = node_count;
     v.collider_count = collider_count;
+    v.vrm = vrm;
     v.hot = hot_slab.data() + static_cast<std::size_t>(block) * hot_rows * kBlockLanes;
     v.cold = cold_slab.data() + static_cast<std::size_t>(block) * cold_rows * kBlockLanes;
     v.position = positions_swapped ? detail::kPos1x : detail::kPos0x;
@@ -122,6 +124,10 @@ struct ChainSystem::Slot {
   const Transform* collider_frames = nullptr;
   int32_t collider_frame_count = 0;
   std::vector<Transform> last_good;  // last finite animated locals, in archetype order
+  std::vector<uint8_t> virtual_tip;  // per node when the archetype has virtual tips; else empty
+  bool Virtual(int32_t k) const { return !virtual_tip.empty() && virtual_tip[k] != 0; }
+  // kVrm: the nodes' world positions at bind, where its first lane starts at rest.
+  std::vector<Vec3> bind_positions;
   Transform& Output(int32_t k) const { return output[bone_map.empty() ? k : bone_map[k]]; }
   const Transform& Animated(int32_t k) const { return animated[bone_map.empty() ? k : bone_map[k]]; }
   Transform last_good_root_parent{};
@@ -160,6 +166,19 @@ ChainSystem::Slot* ChainSystem::Find(ChainId id) {
 }
 const ChainSystem::Slot* ChainSystem::Find(ChainId id) const { return const_cast<ChainSystem*>(this)->Find(id); }
 
+namespace {
+// A kVrm lane's constant rows for node k (and its simulated rotation's starting value; the
+// solve writes it before the writeback reads it).
+void SetVrmRows(const ChainBlockView& v, int32_t l, const ChainArchetype& a, int32_t k, Quat world_rotation) {
+  const Vec3 push = a.gravity_push[k], dir = a.rest_direction[k];
+  const Quat rest = a.rest_local[k].rotation;
+  const float values[kVrmFieldCount] = {push.x, push.y, push.z, dir.x, dir.y, dir.z, rest.x, rest.y,
+                                        rest.z, rest.w, world_rotation.x, world_rotation.y, world_rotation.z,
+                                        world_rotation.w};
+  for (int32_t f = 0; f < kVrmFieldCount; ++f) v.Vrm(f, k)[l] = values[f];
+}
+}  // namespace
+
 // ---- capacity (bind time only) ----
 void ChainSystem::ReserveGroup(Group& g) {
   const int32_t need = std::min(g.bound, max_chains_);
@@ -187,12 +206,13 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   Group g;
   g.node_count = a.node_count;
   g.collider_count = static_cast<int32_t>(a.topology.collider_kind.size());
+  g.vrm = a.topology.model == ChainModel::kVrm;
   g.parent = a.topology.parent;
   g.first_child = a.first_child;
   g.collider_kind = a.topology.collider_kind;
   g.padding_locals = a.rest_local;
   g.hot_rows = detail::HotRows(g.node_count, g.collider_count);
-  g.cold_rows = detail::ColdRows(g.node_count);
+  g.cold_rows = detail::ColdRows(g.node_count, g.vrm);
   // A padding lane: the first archetype's rest pose, pinned, with far-away colliders.
   // Built as a one-block image through the ordinary accessors, then read off by row.
   std::vector<float> image_hot(static_cast<std::size_t>(g.hot_rows) * kBlockLanes, 0.0f);
@@ -200,6 +220,7 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   ChainBlockView v;
   v.node_count = g.node_count;
   v.collider_count = g.collider_count;
+  v.vrm = g.vrm;
   v.hot = image_hot.data();
   v.cold = image_cold.data();
   std::vector<Transform> world(a.node_count);
@@ -221,6 +242,7 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
     v.Node(detail::kSy, k)[0] = world[k].scale.y;
     v.Node(detail::kSz, k)[0] = world[k].scale.z;
     v.Node(detail::kRest, k)[0] = -a.rest_length[k];  // negative: pinned
+    if (g.vrm) SetVrmRows(v, 0, a, k, r);
   }
   v.Lane(detail::kRootParentRw)[0] = 1.0f;
   v.Lane(detail::kUniform)[0] = 1.0f;
@@ -270,6 +292,7 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
     v.Node(detail::kGravityScale, k)[l] = a.gravity_scale[k];
     v.Node(detail::kWindScale, k)[l] = a.wind_scale[k];
     if (v.collider_count > 0) v.Radius(k)[l] = a.radius[k];
+    if (v.vrm) SetVrmRows(v, l, a, k, Quat{});
   }
   v.Lane(detail::kLaneDamping)[l] = a.damping[0];
   v.Lane(detail::kLaneStiffness)[l] = a.stiffness[0];
@@ -416,16 +439,19 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
     return UsableRotation(q);
   };
   good = good && rotation_ok(slot.root_parent_world->rotation);
-  if (slot.bone_map.empty()) {
+  if (slot.bone_map.empty() && slot.virtual_tip.empty()) {
     good = good && all_finite(slot.animated, n);
     for (int32_t k = 0; good && k < n; ++k) good = rotation_ok(slot.animated[k].rotation);
     if (good) std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
   } else {
+    // A virtual tip has no host bone: its last good local is its rest local, always.
     for (int32_t k = 0; good && k < n; ++k) {
-      good = all_finite(&slot.animated[slot.bone_map[k]], 1) && rotation_ok(slot.animated[slot.bone_map[k]].rotation);
+      if (!slot.Virtual(k)) good = all_finite(&slot.Animated(k), 1) && rotation_ok(slot.Animated(k).rotation);
     }
     if (good) {
-      for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.animated[slot.bone_map[k]];
+      for (int32_t k = 0; k < n; ++k) {
+        if (!slot.Virtual(k)) slot.last_good[k] = slot.Animated(k);
+      }
     }
   }
   if (good) {
@@ -467,7 +493,9 @@ void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot&
       if (g.collider_kind[c] == detail::kCapsuleOutside || g.collider_kind[c] == detail::kCapsuleInside) {
         pb = TransformPoint(frame, col.b);
       }
-      const float s = std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
+      // VRM does not scale collider radii; Tendon's rule scales them with the frame.
+      const float s = g.vrm ? 1.0f
+                            : std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
       radius = col.radius * s;
     }
     v.Collider(detail::kCax, c)[l] = pa.x;
@@ -483,7 +511,7 @@ void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot&
   const Quat root_rot = Normalize(Quat{v.Node(detail::kRx, 0)[l], v.Node(detail::kRy, 0)[l],
                                        v.Node(detail::kRz, 0)[l], v.Node(detail::kRw, 0)[l]});
   bool teleported = false;
-  if (!slot.wake_pending && good) {
+  if (!slot.wake_pending && good && a.teleport_guard) {
     const float moved2 = LengthSquared(root_pos - slot.prev_root_pos);
     // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
     teleported = moved2 > teleport_distance2_ || std::fabs(Dot(root_rot, slot.prev_root_rot)) < teleport_cos_half_angle_;
@@ -493,16 +521,21 @@ void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot&
   const bool snap = slot.wake_pending || teleported;
   if (teleported) ++counters.teleport;
   if (snap || !good) {
+    // A kVrm chain's first lane starts at rest where it was bound (three-vrm's load): the
+    // first frame's motion of its root is inertia, as in three-vrm.
+    const bool from_bind = snap && !slot.bind_positions.empty();
     for (int32_t k = 0; k < n; ++k) {
       for (int32_t axis = 0; axis < 3; ++axis) {
         const float b = v.Node(detail::kBx + axis, k)[l];
         v.Node(detail::kAx + axis, k)[l] = b;
         if (snap) {
-          v.Node(detail::kPos0x + axis, k)[l] = b;
-          v.Node(detail::kPos1x + axis, k)[l] = b;
+          const float start = from_bind ? (&slot.bind_positions[k].x)[axis] : b;
+          v.Node(detail::kPos0x + axis, k)[l] = start;
+          v.Node(detail::kPos1x + axis, k)[l] = start;
         }
       }
     }
+    if (from_bind) std::vector<Vec3>().swap(slot.bind_positions);
   }
   slot.wake_pending = false;
 }
@@ -540,7 +573,7 @@ void ChainSystem::Pose() {
   ParallelFor(tasks_, work_count_, 1, task);
 }
 
-void ChainSystem::Solve(int32_t substeps, float dt, Vec3 wind) {
+void ChainSystem::Solve(int32_t substeps, float dt, Vec3 wind, float frame_dt) {
   detail::ChainSolveParams params;
   params.substeps = substeps;
   params.dt = dt;
@@ -550,6 +583,10 @@ void ChainSystem::Solve(int32_t substeps, float dt, Vec3 wind) {
   params.wind[0] = wind.x;
   params.wind[1] = wind.y;
   params.wind[2] = wind.z;
+  // kVrm topologies take one step of the frame's dt.
+  detail::ChainSolveParams vrm_params = params;
+  vrm_params.substeps = frame_dt > 0.0f ? 1 : 0;
+  vrm_params.dt = frame_dt;
   const detail::ChainKernels* k = kernels_;
   auto task = [&](int32_t begin, int32_t end, uint32_t) {
     // Runs of consecutive blocks of one topology go to the kernel together.
@@ -562,12 +599,12 @@ void ChainSystem::Solve(int32_t substeps, float dt, Vec3 wind) {
         views[count++] = groups_[group].View(work_[i].block);
         ++i;
       }
-      k->solve(views, count, params);
+      k->solve(views, count, groups_[group].vrm ? vrm_params : params);
     }
   };
   ParallelFor(tasks_, work_count_, detail::kSolveInterleave, task);
-  if (substeps % 2 == 1) {
-    for (Group& g : groups_) g.positions_swapped = !g.positions_swapped;
+  for (Group& g : groups_) {
+    if ((g.vrm ? vrm_params.substeps : substeps) % 2 == 1) g.positions_swapped = !g.positions_swapped;
   }
 }
 
@@ -580,7 +617,9 @@ void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot) {
       v.Node(detail::kPos1x + axis, k)[l] = b;
     }
   }
-  for (int32_t k = 0; k < slot.bone_count; ++k) slot.Output(k) = slot.last_good[k];
+  for (int32_t k = 0; k < slot.bone_count; ++k) {
+    if (!slot.Virtual(k)) slot.Output(k) = slot.last_good[k];
+  }
 }
 
 void ChainSystem::CheckHostBuffers(ChainId only) const {
@@ -610,7 +649,7 @@ void ChainSystem::Writeback(float alpha) {
       Group& g = groups_[work_[i].group];
       const ChainBlockView v = g.View(work_[i].block);
       alignas(64) float finite_probe[kBlockLanes];
-      k->writeback(v, scratch, finite_probe, alpha);
+      k->writeback(v, scratch, finite_probe, g.vrm ? 1.0f : alpha);  // kVrm: no render interpolation
       for (int32_t l = 0; l < kBlockLanes; ++l) {
         const int32_t owner = g.lane_owner[work_[i].block * kBlockLanes + l];
         if (owner < 0) continue;
@@ -621,6 +660,7 @@ void ChainSystem::Writeback(float alpha) {
           continue;
         }
         for (int32_t n = 0; n < v.node_count; ++n) {
+          if (slot.Virtual(n)) continue;
           Transform& out = slot.Output(n);
           const float* local = detail::WrittenLocalRotation(scratch, n) + l;
           out.translation = slot.last_good[n].translation;
@@ -674,7 +714,11 @@ Error ChainSystem::CheckBinding(const ChainBinding& b, const ArchetypeSlot& arch
   if (mapped) {
     const auto limit = static_cast<int32_t>(std::min(b.animated_local.size(), b.output_local.size()));
     std::vector<int32_t> sorted(b.bone_map.begin(), b.bone_map.end());
+    const std::vector<uint8_t>& virtual_tip = arch.archetype.virtual_tip;
+    sorted.clear();
     for (int32_t k = 0; k < n; ++k) {
+      if (virtual_tip[k] != 0) continue;  // no host bone: its entry is not read
+      sorted.push_back(b.bone_map[k]);
       if (b.bone_map[k] < 0 || b.bone_map[k] >= limit)
         return Fail(ErrorCode::kBadReference, k, "bone_map",
                     "bone_map[" + std::to_string(k) + "] = " + std::to_string(b.bone_map[k]) + " is outside [0, " +
@@ -692,12 +736,12 @@ Error ChainSystem::CheckBinding(const ChainBinding& b, const ArchetypeSlot& arch
   return {};
 }
 
-Error ChainSystem::CheckFiniteAtBind(const ChainBinding& b, int32_t n) const {
+Error ChainSystem::CheckFiniteAtBind(const ChainBinding& b, const ChainArchetype& a) const {
   const bool mapped = !b.bone_map.empty();
   if (!IsFinite(*b.root_parent_world))
     return Fail(ErrorCode::kNotFinite, -1, "root_parent_world", "the root's parent transform is not finite at bind");
-  for (int32_t k = 0; k < n; ++k) {
-    if (!IsFinite(b.animated_local[mapped ? b.bone_map[k] : k]))
+  for (int32_t k = 0; k < a.node_count; ++k) {
+    if (a.virtual_tip[k] == 0 && !IsFinite(b.animated_local[mapped ? b.bone_map[k] : k]))
       return Fail(ErrorCode::kNotFinite, k, "animated_local",
                   "animated_local[" + std::to_string(k) + "] is not finite at bind");
   }
@@ -720,7 +764,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
                   "this output buffer is already bound to a chain of another archetype");
     return ChainId{static_cast<uint32_t>(it->second), existing.generation};
   }
-  if (Error e = CheckFiniteAtBind(b, n); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckFiniteAtBind(b, arch.archetype); e.code != ErrorCode::kNone) return e;
   int32_t index;
   if (!free_chains_.empty()) {
     index = free_chains_.back();
@@ -743,9 +787,20 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   slot.collider_frames = b.collider_frames.data();
   slot.collider_frame_count = arch.archetype.collider_frames_needed;
   slot.bone_map.assign(b.bone_map.begin(), b.bone_map.end());
+  const ChainArchetype& a = arch.archetype;
+  if (a.any_virtual_tip) slot.virtual_tip = a.virtual_tip;
   slot.last_good.resize(n);
-  for (int32_t k = 0; k < n; ++k) slot.last_good[k] = animated_at(k);
+  for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.Virtual(k) ? a.rest_local[k] : animated_at(k);
   slot.last_good_root_parent = *b.root_parent_world;
+  if (a.topology.model == ChainModel::kVrm) {
+    slot.bind_positions.resize(n);
+    Transform world[kMaxChainNodes];
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t p = a.topology.parent[k];
+      world[k] = Compose(p < 0 ? slot.last_good_root_parent : world[p], slot.last_good[k]);
+      slot.bind_positions[k] = world[k].translation;
+    }
+  }
   slot.live_index = static_cast<int32_t>(live_chains_.size());
   live_chains_.push_back(index);
   live_root_parent_.push_back(b.root_parent_world);
@@ -768,7 +823,6 @@ Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
   if (b.archetype.index != static_cast<uint32_t>(slot->archetype) || b.archetype.generation != 1)
     return Fail(ErrorCode::kBadReference, -1, "archetype", "a rebind keeps the chain's archetype");
   const ArchetypeSlot& arch = archetypes_[slot->archetype];
-  const int32_t n = arch.archetype.node_count;
   Transform* identity = nullptr;
   if (Error e = CheckBinding(b, arch, &identity); e.code != ErrorCode::kNone) return e;
   Transform* const old_identity = &slot->Output(0);
@@ -776,7 +830,7 @@ Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
     if (auto it = chain_by_output_.find(identity); it != chain_by_output_.end())
       return Fail(ErrorCode::kBadReference, -1, "output_local", "this output buffer is already bound to another chain");
   }
-  if (Error e = CheckFiniteAtBind(b, n); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckFiniteAtBind(b, arch.archetype); e.code != ErrorCode::kNone) return e;
   // The simulated state stays in its lane; only where the host's numbers live changes.
   chain_by_output_.erase(old_identity);
   chain_by_output_.emplace(identity, static_cast<int32_t>(id.index));
@@ -817,8 +871,10 @@ Error ChainSystem::Unbind(ChainId id) {
   // readable and distinct from the output, else the last good animated input.
   const bool aliased = slot->animated == slot->output;
   bool current_ok = !aliased;
-  for (int32_t k = 0; current_ok && k < slot->bone_count; ++k) current_ok = IsFinite(slot->Animated(k));
-  for (int32_t k = 0; k < slot->bone_count; ++k) slot->Output(k) = current_ok ? slot->Animated(k) : slot->last_good[k];
+  for (int32_t k = 0; current_ok && k < slot->bone_count; ++k) current_ok = slot->Virtual(k) || IsFinite(slot->Animated(k));
+  for (int32_t k = 0; k < slot->bone_count; ++k) {
+    if (!slot->Virtual(k)) slot->Output(k) = current_ok ? slot->Animated(k) : slot->last_good[k];
+  }
   chain_by_output_.erase(&slot->Output(0));
   const int32_t li = slot->live_index;
   const int32_t moved = live_chains_.back();
@@ -896,7 +952,7 @@ for (std::size_t i = 0; i < chains_.size(); ++i) {
     for (int32_t slot : {v.position, v.previous}) {
       for (int32_t axis = 0; axis < 3; ++axis) hasher.Mix(v.Node(slot + axis, k) + l, sizeof(float));
     }
-    hasher.Mix(&s.Output(k), sizeof(Transform));
+    if (!s.Virtual(k)) hasher.Mix(&s.Output(k), sizeof(Transform));
   }
 }
 }

@@ -88,7 +88,8 @@ class ChainSystem {
   // root frame was not finite to snapped_bad_input; stats.frame marks the chains it selects.
   void Budget(const SimulatePredicate& predicate, FrameStats& stats);
   void Pose();
-  void Solve(int32_t substeps, float dt, Vec3 wind);
+  // substeps of dt for kTendon topologies; one step of frame_dt (when > 0) for kVrm ones.
+  void Solve(int32_t substeps, float dt, Vec3 wind, float frame_dt);
   // alpha: render interpolation between the last two substeps (1: the last one's).
   void Writeback(float alpha);
   // Adds the pose and writeback items' counters (bad input, resets, teleports).
@@ -106,7 +107,7 @@ class ChainSystem {
   Slot* Find(ChainId id);
   const Slot* Find(ChainId id) const;
   Error CheckBinding(const ChainBinding& b, const ArchetypeSlot& arch, Transform** identity) const;
-  Error CheckFiniteAtBind(const ChainBinding& b, int32_t n) const;
+  Error CheckFiniteAtBind(const ChainBinding& b, const ChainArchetype& a) const;
   int32_t NewGroup(const ChainArchetype& a);
   void ReserveGroup(Group& g);
   void ReleaseLane(int32_t slot_index);

@@ -69,6 +69,7 @@ struct Rig {
   std::vector<Transform> world;                   // rest, model space
   std::unordered_map<std::string, int32_t> exact;  // name -> bone
   std::unordered_map<std::string, int32_t> normal; // normalised name -> first bone
+  std::unordered_map<std::string, int32_t> table;  // CharacterSettings::humanoid_bones, normalised
   int32_t Find(const std::string& name) const {
     if (auto it = exact.find(name); it != exact.end()) return it->second;
     if (auto it = normal.find(NormalizeBoneName(name)); it != normal.end()) return it->second;
@@ -80,6 +81,11 @@ std::array<int32_t, kHumanCount> FindHumanBones(const Rig& rig) {
   std::array<int32_t, kHumanCount> found;
   for (int32_t h = 0; h < kHumanCount; ++h) {
     found[h] = -1;
+    // The first alias is the VRM role name: the host's table says which bone plays it.
+    if (auto it = rig.table.find(kAliases[h][0]); it != rig.table.end()) {
+      found[h] = it->second;
+      continue;
+    }
     for (const char* alias : kAliases[h]) {
       if (auto it = rig.normal.find(alias); it != rig.normal.end()) {
         found[h] = it->second;
@@ -404,6 +410,16 @@ Error BuildCharacterArchetype(const CharacterSettings& settings, CharacterArchet
     rig.world[b].rotation = Normalize(rig.world[b].rotation);
     rig.exact.emplace(sk.names[b], b);
     rig.normal.emplace(NormalizeBoneName(sk.names[b]), b);
+  }
+  for (int32_t i = 0; i < static_cast<int32_t>(settings.humanoid_bones.size()); ++i) {
+    const auto& [role, bone] = settings.humanoid_bones[i];
+    if (bone < 0 || bone >= bones)
+      return Fail(ErrorCode::kBadReference, i, Field("humanoid_bones", i, ".second"),
+                  "humanoid bone '" + role + "' names bone " + std::to_string(bone) + ", outside [0, " +
+                      std::to_string(bones) + ")");
+    if (!rig.table.emplace(NormalizeBoneName(role), bone).second)
+      return Fail(ErrorCode::kBadReference, i, Field("humanoid_bones", i, ".first"),
+                  "humanoid bone '" + role + "' is listed twice");
   }
   // Tendon works in metres. A rig authored in centimetres (Mixamo's FBX, many DCC exports)
   // would build silently into a ragdoll a hundred times too big: refuse it with the reason.

@@ -149,7 +149,9 @@ struct World::Impl {
     Timed(stats.times.gather_ms, [&] { chains.Gather(camera, predicate); });
     Timed(stats.times.budget_ms, [&] { chains.Budget(predicate, stats); });
     Timed(stats.times.pose_ms, [&] { chains.Pose(); });
-    Timed(stats.times.solve_ms, [&] { chains.Solve(tick.substeps, step, frame_wind); });
+    // kVrm chains take one step of the frame's dt, hitch-clamped as the fixed clock is.
+    const float vrm_dt = std::min(dt, step * static_cast<float>(settings.max_substeps));
+    Timed(stats.times.solve_ms, [&] { chains.Solve(tick.substeps, step, frame_wind, vrm_dt); });
     Timed(stats.times.writeback_ms, [&] { chains.Writeback(stats.interpolation_alpha); });
     chains.AddCounters(stats);
     // 4. Pendulums.
@@ -524,7 +526,8 @@ uint64_t World::StateHash() const {
 
 void detail::WorldAccess::SolveOnly(World& world, int32_t substeps) {
   detail::DenormalGuard guard;
-  world.impl_->chains.Solve(substeps, static_cast<float>(world.impl_->clock.step()), world.impl_->frame_wind);
+  const auto step = static_cast<float>(world.impl_->clock.step());
+  world.impl_->chains.Solve(substeps, step, world.impl_->frame_wind, step);
 }
 void detail::WorldAccess::WritebackOnly(World& world) {
   detail::DenormalGuard guard;
