@@ -203,6 +203,7 @@ void RegisterAll() {
 
 void RegisterCharacterBenchmarks();  // bench_characters.cpp
 void RegisterPileBenchmarks();       // bench_piles.cpp
+void RegisterVrmBenchmarks();        // bench_vrm.cpp
 #ifdef TENDON_HAVE_BULLET
 void RegisterBulletBenchmarks();  // bench_bullet.cpp, where libbullet-dev is installed
 #endif
@@ -211,6 +212,7 @@ int main(int argc, char** argv) {
   RegisterAll();
   RegisterCharacterBenchmarks();
   RegisterPileBenchmarks();
+  RegisterVrmBenchmarks();
 #ifdef TENDON_HAVE_BULLET
   RegisterBulletBenchmarks();
 #endif

@@ -72,6 +72,9 @@ struct ChainNodeOverride {
   std::optional<float> wind_scale{};
   std::optional<float> radius{};
   std::optional<Vec3> gravity_push{};  // kVrm only (ChainSettings::gravity_push)
+  // Which colliders act on this node: bit c for colliders[c]. Unset: all of them. (Several
+  // springs with different collider groups can then share one chain, and so one lane.)
+  std::optional<uint32_t> collider_mask{};
   // A pinned node copies the animated pose every substep, like a root. Default: roots only.
   std::optional<bool> pinned{};
 };

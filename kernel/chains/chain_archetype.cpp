@@ -5,6 +5,7 @@
 // at the asset. Checks run in the order a host would fix them: structure, numbers, ranges.
 #include "kernel/chains/chain_archetype.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -150,6 +151,7 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
   a.wind_scale.assign(count, s.wind_scale);
   a.radius.assign(count, s.node_radius);
   a.gravity_push.assign(count, s.gravity_push);
+  a.topology.collider_mask.assign(count, 0xffffffffu);
   a.pinned.assign(count, 0.0f);
   for (int32_t i = 0; i < count; ++i) a.pinned[i] = a.topology.parent[i] < 0 ? 1.0f : 0.0f;
 
@@ -166,6 +168,7 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
       const char* member;
       std::vector<float>& dest;
     };
+    if (ov.collider_mask) a.topology.collider_mask[ov.node] = *ov.collider_mask;
     if (ov.gravity_push) {
       if (Error e = CheckPush(*ov.gravity_push, o, Indexed("overrides", o, ".gravity_push")); e.code != ErrorCode::kNone)
         return e;
@@ -234,7 +237,14 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
     }
     a.topology.collider_kind.push_back(kind);
     if (col.bone < 0 && col.frame + 1 > a.collider_frames_needed) a.collider_frames_needed = col.frame + 1;
+    if (col.bone < 0) a.collider_frames_used.push_back(col.frame);
   }
+  // Masks name existing colliders only (what is left is the same topology for any count).
+  const uint32_t existing = collider_count >= 32 ? 0xffffffffu : (1u << collider_count) - 1u;
+  for (uint32_t& m : a.topology.collider_mask) m &= existing;
+  std::sort(a.collider_frames_used.begin(), a.collider_frames_used.end());
+  a.collider_frames_used.erase(std::unique(a.collider_frames_used.begin(), a.collider_frames_used.end()),
+                               a.collider_frames_used.end());
   a.colliders = settings.colliders;
   *out = std::move(a);
   return {};

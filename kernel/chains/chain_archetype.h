@@ -23,10 +23,12 @@ struct ChainTopologyKey {
   ChainModel model = ChainModel::kTendon;
   std::vector<int32_t> parent;
   std::vector<uint8_t> collider_kind;
+  std::vector<uint32_t> collider_mask;  // per node: bit c when collider c acts on it
   friend bool operator<(const ChainTopologyKey& a, const ChainTopologyKey& b) {
     if (a.model != b.model) return a.model < b.model;
     if (a.parent != b.parent) return a.parent < b.parent;
-    return a.collider_kind < b.collider_kind;
+    if (a.collider_kind != b.collider_kind) return a.collider_kind < b.collider_kind;
+    return a.collider_mask < b.collider_mask;
   }
 };
 
@@ -48,6 +50,7 @@ struct ChainArchetype {
   // in its parent's frame (the rest direction of the joint it is the tail of).
   std::vector<Vec3> gravity_push, rest_direction;
   int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders use
+  std::vector<int32_t> collider_frames_used;  // the host frames colliders use, distinct, ascending
 };
 
 // Validates `settings`; on success fills `out`. The error names the item and field.

@@ -94,6 +94,7 @@ struct ChainBlockView {
   const int32_t* parent = nullptr;       // [node_count], -1 for roots
   const int32_t* first_child = nullptr;  // [node_count], -1 for leaves
   const uint8_t* collider_kind = nullptr;
+  const uint32_t* collider_mask = nullptr;  // [node_count]: bit c when collider c acts on the node
   int32_t node_count = 0;
   int32_t collider_count = 0;
   float* hot = nullptr;   // HotRows * kBlockLanes floats, cache-line aligned

@@ -191,7 +191,10 @@ TENDON_CHAIN_INLINE void SolveLinked(const ChainBlockView& b, int32_t k, int32_t
   n = Lerp3(n, anim, params.stiffness);
   if (b.collider_count > 0) {
     const V radius = O::Load(b.Radius(k) + lane);
-    for (int32_t c = 0; c < b.collider_count; ++c) n = Collide<V>(b, c, lane, n, radius);
+    const uint32_t mask = b.collider_mask[k];
+    for (int32_t c = 0; c < b.collider_count; ++c) {
+      if ((mask >> c) & 1u) n = Collide<V>(b, c, lane, n, radius);
+    }
   }
   // Inextensible link: the parent is final for this substep (parents first), in the slot
   // this substep writes.
@@ -445,7 +448,10 @@ TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32
   n = RestoreLength(n, h, length, fallback);
   if (b.collider_count > 0) {
     const V hit_radius = O::Load(b.Radius(k) + lane);
-    for (int32_t ci = 0; ci < b.collider_count; ++ci) n = CollideVrm<V>(b, ci, lane, n, hit_radius, h, length, fallback);
+    const uint32_t mask = b.collider_mask[k];
+    for (int32_t ci = 0; ci < b.collider_count; ++ci) {
+      if ((mask >> ci) & 1u) n = CollideVrm<V>(b, ci, lane, n, hit_radius, h, length, fallback);
+    }
   }
   const auto pinned = rest < O::Splat(0.0f);
   if (O::AnyOf(pinned)) n = Select3(pinned, LoadAt<V>(node, kBx), n);

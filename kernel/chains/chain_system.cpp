@@ -39,6 +39,7 @@ struct ChainSystem::Group {
   std::vector<int32_t> parent;
   std::vector<int32_t> first_child;
   std::vector<uint8_t> collider_kind;
+  std::vector<uint32_t> collider_mask;
   int32_t hot_rows = 0;
   int32_t cold_rows = 0;
   std::vector<float> padding_column;   // one value per row: a pinned, valid rest pose
@@ -62,6 +63,7 @@ struct ChainSystem::Group {
     v.parent = parent.data();
     v.first_child = first_child.data();
     v.collider_kind = collider_kind.data();
+    v.collider_mask = collider_mask.data();
     v.node_count = node_count;
     v.collider_count = collider_count;
     v.vrm = vrm;
@@ -124,6 +126,7 @@ struct ChainSystem::Slot {
   const Transform* collider_frames = nullptr;
   int32_t collider_frame_count = 0;
   std::vector<Transform> last_good;  // last finite animated locals, in archetype order
+  std::vector<Transform> staging;    // with a bone map: this frame's locals, gathered and checked
   std::vector<uint8_t> virtual_tip;  // per node when the archetype has virtual tips; else empty
   bool Virtual(int32_t k) const { return !virtual_tip.empty() && virtual_tip[k] != 0; }
   // kVrm: the nodes' world positions at bind, where its first lane starts at rest.
@@ -210,6 +213,7 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   g.parent = a.topology.parent;
   g.first_child = a.first_child;
   g.collider_kind = a.topology.collider_kind;
+  g.collider_mask = a.topology.collider_mask;
   g.padding_locals = a.rest_local;
   g.hot_rows = detail::HotRows(g.node_count, g.collider_count);
   g.cold_rows = detail::ColdRows(g.node_count, g.vrm);
@@ -428,7 +432,15 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   auto all_finite = [this](const Transform* t, int32_t count) {
     return kernels_->all_finite(reinterpret_cast<const float*>(t), count * static_cast<int32_t>(sizeof(Transform) / sizeof(float)));
   };
-  bool good = all_finite(slot.root_parent_world, 1) && all_finite(slot.collider_frames, slot.collider_frame_count);
+  bool good = all_finite(slot.root_parent_world, 1);
+  // Only the host frames the colliders use are read (an avatar's colliders name a few bones
+  // of its whole world pose).
+  const std::vector<int32_t>& frames_used = archetypes_[slot.archetype].archetype.collider_frames_used;
+  if (static_cast<int32_t>(frames_used.size()) == slot.collider_frame_count) {
+    good = good && all_finite(slot.collider_frames, slot.collider_frame_count);
+  } else {
+    for (int32_t f : frames_used) good = good && all_finite(slot.collider_frames + f, 1);
+  }
   // Rotations at the door: a unit one passes as it is; one a little off unit is normalised
   // in the copy (a non-unit quaternion would scale what it composes: |q| = 1.01 came out
   // as 1.0201); one far from unit (or one whose length overflows) is bad input.
@@ -444,15 +456,16 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
     for (int32_t k = 0; good && k < n; ++k) good = rotation_ok(slot.animated[k].rotation);
     if (good) std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
   } else {
-    // A virtual tip has no host bone: its last good local is its rest local, always.
-    for (int32_t k = 0; good && k < n; ++k) {
-      if (!slot.Virtual(k)) good = all_finite(&slot.Animated(k), 1) && rotation_ok(slot.Animated(k).rotation);
+    // Gathered through the bone map into the staging copy, checked in one pass, and then
+    // swapped in as the last good pose. A virtual tip has no host bone: its entry is its
+    // rest local in both copies, always.
+    Transform* staged = slot.staging.data();
+    for (int32_t k = 0; k < n; ++k) {
+      if (!slot.Virtual(k)) staged[k] = slot.Animated(k);
     }
-    if (good) {
-      for (int32_t k = 0; k < n; ++k) {
-        if (!slot.Virtual(k)) slot.last_good[k] = slot.Animated(k);
-      }
-    }
+    good = good && all_finite(staged, n);
+    for (int32_t k = 0; good && k < n; ++k) good = rotation_ok(staged[k].rotation);
+    if (good) slot.last_good.swap(slot.staging);
   }
   if (good) {
     slot.last_good_root_parent = *slot.root_parent_world;
@@ -791,6 +804,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   if (a.any_virtual_tip) slot.virtual_tip = a.virtual_tip;
   slot.last_good.resize(n);
   for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.Virtual(k) ? a.rest_local[k] : animated_at(k);
+  slot.staging = slot.last_good;
   slot.last_good_root_parent = *b.root_parent_world;
   if (a.topology.model == ChainModel::kVrm) {
     slot.bind_positions.resize(n);
@@ -890,6 +904,7 @@ Error ChainSystem::Unbind(ChainId id) {
   slot->live_index = -1;
   slot->generation = slot->generation == UINT32_MAX ? 1 : slot->generation + 1;
   std::vector<Transform>().swap(slot->last_good);
+  std::vector<Transform>().swap(slot->staging);
   free_chains_.push_back(static_cast<int32_t>(id.index));
   return {};
 }

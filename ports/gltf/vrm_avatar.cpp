@@ -45,15 +45,77 @@ ColliderSettings ToChainCollider(const VrmCollider& c) {
 
 }  // namespace
 
+// Chains whose roots hang from the same bone become one chain, and so one lane per avatar
+// (7 of Godette's 8 hang from the head): the per-lane work of a frame (reading the host's
+// frames, colliders, the pose, the writeback scatter) is paid once for all of them. Each
+// node keeps its own spring's colliders through its collider mask.
+std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::vector<std::vector<int32_t>>& collider_ids) {
+  std::vector<VrmChain> out;
+  std::vector<std::vector<int32_t>> out_ids;  // per merged chain: the VRM colliders, in order
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    VrmChain& chain = roots[r];
+    const std::vector<int32_t>& ids = collider_ids[r];
+    std::size_t into = out.size();
+    for (std::size_t m = 0; m < out.size(); ++m) {
+      if (out[m].parent_bone != chain.parent_bone) continue;
+      std::vector<int32_t> merged = out_ids[m];
+      for (int32_t id : ids)
+        if (std::find(merged.begin(), merged.end(), id) == merged.end()) merged.push_back(id);
+      if (merged.size() <= 32 && out[m].settings.bones.size() + chain.settings.bones.size() <= 128) {
+        into = m;
+        break;
+      }
+    }
+    if (into == out.size()) {
+      out.emplace_back();
+      out_ids.emplace_back();
+      VrmChain& fresh = out.back();
+      fresh.parent_bone = chain.parent_bone;
+      fresh.spring = chain.spring;
+      fresh.settings.name = chain.settings.name;
+      fresh.settings.model = ChainModel::kVrm;
+      fresh.settings.settings = chain.settings.settings;
+    } else {
+      out[into].settings.name += "+" + chain.settings.name;
+    }
+    VrmChain& dest = out[into];
+    std::vector<int32_t>& dest_ids = out_ids[into];
+    uint32_t mask = 0;
+    for (std::size_t c = 0; c < ids.size(); ++c) {
+      auto at = std::find(dest_ids.begin(), dest_ids.end(), ids[c]);
+      if (at == dest_ids.end()) {
+        dest_ids.push_back(ids[c]);
+        dest.settings.colliders.push_back(chain.settings.colliders[c]);
+        at = dest_ids.end() - 1;
+      }
+      mask |= 1u << static_cast<uint32_t>(at - dest_ids.begin());
+    }
+    const auto offset = static_cast<int32_t>(dest.settings.bones.size());
+    for (ChainBone bone : chain.settings.bones) {
+      if (bone.parent >= 0) bone.parent += offset;
+      dest.settings.bones.push_back(bone);
+    }
+    dest.bone_map.insert(dest.bone_map.end(), chain.bone_map.begin(), chain.bone_map.end());
+    for (ChainNodeOverride ov : chain.settings.overrides) {
+      ov.node += offset;
+      ov.collider_mask = mask;
+      dest.settings.overrides.push_back(ov);
+    }
+  }
+  return out;
+}
+
 Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset) {
   const SkeletonSettings& sk = asset.skeleton;
   const auto bones = static_cast<int32_t>(sk.parents.size());
   const VrmSpringBones& sb = asset.spring_bones;
   std::vector<VrmChain> out;
+  std::vector<std::vector<int32_t>> out_collider_ids;
   for (int32_t s = 0; s < static_cast<int32_t>(sb.springs.size()); ++s) {
     const VrmSpring& spring = sb.springs[s];
     // The spring's colliders, group by group, in order (VRM's collision order).
     std::vector<ColliderSettings> colliders;
+    std::vector<int32_t> collider_ids;
     for (int32_t g : spring.collider_groups) {
       if (g < 0 || g >= static_cast<int32_t>(sb.collider_groups.size()))
         return Refuse(asset, SpringField(s) + ".collider_groups", "names group " + std::to_string(g) + ", which does not exist");
@@ -63,6 +125,7 @@ Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset) {
           return Refuse(asset, "spring_bones.collider_groups[" + std::to_string(g) + "]",
                         "collider " + std::to_string(c) + " does not exist or has no bone in the skeleton");
         colliders.push_back(ToChainCollider(sb.colliders[c]));
+        collider_ids.push_back(c);
       }
     }
     if (colliders.size() > 32)
@@ -80,6 +143,7 @@ Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset) {
       if (joint.parent < 0) {
         chain_of[j] = static_cast<int32_t>(out.size());
         out.emplace_back();
+        out_collider_ids.push_back(collider_ids);
         chain = &out.back();
         chain->spring = s;
         chain->parent_bone = sk.parents[joint.bone];
@@ -137,7 +201,7 @@ Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset) {
       chain->settings.overrides.push_back(ov);
     }
   }
-  return out;
+  return MergeByParentBone(std::move(out), out_collider_ids);
 }
 
 Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Load(World& world, const std::string& path,

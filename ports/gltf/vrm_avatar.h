@@ -2,11 +2,12 @@
 // ragdoll-able avatar in one call.
 //
 // What it does:
-//   VrmChains             one ChainModel::kVrm chain archetype per spring-bone root of an
-//                         ImportGltf asset: its joints' bones, their tails (a child bone or
-//                         a virtual tip), each joint's stiffness, drag, gravity and hit
-//                         radius on its tail node, and its spring's colliders on the
-//                         skeleton's bones (host frames: the avatar's output_world).
+//   VrmChains             ChainModel::kVrm chain archetypes from an ImportGltf asset: every
+//                         spring-bone root's joints' bones, their tails (a child bone or a
+//                         virtual tip), each joint's stiffness, drag, gravity and hit radius
+//                         on its tail node, and its spring's colliders on the skeleton's
+//                         bones (host frames: the avatar's output_world). Roots that hang
+//                         from the same bone share one chain (one lane per avatar).
 //   VrmAvatarArchetype    builds those chain archetypes, and the character archetype when
 //                         the asset has a VRM humanoid (mapped by its bone table), in a World
 //                         once; any number of avatars share them.
@@ -37,7 +38,8 @@
 
 namespace tendon::ports {
 
-// One chain of an avatar: a spring-bone root, its joints and tails.
+// One chain of an avatar: the spring-bone roots that hang from one bone, their joints and
+// tails (each node keeps its own spring's colliders through its collider mask).
 struct VrmChain {
   ChainArchetypeSettings settings{};  // model kVrm
   std::vector<int32_t> bone_map{};    // per chain node: its skeleton bone; -1 for a virtual tip
