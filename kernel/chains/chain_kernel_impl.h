@@ -313,9 +313,17 @@ void Solve(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& 
 // normalised: two square roots and one divide, where normalising both vectors first took
 // three of each (the divider was the writeback kernel's bottleneck).
 template <class V>
+inline Q4<V> ShortestArcOfLengths(const V3<V>& from, const V3<V>& to, const V& lengths);
+template <class V>
 inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
   using O = Ops<V>;
-  const V lengths = O::Sqrt(Dot3(from, from) * Dot3(to, to));  // |from| |to|
+  return ShortestArcOfLengths(from, to, O::Sqrt(Dot3(from, from) * Dot3(to, to)));
+}
+// The same, given |from| |to| (a caller that knows them saves a square root on its
+// dependency chain).
+template <class V>
+inline Q4<V> ShortestArcOfLengths(const V3<V>& from, const V3<V>& to, const V& lengths) {
+  using O = Ops<V>;
   const V d = Dot3(from, to);
   const V3<V> c = Cross3(from, to);
   Q4<V> q{c.x, c.y, c.z, lengths + d};
@@ -458,7 +466,8 @@ TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32
   StoreAt(node, kPreviousSlot<kCurrent>, n);
   // The bone's world rotation: its rest rotation under the simulated parent, swung from
   // the rest direction onto the solved one (three-vrm's fromUnitVectors, premultiplied).
-  const Q4<V> bone = QMul(ShortestArc(axis, Sub(n, h)), base);
+  // |axis| = 1 and |n - h| = length (restored above): the arc needs no square root for them.
+  const Q4<V> bone = QMul(ShortestArcOfLengths(axis, Sub(n, h), length), base);
   O::Store(b.Vrm(kVrmQx, parent) + lane, bone.x);
   O::Store(b.Vrm(kVrmQy, parent) + lane, bone.y);
   O::Store(b.Vrm(kVrmQz, parent) + lane, bone.z);

@@ -13,11 +13,13 @@
 // This is a host: it owns the skeleton buffers and the animation (a walk cycle made of
 // sines), and hands Tendon pointers to them, as an engine's pre-render job would.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -25,6 +27,9 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
+#include "ports/gltf/vrm_avatar.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/shared_data.h"
 #include "tendon/tbb_task_system.h"
@@ -43,69 +48,56 @@ struct Options {
   Isa isa = Isa::kAuto;
   std::string trace = "tendon-demo.trace.json";
   unsigned seed = 7;
+  std::string vrm;     // a .vrm to walk a crowd of (empty: none)
+  int vrm_count = 64;  // copies of it
 };
 
-void Usage() {
-  std::puts(
-      "tendon-demo: a crowd wearing hair, capes, tails and charms, simulated by Tendon.\n"
-      "  --count N      characters (default 2000)\n"
-      "  --seconds S    simulated seconds of frames (default 20)\n"
-      "  --workers W    oneTBB workers, 0 = all hardware threads (default 0)\n"
-      "  --budget B     max simultaneously simulated chains (default 3000)\n"
-      "  --ragdolls R   ragdoll characters in the yard (default 24; needs ../shared/data)\n"
-      "  --isa I        auto | scalar | sse2 | sse4.2 | avx2 (default auto)\n"
-      "  --trace PATH   Chrome Trace Event JSON output (default tendon-demo.trace.json; '' disables)\n"
-      "  --seed N       crowd seed (default 7)");
-}
-
-bool Parse(int argc, char** argv, Options* o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&](const char* name) -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", name);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      Usage();
-      std::exit(0);
-    } else if (a == "--count") {
-      o->count = std::atoi(next("--count"));
-    } else if (a == "--seconds") {
-      o->seconds = std::atof(next("--seconds"));
-    } else if (a == "--workers") {
-      o->workers = std::atoi(next("--workers"));
-    } else if (a == "--budget") {
-      o->budget = std::atoi(next("--budget"));
-    } else if (a == "--ragdolls") {
-      o->ragdolls = std::atoi(next("--ragdolls"));
-    } else if (a == "--seed") {
-      o->seed = static_cast<unsigned>(std::atoi(next("--seed")));
-    } else if (a == "--trace") {
-      o->trace = next("--trace");
-    } else if (a == "--isa") {
-      const std::string v = next("--isa");
-      if (v == "auto") o->isa = Isa::kAuto;
-      else if (v == "scalar") o->isa = Isa::kScalar;
-      else if (v == "sse2") o->isa = Isa::kSse2;
-      else if (v == "sse4.2" || v == "sse42") o->isa = Isa::kSse42;
-      else if (v == "avx2") o->isa = Isa::kAvx2Fma;
-      else {
-        std::fprintf(stderr, "unknown --isa %s\n", v.c_str());
-        return false;
-      }
-    } else {
-      std::fprintf(stderr, "unknown option %s (try --help)\n", a.c_str());
-      return false;
-    }
+// Options through CLI11 (Debian libcli11-dev): a value that is not a number, or out of
+// range, is refused with the option's name, and --help answers before anything is built.
+// Returns -1 to go on, else the exit code.
+int Parse(int argc, char** argv, Options* o) {
+  CLI::App app{"tendon-demo: a crowd wearing hair, capes, tails and charms, simulated by Tendon."};
+  // A number check first, so "--seconds abc" says it is not a number, then the range.
+  app.add_option("--count", o->count, "characters")->check(CLI::Number)->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  app.add_option("--seconds", o->seconds, "simulated seconds of frames")
+      ->check(CLI::Number)
+      ->check(CLI::Range(1e-3, 1e6))
+      ->capture_default_str();
+  app.add_option("--workers", o->workers, "oneTBB workers, 0 = all hardware threads")
+      ->check(CLI::Number)
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  app.add_option("--budget", o->budget, "max simultaneously simulated chains")
+      ->check(CLI::Number)
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--ragdolls", o->ragdolls, "ragdoll characters in the yard (needs ../shared/data)")
+      ->check(CLI::Number)
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  std::string isa = "auto";
+  app.add_option("--isa", isa, "instruction set of the kernels")
+      ->check(CLI::IsMember({"auto", "scalar", "sse2", "sse4.2", "sse42", "avx2"}, CLI::ignore_case))
+      ->capture_default_str();
+  app.add_option("--trace", o->trace, "Chrome Trace Event JSON output ('' disables)")->capture_default_str();
+  app.add_option("--seed", o->seed, "crowd seed")->check(CLI::Number)->capture_default_str();
+  app.add_option("--vrm", o->vrm, "a .vrm avatar: a crowd of copies walks, its springs swing (kVrm), some fall")
+      ->check(CLI::ExistingFile);
+  app.add_option("--vrm-count", o->vrm_count, "copies of the --vrm avatar")
+      ->check(CLI::Number)
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
   }
-  if (o->count < 1 || o->seconds <= 0 || o->workers < 0 || o->budget < 0 || o->ragdolls < 0) {
-    std::fprintf(stderr, "count >= 1, seconds > 0, workers >= 0, budget >= 0 and ragdolls >= 0, please\n");
-    return false;
-  }
-  return true;
+  const std::map<std::string, Isa> isas{{"auto", Isa::kAuto},   {"scalar", Isa::kScalar}, {"sse2", Isa::kSse2},
+                                        {"sse4.2", Isa::kSse42}, {"sse42", Isa::kSse42},  {"avx2", Isa::kAvx2Fma}};
+  std::string lower = isa;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  o->isa = isas.at(lower);
+  return -1;
 }
 
 // A strand of `nodes` bones along `dir`, each `segment` long.
@@ -369,6 +361,71 @@ void YardEvents(World& world, Yard& yard, const FrameStats& s) {
   yard.ragdoll_ms.push_back(s.times.ragdoll_ms);
 }
 
+// --vrm: a crowd of copies of one VRM avatar (ports/gltf/vrm_avatar.h) walking in circles
+// around the yard, their spring bones on kVrm chains; now and then one is knocked down
+// (ActivateCharacter with a push, released on the world clock 3 s later).
+struct VrmCrowd {
+  std::shared_ptr<const ports::VrmAvatarArchetype> kind;
+  std::vector<std::unique_ptr<ports::VrmAvatar>> avatars;
+  std::vector<float> angle, radius;
+  int32_t head = -1;
+  Quat head_rest{};
+  int64_t knockdowns = 0;
+  double next_knockdown = 1.5;
+};
+
+bool BuildVrmCrowd(World& world, const Options& opt, std::mt19937& rng, VrmCrowd* crowd, std::string* why) {
+  auto kind = ports::VrmAvatarArchetype::Load(world, opt.vrm);
+  if (!kind.ok()) {
+    *why = kind.error().message;
+    return false;
+  }
+  crowd->kind = kind.value();
+  for (const auto& [role, bone] : crowd->kind->asset().humanoid)
+    if (role == "head") crowd->head = bone;
+  std::uniform_real_distribution<float> uni(0.0f, 1.0f);
+  for (int i = 0; i < opt.vrm_count; ++i) {
+    const float angle = 6.2831853f * uni(rng), radius = 12.0f + 10.0f * uni(rng);
+    auto bound = ports::VrmAvatar::Bind(world, crowd->kind,
+                                        Transform{{std::cos(angle) * radius, 0, std::sin(angle) * radius}, {}, {1, 1, 1}});
+    if (!bound.ok()) {
+      *why = bound.error().message;
+      return false;
+    }
+    crowd->avatars.push_back(std::move(bound.value()));
+    crowd->angle.push_back(angle);
+    crowd->radius.push_back(radius);
+  }
+  if (crowd->head >= 0) crowd->head_rest = crowd->avatars[0]->animated_local[crowd->head].rotation;
+  return true;
+}
+
+void DirectVrmCrowd(World& world, VrmCrowd& crowd, double t, float dt, std::mt19937& rng) {
+  const float ft = static_cast<float>(t);
+  for (std::size_t i = 0; i < crowd.avatars.size(); ++i) {
+    ports::VrmAvatar& a = *crowd.avatars[i];
+    // A VRM faces +Z: yaw -angle walks the circle's tangent. 1.2 m/s, bobbing, head nodding.
+    crowd.angle[i] += 1.2f / crowd.radius[i] * dt;
+    const float angle = crowd.angle[i];
+    a.model_world.translation = Vec3{std::cos(angle) * crowd.radius[i], 0.03f * std::fabs(std::sin(8.0f * ft)),
+                                     std::sin(angle) * crowd.radius[i]};
+    a.model_world.rotation = AxisAngle(Vec3{0, 1, 0}, -angle);
+    if (crowd.head >= 0)
+      a.animated_local[crowd.head].rotation =
+          crowd.head_rest * AxisAngle(Vec3{0, 0, 1}, 0.3f * std::sin(3.0f * ft + static_cast<float>(i)));
+    if (a.character.generation == 0) a.UpdateWorld();
+  }
+  if (t >= crowd.next_knockdown && !crowd.avatars.empty()) {
+    crowd.next_knockdown = t + 1.5;
+    std::uniform_int_distribution<std::size_t> pick(0, crowd.avatars.size() - 1);
+    ports::VrmAvatar& a = *crowd.avatars[pick(rng)];
+    CharacterActivateOptions o;
+    o.impulse = Rotate(a.model_world.rotation, Vec3{0, 10, 90});  // a shove from behind
+    o.duration_seconds = 3.0f;
+    if (a.character.generation != 0 && world.ActivateCharacter(a.character, o)) ++crowd.knockdowns;
+  }
+}
+
 template <class T>
 T Percentile(std::vector<T> v, double q) {
   if (v.empty()) return T{};
@@ -381,7 +438,7 @@ T Percentile(std::vector<T> v, double q) {
 
 int main(int argc, char** argv) {
   Options opt;
-  if (!Parse(argc, argv, &opt)) return 2;
+  if (const int exit_code = Parse(argc, argv, &opt); exit_code >= 0) return exit_code;
 
   TbbTaskSystem tasks(opt.workers);
   WorldSettings ws;
@@ -504,6 +561,19 @@ int main(int argc, char** argv) {
     }
   }
 
+  VrmCrowd vrm;
+  if (!opt.vrm.empty()) {
+    std::string why;
+    if (!BuildVrmCrowd(world, opt, rng, &vrm, &why)) {
+      std::fprintf(stderr, "tendon-demo: --vrm %s: %s\n", opt.vrm.c_str(), why.c_str());
+      return 1;
+    }
+    std::printf("tendon-demo: %d copies of %s: %d kVrm chains and %d spring joints each%s\n",
+                static_cast<int>(vrm.avatars.size()), vrm.kind->asset().name.c_str(),
+                static_cast<int>(vrm.kind->chains().size()), vrm.kind->joint_count(),
+                vrm.kind->character().generation != 0 ? ", a ragdoll character" : " (no humanoid: no ragdoll)");
+  }
+
   TraceWriter trace;
   if (!opt.trace.empty()) {
     if (trace.Open(opt.trace)) {
@@ -546,6 +616,7 @@ int main(int argc, char** argv) {
     const auto h0 = std::chrono::steady_clock::now();
     for (auto& c : crowd) Animate(*c, t);
     DirectYard(world, yard, t, static_cast<float>(dt), rng);
+    DirectVrmCrowd(world, vrm, t, static_cast<float>(dt), rng);
     // The camera flies through the crowd along a slow loop.
     const float ct = static_cast<float>(t);
     world.SetCamera(Vec3{std::sin(ct * 0.11f) * side * 0.35f, 2.0f, std::cos(ct * 0.07f) * side * 0.35f});
@@ -589,6 +660,8 @@ int main(int argc, char** argv) {
       for (const Transform& x : chain) non_finite += IsFinite(x) ? 0 : 1;
   for (const auto& m : yard.men)
     for (const Transform& x : m->output) non_finite += IsFinite(x) ? 0 : 1;
+  for (const auto& a : vrm.avatars)
+    for (const Transform& x : a->output_local) non_finite += IsFinite(x) ? 0 : 1;
 
   const FrameStats& last = world.LastStats();
   std::printf("\nsummary over %lld frames (%.1f simulated seconds, %lld hitches, %lld frames clamped), wall %.2f s\n",
@@ -618,6 +691,10 @@ int main(int argc, char** argv) {
                 static_cast<long long>(yard.started), static_cast<long long>(yard.ended[0]),
                 static_cast<long long>(yard.ended[1]), static_cast<long long>(yard.ended[2]),
                 static_cast<long long>(yard.ended[3]));
+  }
+  if (!vrm.avatars.empty()) {
+    std::printf("  vrm          %d avatars (%d spring joints each, kVrm), %lld knocked down\n",
+                static_cast<int>(vrm.avatars.size()), vrm.kind->joint_count(), static_cast<long long>(vrm.knockdowns));
   }
   std::printf("  ms per phase  median    worst\n");
   const struct {
@@ -657,6 +734,13 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < m->output.size(); ++k) {
       ++bones;
       restored += m->output[k] == m->animated[k] ? 1 : 0;
+    }
+  }
+  for (auto& a : vrm.avatars) {
+    a->Unbind();
+    for (std::size_t k = 0; k < a->output_local.size(); ++k) {
+      ++bones;
+      restored += a->output_local[k] == a->animated_local[k] ? 1 : 0;
     }
   }
   std::printf("  unbound: %d of %d bones restored exactly to the animated pose\n", restored, bones);

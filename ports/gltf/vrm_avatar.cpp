@@ -102,6 +102,31 @@ std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::
       dest.settings.overrides.push_back(ov);
     }
   }
+  // Breadth first: the roots, then every node one below them, and so on. Parents still
+  // come first, and consecutive joints are then of different springs, independent of each
+  // other: a lone avatar's solve is a chain of square roots and divides per joint, and the
+  // CPU overlaps independent ones (BM_VrmAvatars/models:1 solve phase: see README).
+  for (VrmChain& chain : out) {
+    const auto n = static_cast<int32_t>(chain.settings.bones.size());
+    std::vector<int32_t> depth(n, 0), order(n);
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t p = chain.settings.bones[k].parent;
+      depth[k] = p < 0 ? 0 : depth[p] + 1;
+      order[k] = k;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return depth[a] < depth[b]; });
+    std::vector<int32_t> new_index(n);
+    for (int32_t i = 0; i < n; ++i) new_index[order[i]] = i;
+    VrmChain sorted = chain;
+    for (int32_t i = 0; i < n; ++i) {
+      ChainBone bone = chain.settings.bones[order[i]];
+      if (bone.parent >= 0) bone.parent = new_index[bone.parent];
+      sorted.settings.bones[i] = bone;
+      sorted.bone_map[i] = chain.bone_map[order[i]];
+    }
+    for (ChainNodeOverride& ov : sorted.settings.overrides) ov.node = new_index[ov.node];
+    chain = std::move(sorted);
+  }
   return out;
 }
 
