@@ -9,6 +9,7 @@
 
 #include "character_test_util.h"
 #include "ports/gltf/gltf_import.h"
+#include "ports/gltf/vrm_avatar.h"
 #include "test_util.h"
 
 namespace tendon::test {
@@ -244,6 +245,74 @@ TEST(GltfImport, AFileThatCannotBeReadSaysSo) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("/nonexistent/model.vrm: file: cannot be read"), std::string::npos)
       << missing.error().message;
+}
+
+}  // namespace
+}  // namespace tendon::test
+
+namespace tendon::test {
+namespace {
+
+// A file's clips teach a character its joint limits (LimitSource::kClips), as the Jolt
+// JSON clips do: an elbow bent further in the clip gets a wider learned range.
+TEST(GltfImport, AClipOfTheFileTeachesTheAvatarsCharacterItsLimits) {
+  TENDON_NEED_SHARED_DATA();
+  auto imported = ports::ImportGltf(SharedData("vrm/godette/Godette_vrm_v4.vrm"));
+  ASSERT_TRUE(imported.ok());
+  const ports::GltfAsset base = imported.value();
+  int32_t elbow = -1;
+  for (const auto& [role, bone] : base.humanoid)
+    if (role == "leftLowerArm") elbow = bone;
+  ASSERT_GE(elbow, 0);
+  const Quat rest = base.skeleton.rest_local[elbow].rotation;
+  auto bending = [&](float degrees) {
+    ports::GltfClip clip;
+    clip.name = "bend";
+    clip.duration = 1.0f;
+    ports::GltfChannel ch;
+    ch.bone = elbow;
+    ch.path = ports::GltfChannelPath::kRotation;
+    ch.interpolation = ports::GltfInterpolation::kLinear;
+    ch.components = 4;
+    ch.times = {0.0f, 1.0f};
+    const Quat bent = rest * AxisAngle(Vec3{0, 0, 1}, degrees * 3.14159265f / 180.0f);
+    ch.values = {rest.x, rest.y, rest.z, rest.w, bent.x, bent.y, bent.z, bent.w};
+    clip.channels.push_back(ch);
+    return clip;
+  };
+  // The clip sampled into frames: 31 at 30 fps, each the clip's pose at f / 30 s.
+  const ports::GltfClip wide = bending(100.0f);
+  const SampledClip frames = ports::SampleClipFrames(wide, base.skeleton.rest_local, 30.0f);
+  const std::size_t bones = base.skeleton.rest_local.size();
+  ASSERT_EQ(frames.frame_count, 31);
+  ASSERT_EQ(frames.local.size(), 31 * bones);
+  std::vector<Transform> pose = base.skeleton.rest_local;
+  ports::SampleClip(wide, 0.5f, pose);
+  EXPECT_NEAR(Dot(frames.local[15 * bones + elbow].rotation, pose[elbow].rotation), 1.0f, 1e-6f);
+  auto learned_range = [&](float degrees) {
+    ports::GltfAsset a = base;
+    a.clips = {bending(degrees)};
+    auto world = MakeWorld();
+    ports::VrmAvatarOptions options;
+    options.limit_source = LimitSource::kClips;
+    auto kind = ports::VrmAvatarArchetype::Build(*world, a, options);
+    EXPECT_TRUE(kind.ok()) << kind.error().message;
+    if (!kind.ok()) return 0.0f;
+    const CharacterArchetypeId c = kind.value()->character();
+    CharacterPartInfo info;
+    EXPECT_EQ(world->GetCharacterPartInfo(c, world->FindCharacterPart(c, "LeftLowerArm"), &info).code, ErrorCode::kNone);
+    return info.normal_half_cone_degrees + info.plane_half_cone_degrees + info.twist_max_degrees - info.twist_min_degrees;
+  };
+  EXPECT_GT(learned_range(100.0f), learned_range(20.0f) + 40.0f);
+  // No clips to learn from: refused, saying where.
+  auto world = MakeWorld();
+  ports::VrmAvatarOptions options;
+  options.limit_source = LimitSource::kClips;
+  ports::GltfAsset no_clips = base;
+  no_clips.clips.clear();
+  auto refused = ports::VrmAvatarArchetype::Build(*world, no_clips, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().field, "animations");
 }
 
 }  // namespace

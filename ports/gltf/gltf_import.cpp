@@ -662,4 +662,22 @@ void SampleClip(const GltfClip& clip, float time, std::span<Transform> locals) {
   }
 }
 
+SampledClip SampleClipFrames(const GltfClip& clip, std::span<const Transform> rest, float fps) {
+  SampledClip out;
+  out.name = clip.name;
+  const float rate = std::isfinite(fps) && fps > 0.0f ? std::min(fps, 1000.0f) : 30.0f;
+  const float duration = std::isfinite(clip.duration) ? std::max(clip.duration, 0.0f) : 0.0f;
+  // Bounded: at most a minute of frames at 1000 fps (a clip's duration comes from its file).
+  const auto frames = static_cast<int32_t>(std::min(std::floor(duration * rate), 60000.0f)) + 1;
+  out.frame_count = frames;
+  out.local.reserve(static_cast<std::size_t>(frames) * rest.size());
+  std::vector<Transform> pose(rest.begin(), rest.end());
+  for (int32_t f = 0; f < frames; ++f) {
+    std::copy(rest.begin(), rest.end(), pose.begin());
+    SampleClip(clip, std::min(static_cast<float>(f) / rate, duration), pose);
+    out.local.insert(out.local.end(), pose.begin(), pose.end());
+  }
+  return out;
+}
+
 }  // namespace tendon::ports

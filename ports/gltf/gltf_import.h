@@ -140,4 +140,9 @@ Result<GltfAsset> ImportGltf(std::span<const uint8_t> bytes, const std::string& 
 // the host (no bone pose). Bones without a channel keep what `locals` held.
 void SampleClip(const GltfClip& clip, float time, std::span<Transform> locals);
 
+// The clip sampled at `fps` frames per second over [0, duration] (the last frame at the
+// duration), from `rest` (one local per bone; bones without a channel keep it): what
+// CharacterSettings::limit_clips takes for LimitSource::kClips. fps within (0, 1000].
+SampledClip SampleClipFrames(const GltfClip& clip, std::span<const Transform> rest, float fps = 30.0f);
+
 }  // namespace tendon::ports

@@ -262,6 +262,12 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(Worl
     cs.skeleton = asset.skeleton;
     cs.humanoid_bones = asset.humanoid;
     cs.total_mass = options.total_mass;
+    cs.limit_source = options.limit_source;
+    if (options.limit_source == LimitSource::kClips) {
+      if (asset.clips.empty())
+        return Refuse(asset, "animations", "limit_source is kClips, but the file has no animation clips to learn from");
+      for (const GltfClip& clip : asset.clips) cs.limit_clips.push_back(SampleClipFrames(clip, asset.skeleton.rest_local));
+    }
     auto built = world.BuildCharacterArchetype(cs);
     if (!built.ok()) {
       Error e = built.error();

@@ -58,6 +58,9 @@ struct VrmAvatarOptions {
   // Extra settings for the character archetype (its skeleton and humanoid table come from
   // the asset).
   float total_mass = 60.0f;  // kg
+  // kClips: the character's joint limits are learned from every clip of the asset (sampled
+  // at 30 fps; an asset without clips is refused); kTable: the default table.
+  LimitSource limit_source = LimitSource::kTable;
 };
 
 class VrmAvatarArchetype {
