@@ -61,13 +61,18 @@ class [[nodiscard]] Result {
   bool ok() const { return error_.code == ErrorCode::kNone; }
   explicit operator bool() const { return ok(); }
   // The value; on an error, aborts with the error's message (misuse, never a silent default).
-  const T& value() const {
+  const T& value() const& {
     if (!ok()) detail::AbortOnValueOfError(error_);
     return value_;
   }
-  T& value() {
+  T& value() & {
     if (!ok()) detail::AbortOnValueOfError(error_);
     return value_;
+  }
+  // On a temporary, the value moves out: auto world = World::Create(settings).value();
+  T value() && {
+    if (!ok()) detail::AbortOnValueOfError(error_);
+    return std::move(value_);
   }
   const Error& error() const { return error_; }
 

@@ -520,17 +520,20 @@ void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot&
     v.Collider(detail::kCr, c)[l] = radius;
   }
   // Teleport guard: the root bone jumped or turned too far since the last pose phase.
-  const Vec3 root_pos{v.Node(detail::kBx, 0)[l], v.Node(detail::kBy, 0)[l], v.Node(detail::kBz, 0)[l]};
-  const Quat root_rot = Normalize(Quat{v.Node(detail::kRx, 0)[l], v.Node(detail::kRy, 0)[l],
-                                       v.Node(detail::kRz, 0)[l], v.Node(detail::kRw, 0)[l]});
   bool teleported = false;
-  if (!slot.wake_pending && good && a.teleport_guard) {
-    const float moved2 = LengthSquared(root_pos - slot.prev_root_pos);
-    // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
-    teleported = moved2 > teleport_distance2_ || std::fabs(Dot(root_rot, slot.prev_root_rot)) < teleport_cos_half_angle_;
+  if (a.teleport_guard) {
+    const Vec3 root_pos{v.Node(detail::kBx, 0)[l], v.Node(detail::kBy, 0)[l], v.Node(detail::kBz, 0)[l]};
+    const Quat root_rot = Normalize(Quat{v.Node(detail::kRx, 0)[l], v.Node(detail::kRy, 0)[l],
+                                         v.Node(detail::kRz, 0)[l], v.Node(detail::kRw, 0)[l]});
+    if (!slot.wake_pending && good) {
+      const float moved2 = LengthSquared(root_pos - slot.prev_root_pos);
+      // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
+      teleported =
+          moved2 > teleport_distance2_ || std::fabs(Dot(root_rot, slot.prev_root_rot)) < teleport_cos_half_angle_;
+    }
+    slot.prev_root_pos = root_pos;
+    slot.prev_root_rot = root_rot;
   }
-  slot.prev_root_pos = root_pos;
-  slot.prev_root_rot = root_rot;
   const bool snap = slot.wake_pending || teleported;
   if (teleported) ++counters.teleport;
   if (snap || !good) {
