@@ -284,7 +284,7 @@ void TendonRagdolls(benchmark::State& state, int workers) {
       tasks = std::make_unique<TbbTaskSystem>(workers);
       ws.tasks = tasks->hooks();
     }
-    auto world = std::move(World::Create(ws).value());
+    auto world = World::Create(ws).value();
     world->BuildStaticWorld(StaticWorldSettings{.boxes = {StaticBox{Transform{{0, -1, 0}, {}, {1, 1, 1}}, {80, 1, 80}}}});
     const RagdollArchetypeId a = world->BuildRagdollArchetype(ClassicRagdoll()).value();
     std::vector<Transform> out(static_cast<std::size_t>(kPiles * kPerPile * kParts));

@@ -59,7 +59,7 @@ std::unique_ptr<Crowd> MakeCrowd(benchmark::State& state, int n, int workers, bo
     crowd->tasks = std::make_unique<TbbTaskSystem>(workers);
     ws.tasks = crowd->tasks->hooks();
   }
-  crowd->world = std::move(World::Create(ws).value());
+  crowd->world = World::Create(ws).value();
   crowd->world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}});
   CharacterSettings cs;
   cs.skeleton = ports::JoltSkeleton(neutral.value());

@@ -96,7 +96,7 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
       tasks = std::make_unique<TbbTaskSystem>(workers);
       ws.tasks = tasks->hooks();
     }
-    auto world = std::move(World::Create(ws).value());
+    auto world = World::Create(ws).value();
     world->BuildStaticWorld(StaticWorldSettings{.boxes = {StaticBox{Transform{{0, -1, 0}, {}, {1, 1, 1}}, {80, 1, 80}}}});
     const RagdollArchetypeId a = world->BuildRagdollArchetype(human).value();
     std::vector<std::vector<Transform>> out(kPiles * kPerPile, std::vector<Transform>(n));

@@ -667,14 +667,19 @@ SampledClip SampleClipFrames(const GltfClip& clip, std::span<const Transform> re
   out.name = clip.name;
   const float rate = std::isfinite(fps) && fps > 0.0f ? std::min(fps, 1000.0f) : 30.0f;
   const float duration = std::isfinite(clip.duration) ? std::max(clip.duration, 0.0f) : 0.0f;
-  // Bounded: at most a minute of frames at 1000 fps (a clip's duration comes from its file).
-  const auto frames = static_cast<int32_t>(std::min(std::floor(duration * rate), 60000.0f)) + 1;
+  // Bounded (a clip's duration comes from its file): at most kMaxClipFrameTransforms
+  // transforms in all; a longer clip is sampled evenly at fewer frames.
+  const std::size_t bones = std::max<std::size_t>(rest.size(), 1);
+  const double wanted = std::floor(static_cast<double>(duration) * rate) + 1.0;
+  const double cap = std::max(2.0, static_cast<double>(kMaxClipFrameTransforms / bones));
+  const auto frames = static_cast<int32_t>(std::min(wanted, cap));
+  const double step = frames > 1 && wanted > cap ? static_cast<double>(duration) / (frames - 1) : 1.0 / rate;
   out.frame_count = frames;
   out.local.reserve(static_cast<std::size_t>(frames) * rest.size());
   std::vector<Transform> pose(rest.begin(), rest.end());
   for (int32_t f = 0; f < frames; ++f) {
     std::copy(rest.begin(), rest.end(), pose.begin());
-    SampleClip(clip, std::min(static_cast<float>(f) / rate, duration), pose);
+    SampleClip(clip, std::min(static_cast<float>(f * step), duration), pose);
     out.local.insert(out.local.end(), pose.begin(), pose.end());
   }
   return out;

@@ -126,6 +126,7 @@ struct GltfAsset {
 // before these matter).
 inline constexpr int32_t kMaxGltfNodes = 1 << 16;
 inline constexpr int32_t kMaxGltfAccessorCount = 1 << 24;
+inline constexpr std::size_t kMaxClipFrameTransforms = std::size_t{1} << 22;
 
 // From a file: .glb and .vrm are binary glTF, anything else is read as .gltf JSON (its
 // external buffers relative to the file's directory).
@@ -142,7 +143,9 @@ void SampleClip(const GltfClip& clip, float time, std::span<Transform> locals);
 
 // The clip sampled at `fps` frames per second over [0, duration] (the last frame at the
 // duration), from `rest` (one local per bone; bones without a channel keep it): what
-// CharacterSettings::limit_clips takes for LimitSource::kClips. fps within (0, 1000].
+// CharacterSettings::limit_clips takes for LimitSource::kClips. fps within (0, 1000]. At most
+// kMaxClipFrameTransforms transforms in all: a clip longer than that at fps is sampled at
+// that many, evenly over its duration.
 SampledClip SampleClipFrames(const GltfClip& clip, std::span<const Transform> rest, float fps = 30.0f);
 
 }  // namespace tendon::ports

@@ -12,6 +12,7 @@
 
 #include "fuzz_input.h"
 #include "ports/gltf/gltf_import.h"
+#include "ports/gltf/vrm_avatar.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/json/json.h"
 #include "ports/vrm/vrm_skeleton.h"
@@ -96,6 +97,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       for (const ports::GltfClip& clip : a.clips) {
         ports::SampleClip(clip, 0.5f * clip.duration, pose);
         for (const Transform& t : pose) fuzz::Require(IsFinite(t), "a sampled pose is finite");
+      }
+      // Whatever imports either becomes an avatar, or is refused saying why; a bound one
+      // steps to finite poses.
+      if (bones > 0 && bones <= 256) {
+        auto world = World::Create(WorldSettings{}).value();
+        auto kind = ports::VrmAvatarArchetype::Build(*world, a);
+        if (!kind.ok()) {
+          fuzz::Require(!kind.error().message.empty(), "an avatar refused says why");
+          break;
+        }
+        auto avatar = ports::VrmAvatar::Bind(*world, kind.value(), Transform{});
+        if (!avatar.ok()) {
+          fuzz::Require(!avatar.error().message.empty(), "a bind refused says why");
+          break;
+        }
+        ports::VrmAvatar& v = *avatar.value();
+        for (int f = 0; f < 3; ++f) {
+          v.model_world.translation.x = 0.1f * static_cast<float>(f);
+          if (v.character.generation == 0) v.UpdateWorld();
+          world->Step(1.0f / 60.0f);
+          for (const Transform& t : v.output_local) fuzz::Require(IsFinite(t), "an avatar's pose is finite");
+        }
       }
       break;
     }
