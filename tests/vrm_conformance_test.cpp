@@ -237,6 +237,26 @@ TEST(VrmChains, AVirtualTipTouchesNoHostBone) {
   EXPECT_EQ(output[3].translation, sentinel.translation);
 }
 
+// A kVrm chain starts at rest where it was bound only if it steps right away; one culled
+// at bind and woken later starts at rest in its pose then (three-vrm's reset()), not with
+// the inertia of the whole way from a stale bind pose.
+TEST(VrmChains, AChainCulledAtBindStartsFromItsPoseWhenItWakes) {
+  WorldSettings ws;
+  ws.max_distance = 5.0f;
+  auto w = MakeWorld(ws);
+  const ChainArchetypeSettings s = VrmStrand();
+  const ChainArchetypeId a = w->BuildChainArchetype(s).value();
+  HostChain host(s);
+  const ChainId id = w->BindChain(host.Binding(a)).value();
+  w->SetCamera(Vec3{100, 0, 0});
+  for (int f = 0; f < 5; ++f) EXPECT_EQ(w->Step(1.0f / 60.0f).simulated_chains, 0);
+  host.root_parent.translation = Vec3{100, 0, 0};
+  EXPECT_EQ(w->Step(1.0f / 60.0f).simulated_chains, 1);
+  std::vector<Vec3> nodes(3);
+  ASSERT_EQ(w->GetChainNodePositions(id, nodes).code, ErrorCode::kNone);
+  EXPECT_LT(Length(nodes[1] - Vec3{100, -0.1f, 0}), 1e-4f) << "at rest under its root";
+}
+
 // One step per frame of the frame's dt: a kVrm chain moves on a frame too short for any
 // fixed substep, and a 30 fps frame is one step of 1/30 s (the frame-rate dependence VRM
 // users know), where a kTendon chain takes two substeps of 1/60 s.

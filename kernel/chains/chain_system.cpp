@@ -410,6 +410,11 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
     }
   }
   stats.snapped_wake = woke;
+  for (const auto& [slot_index, generation] : fresh_vrm_chains_) {
+    Slot& fresh = chains_[slot_index];
+    if (fresh.live && fresh.generation == generation && fresh.lane < 0) std::vector<Vec3>().swap(fresh.bind_positions);
+  }
+  fresh_vrm_chains_.clear();
   work_count_ = 0;
   int32_t lanes = 0;
   for (int32_t gi = 0; gi < static_cast<int32_t>(groups_.size()); ++gi) {
@@ -817,6 +822,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
       world[k] = Compose(p < 0 ? slot.last_good_root_parent : world[p], slot.last_good[k]);
       slot.bind_positions[k] = world[k].translation;
     }
+    fresh_vrm_chains_.emplace_back(index, generation);
   }
   slot.live_index = static_cast<int32_t>(live_chains_.size());
   live_chains_.push_back(index);

@@ -144,6 +144,10 @@ class ChainSystem {
   std::vector<AlignedFloats> writeback_scratch_;  // per worker (see WrittenLocalRotation)
   int32_t work_count_ = 0;
   std::vector<WorkCounters> work_counters_;
+  // kVrm chains bound since the last Budget (slot, generation): those it does not select
+  // forget their bind pose, so a chain woken later starts from its pose then, not from a
+  // stale bind pose.
+  std::vector<std::pair<int32_t, uint32_t>> fresh_vrm_chains_;
 };
 
 }  // namespace tendon::detail
