@@ -11,6 +11,7 @@
 // 1.3-2.7e-2 between host call orders on these models).
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -284,6 +285,15 @@ TEST(VrmAvatarTest, GodetteLoadsAsACharacterMappedByItsHumanoidTableWithAChainPe
   auto kind = VrmAvatarArchetype::Load(*world, SharedData("vrm/godette/Godette_vrm_v4.vrm"));
   ASSERT_TRUE(kind.ok()) << kind.error().message;
   const VrmAvatarArchetype& k = *kind.value();
+  // The same from a file in memory.
+  std::ifstream file(SharedData("vrm/godette/Godette_vrm_v4.vrm"), std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto from_memory = VrmAvatarArchetype::Load(*world, bytes, "godette.vrm");
+  ASSERT_TRUE(from_memory.ok()) << from_memory.error().message;
+  EXPECT_EQ(from_memory.value()->joint_count(), 16);
+  auto refused = VrmAvatarArchetype::Load(*world, std::span<const uint8_t>(bytes.data(), 100), "cut.vrm");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("cut.vrm"), std::string::npos) << refused.error().message;
   EXPECT_EQ(k.chains().size(), 2u);  // 7 roots hang from the head, 1 from the chest: a chain each
   EXPECT_EQ(k.joint_count(), 16);
   ASSERT_NE(k.character().generation, 0u);

@@ -236,6 +236,14 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Load(World
   return Build(world, std::move(asset.value()), options);
 }
 
+Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Load(World& world, std::span<const uint8_t> bytes,
+                                                                           const std::string& name,
+                                                                           const VrmAvatarOptions& options) {
+  auto asset = ImportGltf(bytes, name);
+  if (!asset.ok()) return asset.error();
+  return Build(world, std::move(asset.value()), options);
+}
+
 Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(World& world, GltfAsset asset,
                                                                             const VrmAvatarOptions& options) {
   auto kind = std::shared_ptr<VrmAvatarArchetype>(new VrmAvatarArchetype());

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,10 @@ class VrmAvatarArchetype {
  public:
   // Imports the file (ImportGltf) and builds it.
   static Result<std::shared_ptr<const VrmAvatarArchetype>> Load(World& world, const std::string& path,
+                                                                const VrmAvatarOptions& options = {});
+  // From a file in memory (`name` names it in errors; see ImportGltf).
+  static Result<std::shared_ptr<const VrmAvatarArchetype>> Load(World& world, std::span<const uint8_t> bytes,
+                                                                const std::string& name,
                                                                 const VrmAvatarOptions& options = {});
   static Result<std::shared_ptr<const VrmAvatarArchetype>> Build(World& world, GltfAsset asset,
                                                                  const VrmAvatarOptions& options = {});
