@@ -71,28 +71,42 @@ inline void StoreNodeQ(const ChainBlockView& b, int32_t fx, int32_t node, int32_
   O::Store(b.Node(fx + 3, node) + lane, q.w);
 }
 
+// Collider c's two points this frame, in lanes: sphere centre, capsule end A or plane point
+// (a); capsule end B or the plane's unit normal (b).
+template <class V>
+struct ColliderPoints {
+  V3<V> a, b;
+};
+template <class V>
+TENDON_CHAIN_INLINE ColliderPoints<V> LoadCollider(const ChainBlockView& b, int32_t c, int32_t lane) {
+  using O = Ops<V>;
+  return {{O::Load(b.Collider(kCax, c) + lane), O::Load(b.Collider(kCay, c) + lane), O::Load(b.Collider(kCaz, c) + lane)},
+          {O::Load(b.Collider(kCbx, c) + lane), O::Load(b.Collider(kCby, c) + lane), O::Load(b.Collider(kCbz, c) + lane)}};
+}
+// The closest point to p of a sphere's core (its centre) or a capsule's (its segment).
+template <class V>
+TENDON_CHAIN_INLINE V3<V> ClosestOnCore(uint8_t kind, const ColliderPoints<V>& shape, const V3<V>& p) {
+  using O = Ops<V>;
+  if (kind != kCapsuleOutside && kind != kCapsuleInside) return shape.a;
+  const V3<V> ab = Sub(shape.b, shape.a);
+  const V len2 = O::Max(Dot3(ab, ab), O::Splat(1e-12f));
+  const V t = O::Min(O::Max(Dot3(Sub(p, shape.a), ab) / len2, O::Splat(0.0f)), O::Splat(1.0f));
+  return Add(shape.a, Scale(ab, t));
+}
+
 // Pushes p out of (or, for inside kinds, into) collider c, keeping `node_radius` clear.
 template <class V>
 TENDON_CHAIN_INLINE V3<V> Collide(const ChainBlockView& b, int32_t c, int32_t lane, V3<V> p, const V& node_radius) {
   using O = Ops<V>;
   const uint8_t kind = b.collider_kind[c];
-  const V3<V> a{O::Load(b.Collider(kCax, c) + lane), O::Load(b.Collider(kCay, c) + lane),
-                O::Load(b.Collider(kCaz, c) + lane)};
-  const V3<V> bb{O::Load(b.Collider(kCbx, c) + lane), O::Load(b.Collider(kCby, c) + lane),
-                 O::Load(b.Collider(kCbz, c) + lane)};
+  const ColliderPoints<V> shape = LoadCollider<V>(b, c, lane);
   if (kind == kPlaneKind) {
-    // bb is the unit normal; the signed distance less the radius must not be negative.
-    const V s = Dot3(Sub(p, a), bb) - node_radius;
+    // b is the unit normal; the signed distance less the radius must not be negative.
+    const V s = Dot3(Sub(p, shape.a), shape.b) - node_radius;
     const V push = O::Min(s, O::Splat(0.0f));
-    return Sub(p, Scale(bb, push));
+    return Sub(p, Scale(shape.b, push));
   }
-  V3<V> q = a;  // closest point of the shape's core
-  if (kind == kCapsuleOutside || kind == kCapsuleInside) {
-    const V3<V> ab = Sub(bb, a);
-    const V len2 = O::Max(Dot3(ab, ab), O::Splat(1e-12f));
-    const V t = O::Min(O::Max(Dot3(Sub(p, a), ab) / len2, O::Splat(0.0f)), O::Splat(1.0f));
-    q = Add(a, Scale(ab, t));
-  }
+  const V3<V> q = ClosestOnCore(kind, shape, p);
   const V r = O::Load(b.Collider(kCr, c) + lane);
   const V3<V> d = Sub(p, q);
   const V dist2 = Dot3(d, d);
@@ -384,23 +398,14 @@ TENDON_CHAIN_INLINE V3<V> CollideVrm(const ChainBlockView& b, int32_t c, int32_t
                                      const V3<V>& h, const V& length, const V3<V>& fallback) {
   using O = Ops<V>;
   const uint8_t kind = b.collider_kind[c];
-  const V3<V> a{O::Load(b.Collider(kCax, c) + lane), O::Load(b.Collider(kCay, c) + lane),
-                O::Load(b.Collider(kCaz, c) + lane)};
-  const V3<V> bb{O::Load(b.Collider(kCbx, c) + lane), O::Load(b.Collider(kCby, c) + lane),
-                 O::Load(b.Collider(kCbz, c) + lane)};
+  const ColliderPoints<V> shape = LoadCollider<V>(b, c, lane);
   V s;
   V3<V> dir;
   if (kind == kPlaneKind) {
-    s = Dot3(Sub(n, a), bb) - hit_radius;
-    dir = bb;
+    s = Dot3(Sub(n, shape.a), shape.b) - hit_radius;
+    dir = shape.b;
   } else {
-    V3<V> q = a;
-    if (kind == kCapsuleOutside || kind == kCapsuleInside) {
-      const V3<V> ab = Sub(bb, a);
-      const V len2 = O::Max(Dot3(ab, ab), O::Splat(1e-12f));
-      const V t = O::Min(O::Max(Dot3(Sub(n, a), ab) / len2, O::Splat(0.0f)), O::Splat(1.0f));
-      q = Add(a, Scale(ab, t));
-    }
+    const V3<V> q = ClosestOnCore(kind, shape, n);
     const V r = O::Load(b.Collider(kCr, c) + lane);
     const V3<V> d = Sub(n, q);
     const V dist = O::Sqrt(O::Max(Dot3(d, d), O::Splat(1e-24f)));

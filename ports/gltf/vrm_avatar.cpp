@@ -108,13 +108,17 @@ std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::
   // CPU overlaps independent ones (BM_VrmAvatars/models:1 solve phase: see README).
   for (VrmChain& chain : out) {
     const auto n = static_cast<int32_t>(chain.settings.bones.size());
-    std::vector<int32_t> depth(n, 0), order(n);
+    std::vector<int32_t> depth(n, 0), order;
+    int32_t deepest = 0;
     for (int32_t k = 0; k < n; ++k) {
       const int32_t p = chain.settings.bones[k].parent;
       depth[k] = p < 0 ? 0 : depth[p] + 1;
-      order[k] = k;
+      deepest = std::max(deepest, depth[k]);
     }
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return depth[a] < depth[b]; });
+    // Level by level, each in node order (stable; at most 128 nodes).
+    for (int32_t d = 0; d <= deepest; ++d)
+      for (int32_t k = 0; k < n; ++k)
+        if (depth[k] == d) order.push_back(k);
     std::vector<int32_t> new_index(n);
     for (int32_t i = 0; i < n; ++i) new_index[order[i]] = i;
     VrmChain sorted = chain;
