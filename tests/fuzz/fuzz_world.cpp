@@ -1,4 +1,4 @@
-// tests/fuzz/fuzz_world.cpp: a bound world (chains, a pendulum, ragdolls, a character)
+// tests/fuzz/fuzz_world.cpp: a bound world (a chain, a kVrm chain, a pendulum, ragdolls, a character)
 // driven by hostile frames: dt of any float, host poses of any float, a hostile camera,
 // stale and forged handles, and the World's calls in random order. After every call and
 // every Step, nothing Tendon writes or returns may be non-finite.
@@ -29,6 +29,10 @@ struct Scene {
   std::vector<Transform> chain_animated, chain_output, chain_output_moved;
   std::vector<Transform> collider_frames = std::vector<Transform>(1);
   ChainId chain{};
+  // A kVrm chain (VRM's rule, a virtual tip, a collider) on the same root and host frames.
+  ChainArchetypeSettings vrm_strand;
+  std::vector<Transform> vrm_animated, vrm_output;
+  ChainId vrm_chain{};
   Transform joint{{0, 1, 0}, {}, {1, 1, 1}}, offset{{0, -0.2f, 0}, {}, {1, 1, 1}};
   PendulumId pendulum{};
   RagdollArchetypeId limb{};
@@ -56,6 +60,27 @@ struct Scene {
     for (const ChainBone& b : strand.bones) chain_animated.push_back(b.rest_local);
     chain_output = chain_animated;
     BindChain();
+    vrm_strand.model = ChainModel::kVrm;
+    vrm_strand.settings.stiffness = 2.0f;
+    vrm_strand.settings.gravity_push = {0, -0.5f, 0};
+    for (int i = 0; i < 3; ++i) {
+      ChainBone b{i - 1, Transform{{0, i == 0 ? 0.0f : -0.1f, 0}, {}, {1, 1, 1}}};
+      b.virtual_tip = i == 2;
+      vrm_strand.bones.push_back(b);
+    }
+    vrm_strand.colliders.push_back({.shape = ColliderShape::kSphere, .bone = -1, .frame = 0, .a = {0, -0.2f, 0.05f}, .radius = 0.05f});
+    const ChainArchetypeId vrm_archetype = world->BuildChainArchetype(vrm_strand).value();
+    for (const ChainBone& b : vrm_strand.bones) vrm_animated.push_back(b.rest_local);
+    vrm_output = vrm_animated;
+    {
+      ChainBinding b;
+      b.archetype = vrm_archetype;
+      b.root_parent_world = &root;
+      b.animated_local = vrm_animated;
+      b.output_local = vrm_output;
+      b.collider_frames = collider_frames;
+      vrm_chain = world->BindChain(b).value();
+    }
     PendulumBinding pb;
     pb.joint_world = &joint;
     pb.accessory_offset = &offset;
@@ -115,6 +140,10 @@ struct Scene {
   }
   void CheckOutputs() const {
     RequireFinite(chain_output, "a chain output");
+    RequireFinite(vrm_output, "a kVrm chain output");
+    std::vector<Vec3> vrm_nodes(vrm_strand.bones.size());
+    if (world->GetChainNodePositions(vrm_chain, vrm_nodes).code == ErrorCode::kNone)
+      for (const Vec3& p : vrm_nodes) Require(IsFinite(p), "a kVrm chain query");
     for (const auto& parts : limb_out) RequireFinite(parts, "a ragdoll output");
     RequireFinite(man_output, "a character's local output");
     RequireFinite(man_world, "a character's world output");
@@ -168,7 +197,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         break;
       }
       case 1: s.root = in.Pose(3); break;
-      case 2: s.chain_animated[in.Int(0, 4)] = in.Pose(0.2f); break;
+      case 2: {
+        const Transform pose = in.Pose(0.2f);
+        const int32_t k = in.Int(0, 4);
+        s.chain_animated[k] = pose;
+        if (k < 2) s.vrm_animated[k] = pose;  // the kVrm chain's host bones (its tip has none)
+        break;
+      }
       case 3: s.joint = in.Pose(3); break;
       case 4: w.SetCamera(in.Vec(-50, 50)); break;
       case 5: s.model = in.Pose(3); break;
@@ -193,6 +228,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         const int32_t which = in.Int(0, 2);
         s.root = Transform{};
         for (std::size_t k = 0; k < s.chain_animated.size(); ++k) s.chain_animated[k] = s.strand.bones[k].rest_local;
+        for (std::size_t k = 0; k < s.vrm_animated.size(); ++k) s.vrm_animated[k] = s.vrm_strand.bones[k].rest_local;
         s.model = Transform{{2, 0, 0}, {}, {1, 1, 1}};
         const std::vector<Transform> rest = test::StickmanSkeleton().rest_local;
         std::copy(rest.begin(), rest.end(), s.man_animated.begin());  // in place: the binding reads this buffer
