@@ -131,6 +131,7 @@ struct ChainSystem::Slot {
   bool Virtual(int32_t k) const { return !virtual_tip.empty() && virtual_tip[k] != 0; }
   // kVrm: the nodes' world positions at bind, where its first lane starts at rest.
   std::vector<Vec3> bind_positions;
+  bool start_at_bind = false;  // until its first step: the step only clears it (frees nothing)
   Transform& Output(int32_t k) const { return output[bone_map.empty() ? k : bone_map[k]]; }
   const Transform& Animated(int32_t k) const { return animated[bone_map.empty() ? k : bone_map[k]]; }
   Transform last_good_root_parent{};
@@ -412,7 +413,7 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
   stats.snapped_wake = woke;
   for (const auto& [slot_index, generation] : fresh_vrm_chains_) {
     Slot& fresh = chains_[slot_index];
-    if (fresh.live && fresh.generation == generation && fresh.lane < 0) std::vector<Vec3>().swap(fresh.bind_positions);
+    if (fresh.live && fresh.generation == generation && fresh.lane < 0) fresh.start_at_bind = false;
   }
   fresh_vrm_chains_.clear();
   work_count_ = 0;
@@ -544,7 +545,7 @@ void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot&
   if (snap || !good) {
     // A kVrm chain's first lane starts at rest where it was bound (three-vrm's load): the
     // first frame's motion of its root is inertia, as in three-vrm.
-    const bool from_bind = snap && !slot.bind_positions.empty();
+    const bool from_bind = snap && slot.start_at_bind;
     for (int32_t k = 0; k < n; ++k) {
       for (int32_t axis = 0; axis < 3; ++axis) {
         const float b = v.Node(detail::kBx + axis, k)[l];
@@ -556,7 +557,7 @@ void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot&
         }
       }
     }
-    if (from_bind) std::vector<Vec3>().swap(slot.bind_positions);
+    slot.start_at_bind = false;
   }
   slot.wake_pending = false;
 }
@@ -822,6 +823,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
       world[k] = Compose(p < 0 ? slot.last_good_root_parent : world[p], slot.last_good[k]);
       slot.bind_positions[k] = world[k].translation;
     }
+    slot.start_at_bind = true;
     fresh_vrm_chains_.emplace_back(index, generation);
   }
   slot.live_index = static_cast<int32_t>(live_chains_.size());

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "fuzz_input.h"
@@ -72,15 +73,7 @@ struct Scene {
     const ChainArchetypeId vrm_archetype = world->BuildChainArchetype(vrm_strand).value();
     for (const ChainBone& b : vrm_strand.bones) vrm_animated.push_back(b.rest_local);
     vrm_output = vrm_animated;
-    {
-      ChainBinding b;
-      b.archetype = vrm_archetype;
-      b.root_parent_world = &root;
-      b.animated_local = vrm_animated;
-      b.output_local = vrm_output;
-      b.collider_frames = collider_frames;
-      vrm_chain = world->BindChain(b).value();
-    }
+    vrm_chain = BindOnRoot(vrm_archetype, vrm_animated, vrm_output);
     PendulumBinding pb;
     pb.joint_world = &joint;
     pb.accessory_offset = &offset;
@@ -101,15 +94,17 @@ struct Scene {
     man_world.resize(man_animated.size());
     BindMan();
   }
-  void BindChain() {
+  // A chain on the scene's root and collider frames.
+  ChainId BindOnRoot(ChainArchetypeId archetype, std::span<const Transform> animated, std::span<Transform> output) {
     ChainBinding b;
-    b.archetype = chain_archetype;
+    b.archetype = archetype;
     b.root_parent_world = &root;
-    b.animated_local = chain_animated;
-    b.output_local = chain_output;
+    b.animated_local = animated;
+    b.output_local = output;
     b.collider_frames = collider_frames;
-    chain = world->BindChain(b).value();
+    return world->BindChain(b).value();
   }
+  void BindChain() { chain = BindOnRoot(chain_archetype, chain_animated, chain_output); }
   void BindLimb(int i) {
     RagdollBinding b;
     b.archetype = limb;
