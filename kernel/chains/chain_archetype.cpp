@@ -93,6 +93,88 @@ Error CheckBones(const std::vector<ChainBone>& bones) {
   return {};
 }
 
+// The lane layout (see ChainArchetype::strands): a kVrm chain splits into its strands when
+// every strand has the first one's shape, every collider sits on a host frame, and each
+// strand's non-root nodes share one collider mask (which becomes its lanes' collider
+// switches). Otherwise the chain is one strand, in settings order, as it was built.
+void LayOutLanes(ChainArchetype& a) {
+  const int32_t count = a.node_count;
+  const std::vector<int32_t> parents = a.topology.parent;  // settings order
+  a.strands = 1;
+  a.lane_nodes = count;
+  a.parent = parents;
+  a.settings_node.resize(count);
+  a.lane_node.resize(count);
+  for (int32_t i = 0; i < count; ++i) a.settings_node[i] = a.lane_node[i] = i;
+  a.strand_colliders.assign(1, 0xffffffffu);
+  if (a.topology.model != ChainModel::kVrm) return;
+  for (const ColliderSettings& c : a.colliders)
+    if (c.bone >= 0) return;
+  // Strands in the order of their roots, each one's nodes in settings order.
+  std::vector<int32_t> strand_of(count, -1), local(count, -1);
+  std::vector<std::vector<int32_t>> strands;
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t p = parents[i];
+    strand_of[i] = p < 0 ? static_cast<int32_t>(strands.size()) : strand_of[p];
+    if (p < 0) strands.emplace_back();
+    local[i] = static_cast<int32_t>(strands[strand_of[i]].size());
+    strands[strand_of[i]].push_back(i);
+  }
+  const auto n = static_cast<int32_t>(strands[0].size());
+  std::vector<uint32_t> masks;
+  for (const std::vector<int32_t>& strand : strands) {
+    if (static_cast<int32_t>(strand.size()) != n) return;
+    uint32_t mask = 0;
+    bool any = false;
+    for (int32_t j = 0; j < n; ++j) {
+      const int32_t node = strand[j], shape_node = strands[0][j];
+      const int32_t p = parents[node], shape_p = parents[shape_node];
+      if ((p < 0) != (shape_p < 0) || (p >= 0 && local[p] != local[shape_p])) return;
+      if (p < 0) continue;  // a root is pinned: its mask never acts
+      if (any && a.topology.collider_mask[node] != mask) return;
+      mask = a.topology.collider_mask[node];
+      any = true;
+    }
+    masks.push_back(any ? mask : 0xffffffffu);
+  }
+  a.strands = static_cast<int32_t>(strands.size());
+  a.lane_nodes = n;
+  a.strand_colliders = masks;
+  int32_t at = 0;
+  for (const std::vector<int32_t>& strand : strands)
+    for (int32_t node : strand) {
+      a.settings_node[at] = node;
+      a.lane_node[node] = at++;
+    }
+  auto permute = [&](auto& values) {
+    auto copy = values;
+    for (int32_t i = 0; i < count; ++i) values[i] = copy[a.settings_node[i]];
+  };
+  permute(a.rest_local);
+  permute(a.rest_length);
+  permute(a.damping);
+  permute(a.stiffness);
+  permute(a.gravity_scale);
+  permute(a.wind_scale);
+  permute(a.radius);
+  permute(a.pinned);
+  permute(a.virtual_tip);
+  permute(a.gravity_push);
+  permute(a.rest_direction);
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t p = parents[a.settings_node[i]];
+    a.parent[i] = p < 0 ? -1 : a.lane_node[p];
+  }
+  // The topology is one strand's; its masks let every collider act, and each lane's
+  // collider switches say which do.
+  const uint32_t all = a.colliders.size() >= 32 ? 0xffffffffu : (1u << a.colliders.size()) - 1u;
+  a.topology.parent.assign(a.parent.begin(), a.parent.begin() + n);
+  a.topology.collider_mask.assign(n, all);
+  a.first_child.assign(n, -1);
+  for (int32_t j = n - 1; j >= 0; --j)
+    if (a.topology.parent[j] >= 0) a.first_child[a.topology.parent[j]] = j;
+}
+
 }  // namespace
 
 Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype* out) {
@@ -246,6 +328,7 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
   a.collider_frames_used.erase(std::unique(a.collider_frames_used.begin(), a.collider_frames_used.end()),
                                a.collider_frames_used.end());
   a.colliders = settings.colliders;
+  LayOutLanes(a);
   *out = std::move(a);
   return {};
 }

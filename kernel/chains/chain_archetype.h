@@ -32,11 +32,29 @@ struct ChainTopologyKey {
   }
 };
 
+// Every per-node vector below is in lane order: strand by strand, each strand's nodes in
+// their settings order (the identity for a chain of one strand). settings_node and lane_node
+// translate, so that what a host sees (bone maps, buffers, GetNodePositions, errors) stays in
+// the settings' order.
 struct ChainArchetype {
   std::string name;
-  int32_t node_count = 0;
+  int32_t node_count = 0;  // every node of the chain
+  // A kVrm chain whose roots' subtrees ("strands") all have one shape, and whose colliders
+  // all sit on host frames, takes one lane per strand, and its topology (parents, first
+  // children, collider masks) is one strand's. Godette's 7 hair strands on the head are 7
+  // lanes of a 3-node topology, not one lane of a 21-node one: a lone avatar fills a block
+  // instead of leaving 7 of its 8 lanes padding, and the strands (independent of each other
+  // in VRM's rule) are solved side by side. Every other chain is one strand: one lane.
+  int32_t strands = 1;
+  int32_t lane_nodes = 0;  // nodes per lane: topology.parent.size()
+  std::vector<int32_t> parent;         // per node: its parent (lane order), -1 for a root
+  std::vector<int32_t> settings_node;  // per node: its index in settings.bones
+  std::vector<int32_t> lane_node;      // per settings bone: its index in lane order
+  // Per strand: bit c when collider c acts on the strand's nodes (its lanes' collider
+  // switches); all ones for a chain whose per-node masks stay in its topology.
+  std::vector<uint32_t> strand_colliders;
   ChainTopologyKey topology;
-  std::vector<int32_t> first_child;
+  std::vector<int32_t> first_child;  // per lane node (one strand's)
   std::vector<Transform> rest_local;
   // Per node, overrides applied.
   std::vector<float> rest_length, damping, stiffness, gravity_scale, wind_scale, radius, pinned;

@@ -72,6 +72,9 @@ enum ColliderField : int32_t {
   kCax, kCay, kCaz,  // sphere centre, capsule end A, plane point
   kCbx, kCby, kCbz,  // capsule end B, plane unit normal
   kCr,               // radius
+  // kVrm: 1 when the collider acts on this lane, 0 when not (a strand's spring names its
+  // colliders: see ChainArchetype::strand_colliders); kTendon's kernel does not read it.
+  kCon,
   kColliderFieldCount
 };
 

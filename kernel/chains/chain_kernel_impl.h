@@ -413,7 +413,7 @@ TENDON_CHAIN_INLINE V3<V> CollideVrm(const ChainBlockView& b, int32_t c, int32_t
     s = inside ? r - hit_radius - dist : dist - hit_radius - r;
     dir = Scale(d, (inside ? O::Splat(-1.0f) : O::Splat(1.0f)) / dist);
   }
-  const auto hit = s < O::Splat(0.0f);
+  const auto hit = O::And(s < O::Splat(0.0f), O::Load(b.Collider(kCon, c) + lane) > O::Splat(0.5f));
   if (!O::AnyOf(hit)) return n;
   const V3<V> pushed = Sub(n, Scale(dir, s));
   return Select3(hit, RestoreLength(pushed, h, length, fallback), n);

@@ -29,6 +29,7 @@ namespace tendon::detail {
 
 namespace {
 constexpr int32_t kGatherChunk = 512;
+constexpr int32_t kReadChunk = 64;  // chains per task of the pose phase's per-chain read
 }  // namespace
 
 
@@ -51,8 +52,11 @@ struct ChainSystem::Group {
   AlignedFloats cold_slab;
   int32_t capacity_blocks = 0;
   std::vector<int32_t> lane_owner;     // chain slot per lane, -1 for padding
+  std::vector<int32_t> lane_strand;    // which of its owner's strands a lane holds
   int32_t lanes_used = 0;              // awake lanes, packed at the front
-  int32_t bound = 0;
+  int32_t bound = 0;                   // chains bound
+  int32_t bound_lanes = 0;             // their strands: the lanes they take when all are awake
+  int32_t max_strands = 1;             // the most lanes one chain of the group takes
   // Whether kPos1x rather than kPos0x holds the current position in every block (all of
   // a group's blocks are solved in the same frames, so they share it; see kPos0x).
   bool positions_swapped = false;
@@ -99,6 +103,7 @@ struct ChainSystem::Group {
     const int32_t first_new_lane = capacity_blocks * kBlockLanes;
     capacity_blocks = blocks;
     lane_owner.resize(static_cast<std::size_t>(blocks) * kBlockLanes, -1);
+    lane_strand.resize(static_cast<std::size_t>(blocks) * kBlockLanes, 0);
     for (int32_t lane = first_new_lane; lane < blocks * kBlockLanes; ++lane) SetLaneToPadding(lane);
   }
 };
@@ -116,15 +121,19 @@ struct ChainSystem::Slot {
   bool live = false;
   int32_t archetype = -1;
   int32_t group = -1;
-  int32_t lane = -1;  // lane within the group while awake
+  std::vector<int32_t> lanes;  // per strand: its lane within the group while awake, else -1
+  bool Awake() const { return !lanes.empty() && lanes[0] >= 0; }
   int32_t live_index = -1;
   const Transform* root_parent_world = nullptr;
   const Transform* animated = nullptr;
   Transform* output = nullptr;
-  std::vector<int32_t> bone_map;  // empty: identity
+  std::vector<int32_t> bone_map;  // per node (lane order): its host buffer index; empty: identity
   int32_t bone_count = 0;
   const Transform* collider_frames = nullptr;
   int32_t collider_frame_count = 0;
+  // This frame's colliders on host frames (kColliderFieldCount - 1 floats each, kCax..kCr),
+  // made once per chain by the pose phase's read and copied into each of its lanes.
+  std::vector<float> collider_world;
   std::vector<Transform> last_good;  // last finite animated locals, in archetype order
   std::vector<Transform> staging;    // with a bone map: this frame's locals, gathered and checked
   std::vector<uint8_t> virtual_tip;  // per node when the archetype has virtual tips; else empty
@@ -140,6 +149,9 @@ struct ChainSystem::Slot {
   Quat prev_root_rot{};
   bool wake_pending = false;
   uint64_t selected_frame = 0;  // frame in which the budget last selected this chain
+  // The pose phase's per-chain decisions, applied to each of its lanes: the host input was
+  // good; the lanes snap to the animated pose (woken or teleported), from the bind pose.
+  bool frame_good = true, frame_snap = false, frame_from_bind = false;
 };
 
 
@@ -173,19 +185,29 @@ const ChainSystem::Slot* ChainSystem::Find(ChainId id) const { return const_cast
 namespace {
 // A kVrm lane's constant rows for node k (and its simulated rotation's starting value; the
 // solve writes it before the writeback reads it).
-void SetVrmRows(const ChainBlockView& v, int32_t l, const ChainArchetype& a, int32_t k, Quat world_rotation) {
+// k: the archetype's node (lane order), j: its node in the block (k modulo the strand).
+void SetVrmRows(const ChainBlockView& v, int32_t l, const ChainArchetype& a, int32_t k, int32_t j, Quat world_rotation) {
   const Vec3 push = a.gravity_push[k], dir = a.rest_direction[k];
   const Quat rest = a.rest_local[k].rotation;
   const float values[kVrmFieldCount] = {push.x, push.y, push.z, dir.x, dir.y, dir.z, rest.x, rest.y,
                                         rest.z, rest.w, world_rotation.x, world_rotation.y, world_rotation.z,
                                         world_rotation.w};
-  for (int32_t f = 0; f < kVrmFieldCount; ++f) v.Vrm(f, k)[l] = values[f];
+  for (int32_t f = 0; f < kVrmFieldCount; ++f) v.Vrm(f, j)[l] = values[f];
+}
+// A collider that acts on nothing: far away, radius 0 (padding lanes, and a chain's
+// colliders on host frames before its first good frame).
+void FarCollider(uint8_t kind, float* fields) {
+  const bool plane = kind == kPlaneKind;
+  for (int32_t f = 0; f < kCon; ++f) fields[f] = 0.0f;
+  fields[kCay] = plane ? -1e6f : 1e6f;
+  fields[kCby] = plane ? 1.0f : 1e6f;
 }
 }  // namespace
 
 // ---- capacity (bind time only) ----
 void ChainSystem::ReserveGroup(Group& g) {
-  const int32_t need = std::min(g.bound, max_chains_);
+  const auto need = static_cast<int32_t>(
+      std::min<int64_t>(g.bound_lanes, static_cast<int64_t>(max_chains_) * g.max_strands));
   const int32_t blocks_needed = (need + kBlockLanes - 1) / kBlockLanes;
   if (blocks_needed > g.capacity_blocks) {
     // Grow geometrically so that binding many chains_ one by one copies O(n) in all.
@@ -202,20 +224,20 @@ void ChainSystem::ReserveGroup(Group& g) {
 int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   // One writeback scratch per worker, as long as the longest chain needs.
   const std::size_t scratch_floats =
-      static_cast<std::size_t>(a.node_count) * detail::kWritebackRowsPerNode * kBlockLanes;
+      static_cast<std::size_t>(a.lane_nodes) * detail::kWritebackRowsPerNode * kBlockLanes;
   writeback_scratch_.resize(std::max(1, tasks_.enqueue != nullptr ? tasks_.worker_count : 1));
   for (AlignedFloats& scratch : writeback_scratch_) {
     if (scratch.size() < scratch_floats) scratch.Resize(scratch_floats);
   }
   Group g;
-  g.node_count = a.node_count;
+  g.node_count = a.lane_nodes;
   g.collider_count = static_cast<int32_t>(a.topology.collider_kind.size());
   g.vrm = a.topology.model == ChainModel::kVrm;
   g.parent = a.topology.parent;
   g.first_child = a.first_child;
   g.collider_kind = a.topology.collider_kind;
   g.collider_mask = a.topology.collider_mask;
-  g.padding_locals = a.rest_local;
+  g.padding_locals.assign(a.rest_local.begin(), a.rest_local.begin() + a.lane_nodes);  // strand 0's
   g.hot_rows = detail::HotRows(g.node_count, g.collider_count);
   g.cold_rows = detail::ColdRows(g.node_count, g.vrm);
   // A padding lane: the first archetype's rest pose, pinned, with far-away colliders.
@@ -228,8 +250,8 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   v.vrm = g.vrm;
   v.hot = image_hot.data();
   v.cold = image_cold.data();
-  std::vector<Transform> world(a.node_count);
-  for (int32_t k = 0; k < a.node_count; ++k) {
+  std::vector<Transform> world(a.lane_nodes);
+  for (int32_t k = 0; k < a.lane_nodes; ++k) {
     const int32_t p = a.topology.parent[k];
     world[k] = p < 0 ? a.rest_local[k] : Compose(world[p], a.rest_local[k]);
     const Vec3 t = world[k].translation;
@@ -247,14 +269,15 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
     v.Node(detail::kSy, k)[0] = world[k].scale.y;
     v.Node(detail::kSz, k)[0] = world[k].scale.z;
     v.Node(detail::kRest, k)[0] = -a.rest_length[k];  // negative: pinned
-    if (g.vrm) SetVrmRows(v, 0, a, k, r);
+    if (g.vrm) SetVrmRows(v, 0, a, k, k, r);
   }
   v.Lane(detail::kRootParentRw)[0] = 1.0f;
   v.Lane(detail::kUniform)[0] = 1.0f;
   for (int32_t c = 0; c < g.collider_count; ++c) {
-    const bool plane = g.collider_kind[c] == detail::kPlaneKind;
-    v.Collider(detail::kCay, c)[0] = plane ? -1e6f : 1e6f;
-    v.Collider(detail::kCby, c)[0] = plane ? 1.0f : 1e6f;
+    float far[detail::kColliderFieldCount];
+    FarCollider(g.collider_kind[c], far);
+    for (int32_t f = 0; f < detail::kCon; ++f) v.Collider(f, c)[0] = far[f];
+    v.Collider(detail::kCon, c)[0] = 0.0f;
   }
   g.padding_column.resize(g.Rows());
   for (int32_t r = 0; r < g.Rows(); ++r) g.padding_column[r] = v.Row(r)[0];
@@ -263,47 +286,66 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
 }
 
 // ---- lanes (budget phase) ----
+// A chain takes one lane per strand. Its lanes are released highest first, each refilled
+// from the group's last lane, which keeps the awake lanes packed; the last lane is then
+// never one of this chain's still to be released (those are all below the hole).
 void ChainSystem::ReleaseLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
-  const int32_t hole = slot.lane;
-  const int32_t last = g.lanes_used - 1;
-  if (hole != last) {
-    g.CopyLane(last, hole);
-    const int32_t moved = g.lane_owner[last];
-    g.lane_owner[hole] = moved;
-    chains_[moved].lane = hole;
+  const auto strands = static_cast<int32_t>(slot.lanes.size());
+  for (int32_t done = 0; done < strands; ++done) {
+    int32_t strand = -1;
+    for (int32_t s = 0; s < strands; ++s) {
+      if (slot.lanes[s] >= 0 && (strand < 0 || slot.lanes[s] > slot.lanes[strand])) strand = s;
+    }
+    const int32_t hole = slot.lanes[strand];
+    const int32_t last = g.lanes_used - 1;
+    if (hole != last) {
+      g.CopyLane(last, hole);
+      const int32_t moved = g.lane_owner[last];
+      g.lane_owner[hole] = moved;
+      g.lane_strand[hole] = g.lane_strand[last];
+      chains_[moved].lanes[g.lane_strand[last]] = hole;
+    }
+    g.lane_owner[last] = -1;
+    g.SetLaneToPadding(last);
+    --g.lanes_used;
+    slot.lanes[strand] = -1;
   }
-  g.lane_owner[last] = -1;
-  g.SetLaneToPadding(last);
-  --g.lanes_used;
-  slot.lane = -1;
 }
 
 void ChainSystem::AcquireLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
-  const int32_t lane = g.lanes_used++;
-  g.lane_owner[lane] = slot_index;
-  slot.lane = lane;
   slot.wake_pending = true;
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
-  const ChainBlockView v = g.View(lane / kBlockLanes);
-  const int32_t l = lane % kBlockLanes;
-  for (int32_t k = 0; k < a.node_count; ++k) {
-    v.Node(detail::kRest, k)[l] = a.pinned[k] > 0.5f ? -a.rest_length[k] : a.rest_length[k];
-    v.Node(detail::kDamping, k)[l] = a.damping[k];
-    v.Node(detail::kStiffness, k)[l] = a.stiffness[k];
-    v.Node(detail::kGravityScale, k)[l] = a.gravity_scale[k];
-    v.Node(detail::kWindScale, k)[l] = a.wind_scale[k];
-    if (v.collider_count > 0) v.Radius(k)[l] = a.radius[k];
-    if (v.vrm) SetVrmRows(v, l, a, k, Quat{});
+  const int32_t n = a.lane_nodes;
+  for (int32_t s = 0; s < a.strands; ++s) {
+    const int32_t lane = g.lanes_used++;
+    g.lane_owner[lane] = slot_index;
+    g.lane_strand[lane] = s;
+    slot.lanes[s] = lane;
+    const ChainBlockView v = g.View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    for (int32_t j = 0; j < n; ++j) {
+      const int32_t k = s * n + j;
+      v.Node(detail::kRest, j)[l] = a.pinned[k] > 0.5f ? -a.rest_length[k] : a.rest_length[k];
+      v.Node(detail::kDamping, j)[l] = a.damping[k];
+      v.Node(detail::kStiffness, j)[l] = a.stiffness[k];
+      v.Node(detail::kGravityScale, j)[l] = a.gravity_scale[k];
+      v.Node(detail::kWindScale, j)[l] = a.wind_scale[k];
+      if (v.collider_count > 0) v.Radius(j)[l] = a.radius[k];
+      if (v.vrm) SetVrmRows(v, l, a, k, j, Quat{});
+    }
+    v.Lane(detail::kLaneDamping)[l] = a.damping[s * n];
+    v.Lane(detail::kLaneStiffness)[l] = a.stiffness[s * n];
+    v.Lane(detail::kLaneGravityScale)[l] = a.gravity_scale[s * n];
+    v.Lane(detail::kLaneWindScale)[l] = a.wind_scale[s * n];
+    v.Lane(detail::kUniform)[l] = a.uniform_parameters ? 1.0f : 0.0f;
+    for (int32_t c = 0; c < v.collider_count; ++c) {
+      v.Collider(detail::kCon, c)[l] = (a.strand_colliders[s] >> c) & 1u ? 1.0f : 0.0f;
+    }
   }
-  v.Lane(detail::kLaneDamping)[l] = a.damping[0];
-  v.Lane(detail::kLaneStiffness)[l] = a.stiffness[0];
-  v.Lane(detail::kLaneGravityScale)[l] = a.gravity_scale[0];
-  v.Lane(detail::kLaneWindScale)[l] = a.wind_scale[0];
-  v.Lane(detail::kUniform)[l] = a.uniform_parameters ? 1.0f : 0.0f;
 }
 
 // ---- phases ----
@@ -399,13 +441,14 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
   // hole has already been visited), then give lanes to the newly selected.
   for (Group& g : groups_) {
     for (int32_t lane = g.lanes_used - 1; lane >= 0; --lane) {
+      if (lane >= g.lanes_used) continue;  // released with another strand of its chain
       const int32_t owner = g.lane_owner[lane];
       if (chains_[owner].selected_frame != frame) ReleaseLane(owner);
     }
   }
   int32_t woke = 0;
   for (int32_t i = 0; i < keep; ++i) {
-    if (chains_[candidates_[i].second].lane < 0) {
+    if (!chains_[candidates_[i].second].Awake()) {
       AcquireLane(candidates_[i].second);
       ++woke;
     }
@@ -413,7 +456,7 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
   stats.snapped_wake = woke;
   for (const auto& [slot_index, generation] : fresh_vrm_chains_) {
     Slot& fresh = chains_[slot_index];
-    if (fresh.live && fresh.generation == generation && fresh.lane < 0) fresh.start_at_bind = false;
+    if (fresh.live && fresh.generation == generation && !fresh.Awake()) fresh.start_at_bind = false;
   }
   fresh_vrm_chains_.clear();
   work_count_ = 0;
@@ -423,6 +466,7 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
     for (int32_t b = 0; b < blocks; ++b) work_[work_count_++] = {gi, b};
     lanes += groups_[gi].lanes_used;
   }
+  selected_count_ = keep;  // candidates_[0, keep) are the selected chains (the pose phase reads them)
   stats.simulated_chains = keep;
   stats.sleeping_chains = live - keep;
   stats.chain_blocks = work_count_;
@@ -487,22 +531,82 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   return good;
 }
 
-// After the pose kernel: colliders, the teleport guard and snapping, for one lane.
-void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot& slot, bool good,
-                WorkCounters& counters) {
+// Once per selected chain, before the pose kernel: its host input, its colliders on host
+// frames, the teleport guard (on the first root's animated world pose), and whether its
+// lanes snap this frame. Whatever is decided per chain is decided here, so that a chain
+// whose strands sit in several blocks is decided once.
+void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
-  const int32_t n = a.node_count;
-  auto bone_world = [&](int32_t k) {
-    return Transform{{v.Node(detail::kBx, k)[l], v.Node(detail::kBy, k)[l], v.Node(detail::kBz, k)[l]},
-                     {v.Node(detail::kRx, k)[l], v.Node(detail::kRy, k)[l], v.Node(detail::kRz, k)[l],
-                      v.Node(detail::kRw, k)[l]},
-                     {v.Node(detail::kSx, k)[l], v.Node(detail::kSy, k)[l], v.Node(detail::kSz, k)[l]}};
-  };
+  const bool good = ReadLaneInput(slot, counters);
+  slot.frame_good = good;
+  // A host frame that is not trusted this frame keeps last frame's colliders.
+  const bool vrm = a.topology.model == ChainModel::kVrm;
+  constexpr int32_t kFields = detail::kColliderFieldCount - 1;
+  for (int32_t c = 0; good && c < static_cast<int32_t>(a.colliders.size()); ++c) {
+    const ColliderSettings& col = a.colliders[c];
+    if (col.bone >= 0) continue;  // on a node of the chain: after the pose kernel (FinishLane)
+    const Transform& frame = slot.collider_frames[col.frame];
+    const Vec3 pa = TransformPoint(frame, col.a);
+    Vec3 pb = pa;
+    float radius = 0.0f;
+    const uint8_t kind = a.topology.collider_kind[c];
+    if (kind == detail::kPlaneKind) {
+      pb = Rotate(frame.rotation, col.b);
+    } else {
+      if (kind == detail::kCapsuleOutside || kind == detail::kCapsuleInside) pb = TransformPoint(frame, col.b);
+      // VRM does not scale collider radii; Tendon's rule scales them with the frame.
+      const float sc = vrm ? 1.0f : std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
+      radius = col.radius * sc;
+    }
+    float* out = slot.collider_world.data() + static_cast<std::size_t>(c) * kFields;
+    out[detail::kCax] = pa.x, out[detail::kCay] = pa.y, out[detail::kCaz] = pa.z;
+    out[detail::kCbx] = pb.x, out[detail::kCby] = pb.y, out[detail::kCbz] = pb.z;
+    out[detail::kCr] = radius;
+  }
+  // Teleport guard: the root bone jumped or turned too far since the last pose phase.
+  bool teleported = false;
+  if (a.teleport_guard) {
+    const Transform root = Compose(slot.last_good_root_parent, slot.last_good[0]);
+    const Vec3 root_pos = root.translation;
+    const Quat root_rot = Normalize(root.rotation);
+    if (!slot.wake_pending && good) {
+      const float moved2 = LengthSquared(root_pos - slot.prev_root_pos);
+      // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
+      teleported =
+          moved2 > teleport_distance2_ || std::fabs(Dot(root_rot, slot.prev_root_rot)) < teleport_cos_half_angle_;
+    }
+    slot.prev_root_pos = root_pos;
+    slot.prev_root_rot = root_rot;
+  }
+  if (teleported) ++counters.teleport;
+  slot.frame_snap = slot.wake_pending || teleported;
+  // A kVrm chain's first lanes start at rest where it was bound (three-vrm's load): the
+  // first frame's motion of its root is inertia, as in three-vrm.
+  slot.frame_from_bind = slot.frame_snap && slot.start_at_bind;
+  if (slot.frame_snap || !good) slot.start_at_bind = false;
+  slot.wake_pending = false;
+}
+
+// After the pose kernel, for one lane (strand `strand` of its chain): its colliders, and
+// the chain's snap.
+void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand) {
+  const ChainArchetype& a = archetypes_[slot.archetype].archetype;
+  const int32_t n = v.node_count;
+  constexpr int32_t kFields = detail::kColliderFieldCount - 1;
   for (int32_t c = 0; c < g.collider_count; ++c) {
     const ColliderSettings& col = a.colliders[c];
-    // A host frame that is not trusted this frame keeps last frame's collider.
-    if (!good && col.bone < 0) continue;
-    const Transform frame = col.bone >= 0 ? bone_world(col.bone) : slot.collider_frames[col.frame];
+    if (col.bone < 0) {
+      const float* world = slot.collider_world.data() + static_cast<std::size_t>(c) * kFields;
+      for (int32_t f = 0; f < kFields; ++f) v.Collider(f, c)[l] = world[f];
+      continue;
+    }
+    // On a node of a one-strand chain: its animated world pose from the pose kernel.
+    if (!slot.frame_good) continue;
+    const int32_t k = col.bone;
+    const Transform frame{{v.Node(detail::kBx, k)[l], v.Node(detail::kBy, k)[l], v.Node(detail::kBz, k)[l]},
+                          {v.Node(detail::kRx, k)[l], v.Node(detail::kRy, k)[l], v.Node(detail::kRz, k)[l],
+                           v.Node(detail::kRw, k)[l]},
+                          {v.Node(detail::kSx, k)[l], v.Node(detail::kSy, k)[l], v.Node(detail::kSz, k)[l]}};
     const Vec3 pa = TransformPoint(frame, col.a);
     Vec3 pb = pa;
     float radius = 0.0f;
@@ -512,7 +616,6 @@ void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot&
       if (g.collider_kind[c] == detail::kCapsuleOutside || g.collider_kind[c] == detail::kCapsuleInside) {
         pb = TransformPoint(frame, col.b);
       }
-      // VRM does not scale collider radii; Tendon's rule scales them with the frame.
       const float s = g.vrm ? 1.0f
                             : std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
       radius = col.radius * s;
@@ -525,70 +628,61 @@ void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot&
     v.Collider(detail::kCbz, c)[l] = pb.z;
     v.Collider(detail::kCr, c)[l] = radius;
   }
-  // Teleport guard: the root bone jumped or turned too far since the last pose phase.
-  bool teleported = false;
-  if (a.teleport_guard) {
-    const Vec3 root_pos{v.Node(detail::kBx, 0)[l], v.Node(detail::kBy, 0)[l], v.Node(detail::kBz, 0)[l]};
-    const Quat root_rot = Normalize(Quat{v.Node(detail::kRx, 0)[l], v.Node(detail::kRy, 0)[l],
-                                         v.Node(detail::kRz, 0)[l], v.Node(detail::kRw, 0)[l]});
-    if (!slot.wake_pending && good) {
-      const float moved2 = LengthSquared(root_pos - slot.prev_root_pos);
-      // |dot(q0, q1)| = cos(angle / 2) for unit quaternions.
-      teleported =
-          moved2 > teleport_distance2_ || std::fabs(Dot(root_rot, slot.prev_root_rot)) < teleport_cos_half_angle_;
-    }
-    slot.prev_root_pos = root_pos;
-    slot.prev_root_rot = root_rot;
-  }
-  const bool snap = slot.wake_pending || teleported;
-  if (teleported) ++counters.teleport;
-  if (snap || !good) {
-    // A kVrm chain's first lane starts at rest where it was bound (three-vrm's load): the
-    // first frame's motion of its root is inertia, as in three-vrm.
-    const bool from_bind = snap && slot.start_at_bind;
+  const bool snap = slot.frame_snap;
+  if (snap || !slot.frame_good) {
+    const int32_t base = strand * n;
     for (int32_t k = 0; k < n; ++k) {
       for (int32_t axis = 0; axis < 3; ++axis) {
         const float b = v.Node(detail::kBx + axis, k)[l];
         v.Node(detail::kAx + axis, k)[l] = b;
         if (snap) {
-          const float start = from_bind ? (&slot.bind_positions[k].x)[axis] : b;
+          const float start = slot.frame_from_bind ? (&slot.bind_positions[base + k].x)[axis] : b;
           v.Node(detail::kPos0x + axis, k)[l] = start;
           v.Node(detail::kPos1x + axis, k)[l] = start;
         }
       }
     }
-    slot.start_at_bind = false;
   }
-  slot.wake_pending = false;
 }
 
 void ChainSystem::Pose() {
+  // 1. Per selected chain (chunks of kReadChunk): see ReadChain.
+  const int32_t selected = selected_count_;
+  const int32_t read_chunks = (selected + kReadChunk - 1) / kReadChunk;
+  auto read = [&](int32_t begin, int32_t end, uint32_t) {
+    for (int32_t chunk = begin; chunk < end; ++chunk) {
+      WorkCounters& counters = read_counters_[chunk];
+      counters = {};
+      const int32_t last = std::min(selected, (chunk + 1) * kReadChunk);
+      for (int32_t i = chunk * kReadChunk; i < last; ++i) ReadChain(chains_[candidates_[i].second], counters);
+    }
+  };
+  read_chunk_count_ = read_chunks;
+  ParallelFor(tasks_, read_chunks, 1, read);
+  // 2. Per block: the animated pose in lanes, then each lane's colliders and snap.
   const detail::ChainKernels* kernel_set = kernels_;
   auto task = [&](int32_t begin, int32_t end, uint32_t) {
     for (int32_t i = begin; i < end; ++i) {
       Group& g = groups_[work_[i].group];
       const ChainBlockView v = g.View(work_[i].block);
-      WorkCounters& counters = work_counters_[i];
-      counters = {};
+      work_counters_[i] = {};
       detail::ChainPoseInput input;
-      bool good[kBlockLanes];
+      const int32_t first_lane = work_[i].block * kBlockLanes;
       for (int32_t l = 0; l < kBlockLanes; ++l) {
-        const int32_t owner = g.lane_owner[work_[i].block * kBlockLanes + l];
+        const int32_t owner = g.lane_owner[first_lane + l];
         if (owner >= 0) {
           Slot& slot = chains_[owner];
-          good[l] = ReadLaneInput(slot, counters);
           input.root_parent[l] = &slot.last_good_root_parent;
-          input.locals[l] = slot.last_good.data();
+          input.locals[l] = slot.last_good.data() + static_cast<std::size_t>(g.lane_strand[first_lane + l]) * v.node_count;
         } else {
-          good[l] = true;
           input.root_parent[l] = &g.padding_root_parent;
           input.locals[l] = g.padding_locals.data();
         }
       }
       kernel_set->pose(v, input);
       for (int32_t l = 0; l < kBlockLanes; ++l) {
-        const int32_t owner = g.lane_owner[work_[i].block * kBlockLanes + l];
-        if (owner >= 0) FinishLane(g, v, l, chains_[owner], good[l], counters);
+        const int32_t owner = g.lane_owner[first_lane + l];
+        if (owner >= 0) FinishLane(g, v, l, chains_[owner], g.lane_strand[first_lane + l]);
       }
     }
   };
@@ -630,7 +724,7 @@ void ChainSystem::Solve(int32_t substeps, float dt, Vec3 wind, float frame_dt) {
   }
 }
 
-void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot) {
+void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand) {
   for (int32_t k = 0; k < v.node_count; ++k) {
     for (int32_t axis = 0; axis < 3; ++axis) {
       const float b = v.Node(detail::kBx + axis, k)[l];
@@ -639,7 +733,8 @@ void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot) {
       v.Node(detail::kPos1x + axis, k)[l] = b;
     }
   }
-  for (int32_t k = 0; k < slot.bone_count; ++k) {
+  const int32_t base = strand * v.node_count;
+  for (int32_t k = base; k < base + v.node_count; ++k) {
     if (!slot.Virtual(k)) slot.Output(k) = slot.last_good[k];
   }
 }
@@ -672,22 +767,25 @@ void ChainSystem::Writeback(float alpha) {
       const ChainBlockView v = g.View(work_[i].block);
       alignas(64) float finite_probe[kBlockLanes];
       k->writeback(v, scratch, finite_probe, g.vrm ? 1.0f : alpha);  // kVrm: no render interpolation
+      const int32_t first_lane = work_[i].block * kBlockLanes;
       for (int32_t l = 0; l < kBlockLanes; ++l) {
-        const int32_t owner = g.lane_owner[work_[i].block * kBlockLanes + l];
+        const int32_t owner = g.lane_owner[first_lane + l];
         if (owner < 0) continue;
         Slot& slot = chains_[owner];
+        const int32_t strand = g.lane_strand[first_lane + l];
         if (!(finite_probe[l] == 0.0f)) {
-          ResetLane(v, l, slot);
+          ResetLane(v, l, slot, strand);
           ++work_counters_[i].reset;
           continue;
         }
+        const int32_t base = strand * v.node_count;
         for (int32_t n = 0; n < v.node_count; ++n) {
-          if (slot.Virtual(n)) continue;
-          Transform& out = slot.Output(n);
+          if (slot.Virtual(base + n)) continue;
+          Transform& out = slot.Output(base + n);
           const float* local = detail::WrittenLocalRotation(scratch, n) + l;
-          out.translation = slot.last_good[n].translation;
+          out.translation = slot.last_good[base + n].translation;
           out.rotation = Quat{local[0], local[kBlockLanes], local[2 * kBlockLanes], local[3 * kBlockLanes]};
-          out.scale = slot.last_good[n].scale;
+          out.scale = slot.last_good[base + n].scale;
         }
       }
     }
@@ -736,10 +834,10 @@ Error ChainSystem::CheckBinding(const ChainBinding& b, const ArchetypeSlot& arch
   if (mapped) {
     const auto limit = static_cast<int32_t>(std::min(b.animated_local.size(), b.output_local.size()));
     std::vector<int32_t> sorted(b.bone_map.begin(), b.bone_map.end());
-    const std::vector<uint8_t>& virtual_tip = arch.archetype.virtual_tip;
+    const ChainArchetype& a = arch.archetype;
     sorted.clear();
     for (int32_t k = 0; k < n; ++k) {
-      if (virtual_tip[k] != 0) continue;  // no host bone: its entry is not read
+      if (a.virtual_tip[a.lane_node[k]] != 0) continue;  // no host bone: its entry is not read
       sorted.push_back(b.bone_map[k]);
       if (b.bone_map[k] < 0 || b.bone_map[k] >= limit)
         return Fail(ErrorCode::kBadReference, k, "bone_map",
@@ -763,11 +861,26 @@ Error ChainSystem::CheckFiniteAtBind(const ChainBinding& b, const ChainArchetype
   if (!IsFinite(*b.root_parent_world))
     return Fail(ErrorCode::kNotFinite, -1, "root_parent_world", "the root's parent transform is not finite at bind");
   for (int32_t k = 0; k < a.node_count; ++k) {
-    if (a.virtual_tip[k] == 0 && !IsFinite(b.animated_local[mapped ? b.bone_map[k] : k]))
+    if (a.virtual_tip[a.lane_node[k]] == 0 && !IsFinite(b.animated_local[mapped ? b.bone_map[k] : k]))
       return Fail(ErrorCode::kNotFinite, k, "animated_local",
                   "animated_local[" + std::to_string(k) + "] is not finite at bind");
   }
   return {};
+}
+
+// The host index of every node, in lane order: the binding's bone map (or the identity)
+// read through the archetype's lane order; empty when that is the identity.
+void ChainSystem::SetHostMap(Slot& slot, const ChainArchetype& a, std::span<const int32_t> bone_map) const {
+  const bool identity_order = a.strands == 1;
+  if (bone_map.empty() && identity_order) {
+    slot.bone_map.clear();
+    return;
+  }
+  slot.bone_map.resize(a.node_count);
+  for (int32_t k = 0; k < a.node_count; ++k) {
+    const int32_t node = a.settings_node[k];
+    slot.bone_map[k] = bone_map.empty() ? node : bone_map[node];
+  }
 }
 
 Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
@@ -775,8 +888,6 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
     return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the archetype id is null or was not built by this world");
   const ArchetypeSlot& arch = archetypes_[b.archetype.index];
   const int32_t n = arch.archetype.node_count;
-  const bool mapped = !b.bone_map.empty();
-  auto animated_at = [&](int32_t k) -> const Transform& { return b.animated_local[mapped ? b.bone_map[k] : k]; };
   Transform* identity = nullptr;
   if (Error e = CheckBinding(b, arch, &identity); e.code != ErrorCode::kNone) return e;
   if (auto it = chain_by_output_.find(identity); it != chain_by_output_.end()) {
@@ -808,18 +919,25 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   slot.bone_count = n;
   slot.collider_frames = b.collider_frames.data();
   slot.collider_frame_count = arch.archetype.collider_frames_needed;
-  slot.bone_map.assign(b.bone_map.begin(), b.bone_map.end());
   const ChainArchetype& a = arch.archetype;
+  SetHostMap(slot, a, b.bone_map);
   if (a.any_virtual_tip) slot.virtual_tip = a.virtual_tip;
+  slot.lanes.assign(a.strands, -1);
+  slot.collider_world.resize(a.colliders.size() * (detail::kColliderFieldCount - 1));
+  for (std::size_t c = 0; c < a.colliders.size(); ++c) {
+    float far[detail::kColliderFieldCount];
+    FarCollider(a.topology.collider_kind[c], far);
+    std::copy(far, far + detail::kColliderFieldCount - 1, slot.collider_world.begin() + c * (detail::kColliderFieldCount - 1));
+  }
   slot.last_good.resize(n);
-  for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.Virtual(k) ? a.rest_local[k] : animated_at(k);
+  for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.Virtual(k) ? a.rest_local[k] : slot.Animated(k);
   slot.staging = slot.last_good;
   slot.last_good_root_parent = *b.root_parent_world;
   if (a.topology.model == ChainModel::kVrm) {
     slot.bind_positions.resize(n);
     Transform world[kMaxChainNodes];
     for (int32_t k = 0; k < n; ++k) {
-      const int32_t p = a.topology.parent[k];
+      const int32_t p = a.parent[k];
       world[k] = Compose(p < 0 ? slot.last_good_root_parent : world[p], slot.last_good[k]);
       slot.bind_positions[k] = world[k].translation;
     }
@@ -835,8 +953,11 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   chunk_eligible_.resize((live_chains_.size() + kGatherChunk - 1) / kGatherChunk);
   chunk_kept_.resize(chunk_eligible_.size());
   chunk_bad_.resize(chunk_eligible_.size());
+  read_counters_.resize((live_chains_.size() + kReadChunk - 1) / kReadChunk);
   Group& g = groups_[arch.group];
   ++g.bound;
+  g.bound_lanes += a.strands;
+  g.max_strands = std::max(g.max_strands, a.strands);
   ReserveGroup(g);
   return ChainId{static_cast<uint32_t>(index), generation};
 }
@@ -863,7 +984,7 @@ Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
   slot->animated = b.animated_local.data();
   slot->output = b.output_local.data();
   slot->collider_frames = b.collider_frames.data();
-  slot->bone_map.assign(b.bone_map.begin(), b.bone_map.end());
+  SetHostMap(*slot, arch.archetype, b.bone_map);
   live_root_parent_[slot->live_index] = b.root_parent_world;
   return {};
 }
@@ -891,7 +1012,7 @@ int32_t ChainSystem::UnbindAll() {
 Error ChainSystem::Unbind(ChainId id) {
   Slot* slot = Find(id);
   if (slot == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "chain", "the chain handle is null or stale");
-  if (slot->lane >= 0) ReleaseLane(static_cast<int32_t>(id.index));
+  if (slot->Awake()) ReleaseLane(static_cast<int32_t>(id.index));
   // Put every bone back to its animated local transform: the current animation when it is
   // readable and distinct from the output, else the last good animated input.
   const bool aliased = slot->animated == slot->output;
@@ -911,6 +1032,7 @@ Error ChainSystem::Unbind(ChainId id) {
   live_root_parent_.pop_back();
   live_distance2_.pop_back();
   --groups_[slot->group].bound;
+  groups_[slot->group].bound_lanes -= static_cast<int32_t>(slot->lanes.size());
   slot->live = false;
   slot->live_index = -1;
   slot->generation = slot->generation == UINT32_MAX ? 1 : slot->generation + 1;
@@ -929,7 +1051,7 @@ void ChainSystem::SetMaxChains(int32_t max_chains) {
 
 bool ChainSystem::IsSimulated(ChainId id) const {
   const Slot* s = Find(id);
-  return s != nullptr && s->lane >= 0;
+  return s != nullptr && s->Awake();
 }
 
 
@@ -942,48 +1064,58 @@ Error ChainSystem::GetNodePositions(ChainId id, std::span<Vec3> out) const {
   auto not_finite = [] {
     return Fail(ErrorCode::kNotFinite, -1, "out", "the chain's pose is not finite (its host transforms overflow)");
   };
-  if (s->lane >= 0) {
+  const ChainArchetype& a = archetypes_[s->archetype].archetype;
+  if (s->Awake()) {
     Group& g = const_cast<Group&>(groups_[s->group]);
-    const ChainBlockView v = g.View(s->lane / kBlockLanes);
-    const int32_t l = s->lane % kBlockLanes;
-    for (int32_t k = 0; k < s->bone_count; ++k) {
-      const Vec3 p{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
-      if (!IsFinite(p)) return not_finite();
+    for (int32_t pass = 0; pass < 2; ++pass) {  // every position finite, then write them
+      for (int32_t strand = 0; strand < a.strands; ++strand) {
+        const ChainBlockView v = g.View(s->lanes[strand] / kBlockLanes);
+        const int32_t l = s->lanes[strand] % kBlockLanes;
+        for (int32_t k = 0; k < v.node_count; ++k) {
+          const Vec3 p{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
+          if (pass == 0 && !IsFinite(p)) return not_finite();
+          if (pass == 1) out[a.settings_node[strand * v.node_count + k]] = p;
+        }
+      }
     }
-    for (int32_t k = 0; k < s->bone_count; ++k)
-      out[k] = Vec3{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
     return {};
   }
-  const ChainArchetype& a = archetypes_[s->archetype].archetype;
   PoseScratch scratch;
   Transform* world = scratch.world();
   for (int32_t k = 0; k < s->bone_count; ++k) {
-    const int32_t p = a.topology.parent[k];
+    const int32_t p = a.parent[k];
     new (&world[k]) Transform(Compose(p < 0 ? s->last_good_root_parent : world[p], s->last_good[k]));
     if (!IsFinite(world[k].translation)) return not_finite();
   }
-  for (int32_t k = 0; k < s->bone_count; ++k) out[k] = world[k].translation;
+  for (int32_t k = 0; k < s->bone_count; ++k) out[a.settings_node[k]] = world[k].translation;
   return {};
 }
 
 void ChainSystem::HashState(StateHasher& hasher) const {
 for (std::size_t i = 0; i < chains_.size(); ++i) {
   const Slot& s = chains_[i];
-  if (!s.live || s.lane < 0) continue;
+  if (!s.live || !s.Awake()) continue;
   hasher.Mix(&i, sizeof(i));
   Group& g = const_cast<Group&>(groups_[s.group]);
-  const ChainBlockView v = g.View(s.lane / kBlockLanes);
-  const int32_t l = s.lane % kBlockLanes;
-  for (int32_t k = 0; k < s.bone_count; ++k) {
-    for (int32_t slot : {v.position, v.previous}) {
-      for (int32_t axis = 0; axis < 3; ++axis) hasher.Mix(v.Node(slot + axis, k) + l, sizeof(float));
+  for (std::size_t strand = 0; strand < s.lanes.size(); ++strand) {
+    const ChainBlockView v = g.View(s.lanes[strand] / kBlockLanes);
+    const int32_t l = s.lanes[strand] % kBlockLanes;
+    for (int32_t j = 0; j < v.node_count; ++j) {
+      for (int32_t slot : {v.position, v.previous}) {
+        for (int32_t axis = 0; axis < 3; ++axis) hasher.Mix(v.Node(slot + axis, j) + l, sizeof(float));
+      }
+      const int32_t k = static_cast<int32_t>(strand) * v.node_count + j;
+      if (!s.Virtual(k)) hasher.Mix(&s.Output(k), sizeof(Transform));
     }
-    if (!s.Virtual(k)) hasher.Mix(&s.Output(k), sizeof(Transform));
   }
 }
 }
 
 void ChainSystem::AddCounters(FrameStats& stats) const {
+  for (int32_t i = 0; i < read_chunk_count_; ++i) {
+    stats.snapped_bad_input += read_counters_[i].bad_input;
+    stats.snapped_teleport += read_counters_[i].teleport;
+  }
   for (int32_t i = 0; i < work_count_; ++i) {
     stats.snapped_bad_input += work_counters_[i].bad_input;
     stats.reset_non_finite += work_counters_[i].reset;

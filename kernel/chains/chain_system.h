@@ -113,8 +113,10 @@ class ChainSystem {
   void ReleaseLane(int32_t slot_index);
   void AcquireLane(int32_t slot_index);
   bool ReadLaneInput(Slot& slot, WorkCounters& counters);
-  void FinishLane(Group& g, const ChainBlockView& v, int32_t l, Slot& slot, bool good, WorkCounters& counters);
-  void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot);
+  void ReadChain(Slot& slot, WorkCounters& counters);
+  void FinishLane(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
+  void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand);
+  void SetHostMap(Slot& slot, const ChainArchetype& a, std::span<const int32_t> bone_map) const;
 
   TaskHooks tasks_;
   const ChainKernels* kernels_;
@@ -144,6 +146,9 @@ class ChainSystem {
   std::vector<AlignedFloats> writeback_scratch_;  // per worker (see WrittenLocalRotation)
   int32_t work_count_ = 0;
   std::vector<WorkCounters> work_counters_;
+  int32_t selected_count_ = 0;  // the budget's selection: candidates_[0, selected_count_)
+  std::vector<WorkCounters> read_counters_;  // per chunk of the pose phase's per-chain read
+  int32_t read_chunk_count_ = 0;
   // kVrm chains bound since the last Budget (slot, generation): those it does not select
   // forget their bind pose, so a chain woken later starts from its pose then, not from a
   // stale bind pose.
