@@ -320,6 +320,7 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
     a.topology.collider_kind.push_back(kind);
     if (col.bone < 0 && col.frame + 1 > a.collider_frames_needed) a.collider_frames_needed = col.frame + 1;
     if (col.bone < 0) a.collider_frames_used.push_back(col.frame);
+    if (col.bone >= 0) a.any_node_collider = true;
   }
   // Masks name existing colliders only (what is left is the same topology for any count).
   const uint32_t existing = collider_count >= 32 ? 0xffffffffu : (1u << collider_count) - 1u;

@@ -67,6 +67,7 @@ struct ChainArchetype {
   // kVrm: per node, its gravity push (m/s) and the unit direction of its rest translation
   // in its parent's frame (the rest direction of the joint it is the tail of).
   std::vector<Vec3> gravity_push, rest_direction;
+  bool any_node_collider = false;  // a collider sits on one of the chain's own nodes (bone >= 0)
   int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders use
   std::vector<int32_t> collider_frames_used;  // the host frames colliders use, distinct, ascending
 };

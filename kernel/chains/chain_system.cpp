@@ -25,6 +25,12 @@
 #include "kernel/core/rotation.h"
 #include "kernel/core/validation.h"
 
+#if defined(__GNUC__) || defined(__clang__)
+#define TENDON_NOINLINE __attribute__((noinline))
+#else
+#define TENDON_NOINLINE
+#endif
+
 namespace tendon::detail {
 
 namespace {
@@ -128,6 +134,9 @@ struct ChainSystem::Slot {
   const Transform* animated = nullptr;
   Transform* output = nullptr;
   std::vector<int32_t> bone_map;  // per node (lane order): its host buffer index; empty: identity
+  // The nodes with a host bone (not virtual tips), in lane order, with their host index;
+  // strand s's are [strand_real_begin[s], strand_real_begin[s + 1]).
+  std::vector<int32_t> real_node, real_host, strand_real_begin;
   int32_t bone_count = 0;
   const Transform* collider_frames = nullptr;
   int32_t collider_frame_count = 0;
@@ -152,6 +161,7 @@ struct ChainSystem::Slot {
   // The pose phase's per-chain decisions, applied to each of its lanes: the host input was
   // good; the lanes snap to the animated pose (woken or teleported), from the bind pose.
   bool frame_good = true, frame_snap = false, frame_from_bind = false;
+  bool node_colliders = false;  // the archetype's any_node_collider
 };
 
 
@@ -441,7 +451,8 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
   // hole has already been visited), then give lanes to the newly selected.
   for (Group& g : groups_) {
     for (int32_t lane = g.lanes_used - 1; lane >= 0; --lane) {
-      if (lane >= g.lanes_used) continue;  // released with another strand of its chain
+      // A chain is released whole, decided at its first strand's lane (one look per chain).
+      if (lane >= g.lanes_used || g.lane_strand[lane] != 0) continue;
       const int32_t owner = g.lane_owner[lane];
       if (chains_[owner].selected_frame != frame) ReleaseLane(owner);
     }
@@ -501,20 +512,29 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
     return UsableRotation(q);
   };
   good = good && rotation_ok(slot.root_parent_world->rotation);
+  // Every rotation near unit (the common case) is one pass without early exits; only when
+  // one is not does the per-rotation rule run.
+  auto rotations_ok = [&](const Transform* t, const int32_t* nodes, int32_t count) {
+    bool unit = true;
+    for (int32_t i = 0; i < count; ++i) unit &= NearUnit(t[nodes != nullptr ? nodes[i] : i].rotation);
+    if (unit) return true;
+    bool ok = true;
+    for (int32_t i = 0; ok && i < count; ++i) ok = rotation_ok(t[nodes != nullptr ? nodes[i] : i].rotation);
+    return ok;
+  };
   if (slot.bone_map.empty() && slot.virtual_tip.empty()) {
-    good = good && all_finite(slot.animated, n);
-    for (int32_t k = 0; good && k < n; ++k) good = rotation_ok(slot.animated[k].rotation);
+    good = good && all_finite(slot.animated, n) && rotations_ok(slot.animated, nullptr, n);
     if (good) std::memcpy(static_cast<void*>(slot.last_good.data()), slot.animated, sizeof(Transform) * n);
   } else {
     // Gathered through the bone map into the staging copy, checked in one pass, and then
     // swapped in as the last good pose. A virtual tip has no host bone: its entry is its
-    // rest local in both copies, always.
+    // rest local in both copies, always, and it is neither read nor checked.
     Transform* staged = slot.staging.data();
-    for (int32_t k = 0; k < n; ++k) {
-      if (!slot.Virtual(k)) staged[k] = slot.Animated(k);
-    }
-    good = good && all_finite(staged, n);
-    for (int32_t k = 0; good && k < n; ++k) good = rotation_ok(staged[k].rotation);
+    const auto real = static_cast<int32_t>(slot.real_node.size());
+    const int32_t* node = slot.real_node.data();
+    const int32_t* host = slot.real_host.data();
+    for (int32_t i = 0; i < real; ++i) staged[node[i]] = slot.animated[host[i]];
+    good = good && all_finite(staged, n) && rotations_ok(staged, node, real);
     if (good) slot.last_good.swap(slot.staging);
   }
   if (good) {
@@ -563,6 +583,24 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
     out[detail::kCbx] = pb.x, out[detail::kCby] = pb.y, out[detail::kCbz] = pb.z;
     out[detail::kCr] = radius;
   }
+  // Into each of the chain's lanes, for each collider switched on there. Lanes of other
+  // chains in the same blocks are other floats: the read's tasks never write one float twice.
+  if (!a.colliders.empty() && !a.any_node_collider) {
+    Group& g = groups_[slot.group];
+    const std::size_t field_stride = static_cast<std::size_t>(g.collider_count) * kBlockLanes;
+    for (int32_t strand = 0; strand < a.strands; ++strand) {
+      const int32_t lane = slot.lanes[strand];
+      const ChainBlockView v = g.View(lane / kBlockLanes);
+      float* rows = v.Collider(0, 0) + lane % kBlockLanes;  // field f of collider c: row f * collider_count + c
+      const uint32_t on = a.strand_colliders[strand];
+      const float* world = slot.collider_world.data();
+      for (int32_t c = 0; c < g.collider_count; ++c, world += kFields) {
+        if (((on >> c) & 1u) == 0) continue;  // switched off: never acts, need not move
+        float* dest = rows + static_cast<std::size_t>(c) * kBlockLanes;
+        for (int32_t f = 0; f < kFields; ++f) dest[f * field_stride] = world[f];
+      }
+    }
+  }
   // Teleport guard: the root bone jumped or turned too far since the last pose phase.
   bool teleported = false;
   if (a.teleport_guard) {
@@ -587,13 +625,19 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   slot.wake_pending = false;
 }
 
-// After the pose kernel, for one lane (strand `strand` of its chain): its colliders, and
-// the chain's snap.
-void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand) {
+// After the pose kernel, for one lane (strand `strand` of its chain): colliders on the
+// chain's own nodes (kTendon) and the chain's snap, both rare, out of line. (Colliders on
+// host frames went into the lanes with the chain's read.)
+inline void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand) {
+  if (slot.frame_snap || !slot.frame_good || slot.node_colliders) LaneRareWork(g, v, l, slot, strand);
+}
+
+TENDON_NOINLINE void ChainSystem::LaneRareWork(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot,
+                                               int32_t strand) {
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
   const int32_t n = v.node_count;
   constexpr int32_t kFields = detail::kColliderFieldCount - 1;
-  for (int32_t c = 0; c < g.collider_count; ++c) {
+  for (int32_t c = 0; a.any_node_collider && c < g.collider_count; ++c) {
     const ColliderSettings& col = a.colliders[c];
     if (col.bone < 0) {
       const float* world = slot.collider_world.data() + static_cast<std::size_t>(c) * kFields;
@@ -779,13 +823,14 @@ void ChainSystem::Writeback(float alpha) {
           continue;
         }
         const int32_t base = strand * v.node_count;
-        for (int32_t n = 0; n < v.node_count; ++n) {
-          if (slot.Virtual(base + n)) continue;
-          Transform& out = slot.Output(base + n);
-          const float* local = detail::WrittenLocalRotation(scratch, n) + l;
-          out.translation = slot.last_good[base + n].translation;
+        const Transform* good = slot.last_good.data();
+        for (int32_t r = slot.strand_real_begin[strand]; r < slot.strand_real_begin[strand + 1]; ++r) {
+          const int32_t node = slot.real_node[r];
+          Transform& out = slot.output[slot.real_host[r]];
+          const float* local = detail::WrittenLocalRotation(scratch, node - base) + l;
+          out.translation = good[node].translation;
           out.rotation = Quat{local[0], local[kBlockLanes], local[2 * kBlockLanes], local[3 * kBlockLanes]};
-          out.scale = slot.last_good[base + n].scale;
+          out.scale = good[node].scale;
         }
       }
     }
@@ -872,15 +917,25 @@ Error ChainSystem::CheckFiniteAtBind(const ChainBinding& b, const ChainArchetype
 // read through the archetype's lane order; empty when that is the identity.
 void ChainSystem::SetHostMap(Slot& slot, const ChainArchetype& a, std::span<const int32_t> bone_map) const {
   const bool identity_order = a.strands == 1;
-  if (bone_map.empty() && identity_order) {
-    slot.bone_map.clear();
-    return;
+  slot.bone_map.clear();
+  if (!bone_map.empty() || !identity_order) {
+    slot.bone_map.resize(a.node_count);
+    for (int32_t k = 0; k < a.node_count; ++k) {
+      const int32_t node = a.settings_node[k];
+      slot.bone_map[k] = bone_map.empty() ? node : bone_map[node];
+    }
   }
-  slot.bone_map.resize(a.node_count);
+  // The nodes with a host bone, strand by strand: what the read gathers and the writeback writes.
+  slot.real_node.clear();
+  slot.real_host.clear();
+  slot.strand_real_begin.assign(a.strands + 1, 0);
   for (int32_t k = 0; k < a.node_count; ++k) {
-    const int32_t node = a.settings_node[k];
-    slot.bone_map[k] = bone_map.empty() ? node : bone_map[node];
+    if (a.virtual_tip[k] != 0) continue;
+    slot.real_node.push_back(k);
+    slot.real_host.push_back(slot.bone_map.empty() ? k : slot.bone_map[k]);
+    ++slot.strand_real_begin[k / a.lane_nodes + 1];
   }
+  for (int32_t s = 0; s < a.strands; ++s) slot.strand_real_begin[s + 1] += slot.strand_real_begin[s];
 }
 
 Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
@@ -923,6 +978,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   SetHostMap(slot, a, b.bone_map);
   if (a.any_virtual_tip) slot.virtual_tip = a.virtual_tip;
   slot.lanes.assign(a.strands, -1);
+  slot.node_colliders = a.any_node_collider;
   slot.collider_world.resize(a.colliders.size() * (detail::kColliderFieldCount - 1));
   for (std::size_t c = 0; c < a.colliders.size(); ++c) {
     float far[detail::kColliderFieldCount];

@@ -115,6 +115,7 @@ class ChainSystem {
   bool ReadLaneInput(Slot& slot, WorkCounters& counters);
   void ReadChain(Slot& slot, WorkCounters& counters);
   void FinishLane(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
+  void LaneRareWork(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
   void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand);
   void SetHostMap(Slot& slot, const ChainArchetype& a, std::span<const int32_t> bone_map) const;
 

@@ -28,6 +28,7 @@
 #include "kernel/core/fpu.h"
 #include "kernel/core/frame_counters.h"
 #include "kernel/core/host_buffers.h"
+#include "kernel/core/tick_clock.h"
 #include "kernel/core/validation.h"
 #include "kernel/pendulums/pendulum_system.h"
 #include "kernel/ragdolls/ragdoll_system.h"
@@ -46,22 +47,18 @@ constexpr int32_t kMaxWorkers = 1024;  // TaskHooks::worker_count
 
 namespace {
 
-double MsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // What a call from inside Step gets (see World::Step).
 Error Reentrant() {
   return Fail(ErrorCode::kReentrant, -1, "world",
               "a World call from inside Step (a host callback) would change the world mid-frame: refused");
 }
 
-// Runs one phase and records its wall time in `ms`.
+// Runs one phase and records its wall time in `ms` (CPU ticks: see tick_clock.h).
 template <class F>
-void Timed(double& ms, F&& phase) {
-  const auto t0 = std::chrono::steady_clock::now();
+void Timed(const detail::TickClock& clock, double& ms, F&& phase) {
+  const uint64_t t0 = detail::Ticks();
   phase();
-  ms = MsSince(t0);
+  ms = clock.Ms(detail::Ticks() - t0);
 }
 
 detail::ChainSystemSettings ChainSettingsOf(const WorldSettings& s, Isa isa) {
@@ -84,7 +81,7 @@ struct World::Impl {
   WindSampler wind_sampler{};
   SimulatePredicate predicate{};
   TraceWriter* trace = nullptr;
-  std::chrono::steady_clock::time_point epoch = std::chrono::steady_clock::now();
+  detail::TickClock ticks;  // the phases' clock; its creation is the trace's time zero
   FrameStats stats{};
   Vec3 frame_wind{};
   bool stepping = false;           // inside Step: calls that change the world are refused
@@ -114,8 +111,9 @@ struct World::Impl {
     if constexpr (detail::kDebugValidation) CheckHostBuffers();
     detail::DenormalGuard guard;
     stepping = true;
-    const auto t0 = std::chrono::steady_clock::now();
     const uint64_t frame = stats.frame + 1;
+    ticks.Calibrate(frame);
+    const uint64_t t0 = detail::Ticks();
     stats = FrameStats{};
     stats.frame = frame;
     stats.snapped_bad_input = pending_bad_input;
@@ -136,7 +134,7 @@ struct World::Impl {
     const float step = static_cast<float>(clock.step());
     if (tick.substeps > 0) SampleWind();
     // 2. Characters before physics, ragdolls, characters after physics.
-    Timed(stats.times.ragdoll_ms, [&] {
+    Timed(ticks, stats.times.ragdoll_ms, [&] {
       characters.BeforePhysics(dt, step * static_cast<float>(tick.substeps), clock.time(), settings.max_active_characters);
       ragdolls.Step(tick.substeps, clock.step(), stats.interpolation_alpha, static_world, stats);
       characters.AfterPhysics();
@@ -146,16 +144,16 @@ struct World::Impl {
       stats.snapped_bad_input += characters.BadInputs();
     });
     // 3. Chains.
-    Timed(stats.times.gather_ms, [&] { chains.Gather(camera, predicate); });
-    Timed(stats.times.budget_ms, [&] { chains.Budget(predicate, stats); });
-    Timed(stats.times.pose_ms, [&] { chains.Pose(); });
+    Timed(ticks, stats.times.gather_ms, [&] { chains.Gather(camera, predicate); });
+    Timed(ticks, stats.times.budget_ms, [&] { chains.Budget(predicate, stats); });
+    Timed(ticks, stats.times.pose_ms, [&] { chains.Pose(); });
     // kVrm chains take one step of the frame's dt, hitch-clamped as the fixed clock is.
     const float vrm_dt = std::min(dt, step * static_cast<float>(settings.max_substeps));
-    Timed(stats.times.solve_ms, [&] { chains.Solve(tick.substeps, step, frame_wind, vrm_dt); });
-    Timed(stats.times.writeback_ms, [&] { chains.Writeback(stats.interpolation_alpha); });
+    Timed(ticks, stats.times.solve_ms, [&] { chains.Solve(tick.substeps, step, frame_wind, vrm_dt); });
+    Timed(ticks, stats.times.writeback_ms, [&] { chains.Writeback(stats.interpolation_alpha); });
     chains.AddCounters(stats);
     // 4. Pendulums.
-    Timed(stats.times.pendulum_ms, [&] { pendulums.Step(tick.substeps, step, stats.interpolation_alpha, camera, frame_wind, stats); });
+    Timed(ticks, stats.times.pendulum_ms, [&] { pendulums.Step(tick.substeps, step, stats.interpolation_alpha, camera, frame_wind, stats); });
     // 5. Stats and trace.
     stats.simulated_instance_substeps =
         static_cast<int64_t>(stats.simulated_chains + stats.simulated_pendulums) * tick.substeps;
@@ -181,11 +179,9 @@ struct World::Impl {
     }
   }
 
-  const FrameStats& Finish(std::chrono::steady_clock::time_point t0) {
-    stats.times.total_ms = MsSince(t0);
-    if (trace != nullptr) {
-      trace->WriteFrame(stats, std::chrono::duration<double, std::micro>(t0 - epoch).count());
-    }
+  const FrameStats& Finish(uint64_t t0) {
+    stats.times.total_ms = ticks.Ms(detail::Ticks() - t0);
+    if (trace != nullptr) trace->WriteFrame(stats, ticks.MsSinceStart(t0) * 1e3);
     stepping = false;
     return stats;
   }
