@@ -277,6 +277,111 @@ TEST(VrmChains, AKVrmChainStepsOncePerFrameOfTheFramesDt) {
 }
 
 
+// Three kVrm strands of one shape in one chain (its nodes breadth first, as the avatar
+// builder orders them): one lane each, with each strand's own stiffness and colliders (the
+// third strand's spring names none), and bit for bit what the three strands give bound
+// as chains of their own. A strand whose nodes disagree on their colliders keeps the whole
+// chain in one lane, with its per-node masks.
+ChainArchetypeSettings ThreeStrands(bool uniform_masks) {
+  ChainArchetypeSettings s;
+  s.model = ChainModel::kVrm;
+  for (int i = 0; i < 3; ++i) s.bones.push_back(ChainBone{-1, Transform{{0.1f * static_cast<float>(i), 0, 0}, {}, {1, 1, 1}}});
+  for (int i = 0; i < 3; ++i) s.bones.push_back(ChainBone{i, Transform{{0, -0.1f, 0}, {}, {1, 1, 1}}});
+  for (int i = 0; i < 3; ++i) {
+    ChainBone tip{3 + i, Transform{{0, -0.07f, 0}, {}, {1, 1, 1}}};
+    tip.virtual_tip = true;
+    s.bones.push_back(tip);
+  }
+  ColliderSettings sphere;
+  sphere.bone = -1;
+  sphere.frame = 0;
+  sphere.radius = 0.15f;
+  s.colliders.push_back(sphere);
+  for (int i = 0; i < 3; ++i) {
+    for (int32_t node : {3 + i, 6 + i}) {
+      ChainNodeOverride ov{.node = node, .stiffness = 1.0f + 1.5f * static_cast<float>(i)};
+      ov.collider_mask = i < 2 ? 1u : 0u;
+      if (!uniform_masks && i == 0 && node == 6) ov.collider_mask = 0u;
+      s.overrides.push_back(ov);
+    }
+  }
+  return s;
+}
+
+ChainArchetypeSettings OneStrandOf(int i) {
+  ChainArchetypeSettings s = VrmStrand();
+  s.bones[0].rest_local.translation = Vec3{0.1f * static_cast<float>(i), 0, 0};
+  s.settings.stiffness = 1.0f + 1.5f * static_cast<float>(i);
+  if (i < 2) {
+    ColliderSettings sphere;
+    sphere.bone = -1;
+    sphere.frame = 0;
+    sphere.radius = 0.15f;
+    s.colliders.push_back(sphere);
+  }
+  return s;
+}
+
+TEST(VrmChains, AChainOfStrandsOfOneShapeTakesALaneEachAndMatchesTheStrandsAlone) {
+  WorldSettings ws;
+  ws.max_distance = INFINITY;
+  auto merged_world = MakeWorld(ws);
+  auto alone_world = MakeWorld(ws);
+  const ChainArchetypeSettings merged_settings = ThreeStrands(true);
+  HostChain merged(merged_settings);
+  merged.collider_frames.assign(1, Transform{});
+  const ChainId merged_id =
+      merged_world->BindChain(merged.Binding(merged_world->BuildChainArchetype(merged_settings).value())).value();
+  std::vector<std::unique_ptr<HostChain>> alone;
+  std::vector<ChainId> alone_ids;
+  for (int i = 0; i < 3; ++i) {
+    const ChainArchetypeSettings s = OneStrandOf(i);
+    alone.push_back(std::make_unique<HostChain>(s));
+    alone.back()->collider_frames.assign(1, Transform{});
+    alone_ids.push_back(alone_world->BindChain(alone.back()->Binding(alone_world->BuildChainArchetype(s).value())).value());
+  }
+  std::vector<Vec3> merged_nodes(9), alone_nodes(3);
+  bool touched = false;
+  for (int f = 0; f < 120; ++f) {
+    const float t = static_cast<float>(f) / 60.0f;
+    const Transform root{{0.3f * std::sin(2.0f * t), 0.1f * std::sin(5.0f * t), 0}, AxisAngle(Vec3{0, 1, 0}, 0.6f * std::sin(1.3f * t)), {1, 1, 1}};
+    // A ball over all three strands, following the root: it holds the first two out and
+    // lets the third (whose spring names no collider) through.
+    const Transform ball{root.translation + Vec3{0.1f, -0.17f, 0.02f}, {}, {1, 1, 1}};
+    merged.root_parent = root;
+    merged.collider_frames[0] = ball;
+    for (auto& h : alone) h->root_parent = root, h->collider_frames[0] = ball;
+    EXPECT_EQ(merged_world->Step(1.0f / 60.0f).lanes_used, 3);
+    alone_world->Step(1.0f / 60.0f);
+    ASSERT_EQ(merged_world->GetChainNodePositions(merged_id, merged_nodes).code, ErrorCode::kNone);
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_EQ(alone_world->GetChainNodePositions(alone_ids[i], alone_nodes).code, ErrorCode::kNone);
+      for (int j = 0; j < 3; ++j) {
+        const Vec3 m = merged_nodes[3 * j + i], a = alone_nodes[j];  // node of depth j, strand i
+        ASSERT_EQ(m.x, a.x) << "frame " << f << " strand " << i << " depth " << j;
+        ASSERT_EQ(m.y, a.y);
+        ASSERT_EQ(m.z, a.z);
+      }
+      for (int j = 0; j < 2; ++j) {  // the written bones (the tips are virtual)
+        const Quat m = merged.output[3 * j + i].rotation, a = alone[i]->output[j].rotation;
+        ASSERT_EQ(m.x, a.x) << "frame " << f << " strand " << i << " bone " << j;
+        ASSERT_EQ(m.w, a.w);
+      }
+    }
+    if (f > 0) {
+      EXPECT_GT(Length(merged_nodes[6] - ball.translation), 0.15f - 1e-3f) << "held out: frame " << f;
+    }
+    touched = touched || Length(merged_nodes[8] - ball.translation) < 0.14f;
+  }
+  EXPECT_TRUE(touched) << "the third strand's tip went inside the ball: its collider is off";
+  auto fallback_world = MakeWorld(ws);
+  const ChainArchetypeSettings mixed = ThreeStrands(false);
+  HostChain host(mixed);
+  host.collider_frames.assign(1, Transform{});
+  ASSERT_TRUE(fallback_world->BindChain(host.Binding(fallback_world->BuildChainArchetype(mixed).value())).ok());
+  EXPECT_EQ(fallback_world->Step(1.0f / 60.0f).lanes_used, 1);
+}
+
 // ---- the one-call avatar ----
 
 TEST(VrmAvatarTest, GodetteLoadsAsACharacterMappedByItsHumanoidTableWithAChainPerParentBone) {

@@ -8,7 +8,13 @@
 //   Budget     serial: eligibility (distance or the host's predicate), the nearest
 //              max_chains win (ties by slot), then lanes are released and acquired so
 //              that each topology's awake chains stay packed at the front of its blocks
-//   Pose       per block: the animated pose in lanes, colliders, the teleport guard, snaps
+//   Pose       per selected chain (chunks): its host input read and checked once, its
+//              colliders on host frames (written into each of its lanes), the teleport
+//              guard and whether it snaps; then per block: the animated pose in lanes,
+//              colliders on the chain's own nodes, snaps
+// A chain takes one lane per strand (ChainArchetype::strands: a kVrm chain whose roots'
+// subtrees share one shape), so a lone VRM avatar's hair fills a block instead of padding
+// 7 lanes of 8; every other chain takes one lane.
 //   Solve      per block: the SIMD kernel's substeps
 //   Writeback  per block: local rotations in lanes, scattered into each chain's host
 //              buffer; a lane that went non-finite is reset and counted
