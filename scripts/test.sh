@@ -11,7 +11,7 @@ name=release
 while (($#)); do
   case "$1" in
     --sanitize) sanitize="$2"; shift 2 ;;
-    --clang) export TENDON_SETUP_CLANG=1; compiler=(-DCMAKE_CXX_COMPILER=clang++-14); name=clang; shift ;;
+    --clang) export TENDON_SETUP_CLANG=1; compiler=(-DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14); name=clang; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done

@@ -13,7 +13,12 @@
 // `worker_index` must be < worker_count. Memory: Tendon allocates nothing for tasks.
 #pragma once
 
+// C and C++: tendon/tendon_c.h includes this header from C11.
+#ifdef __cplusplus
 #include <cstdint>
+#else
+#include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,542 @@
+/* tendon/tendon_c.h: Tendon's C ABI, for any engine's FFI (C, C# P/Invoke, Rust, LuaJIT,
+ * Python ctypes, Godot GDExtension).
+ *
+ * What it does: the World's whole API as plain C11: worlds from a settings struct (with a
+ * defaults function), every archetype kind built from plain arrays and structs (chains,
+ * ragdolls, characters, the static world), bind / rebind / unbind of chains, pendulums,
+ * ragdolls and characters over host buffers, Step and its stats, the Chrome trace, the
+ * character calls and events, raycasts, and the glTF / VRM avatar importer (by path or
+ * from memory). Every id is a plain 64-bit integer (index | generation << 32, 0 is null),
+ * generation-checked by the World as in C++. Every call that can fail returns a
+ * TendonResult; the message (which item, which field, why) is then available from
+ * tendon_last_error() on the calling thread and tendon_world_last_error() on the world.
+ * What it does NOT do: expose a C++ type, or let an exception out (an allocation failure
+ * inside a call returns TENDON_ERROR_INTERNAL). It does not copy host buffers: what a
+ * binding names must stay valid until the instance is unbound, as in C++.
+ * Threading: as the C++ World (one thread at a time per world; Step uses the task hooks).
+ * tendon_last_error() is per thread. Memory: building and binding allocate; step does not.
+ * Layout: TendonVec3, TendonQuat and TendonTransform are bit-compatible with tendon::Vec3,
+ * tendon::Quat and tendon::Transform (12, 16 and 40 bytes, floats, quaternions x y z w). */
+#ifndef TENDON_TENDON_C_H_
+#define TENDON_TENDON_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tendon/task_hooks.h"
+
+#if defined(_WIN32)
+#if defined(TENDON_C_BUILDING)
+#define TENDON_C_API __declspec(dllexport)
+#else
+#define TENDON_C_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define TENDON_C_API __attribute__((visibility("default")))
+#else
+#define TENDON_C_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- values ---- */
+typedef struct TendonVec3 { float x, y, z; } TendonVec3;
+typedef struct TendonQuat { float x, y, z, w; } TendonQuat;
+typedef struct TendonTransform {
+  TendonVec3 translation;
+  TendonQuat rotation; /* unit, x y z w */
+  TendonVec3 scale;
+} TendonTransform;
+/* The identity: translation 0, rotation (0, 0, 0, 1), scale 1. */
+TENDON_C_API TendonTransform tendon_transform_identity(void);
+
+/* ---- ids: index | generation << 32; 0 is null ---- */
+typedef uint64_t TendonChainArchetypeId;
+typedef uint64_t TendonChainId;
+typedef uint64_t TendonPendulumId;
+typedef uint64_t TendonRagdollArchetypeId;
+typedef uint64_t TendonRagdollId;
+typedef uint64_t TendonCharacterArchetypeId;
+typedef uint64_t TendonCharacterId;
+typedef uint64_t TendonVrmKindId;   /* an imported avatar kind (per world) */
+typedef uint64_t TendonVrmAvatarId; /* a bound avatar (per world) */
+
+/* ---- results: tendon::ErrorCode's values, then the C layer's own ---- */
+typedef enum TendonResult {
+  TENDON_OK = 0,
+  TENDON_ERROR_EMPTY = 1,
+  TENDON_ERROR_PARENT_OUT_OF_RANGE = 2,
+  TENDON_ERROR_PARENT_NOT_BEFORE = 3,
+  TENDON_ERROR_CYCLE = 4,
+  TENDON_ERROR_ZERO_LENGTH_SEGMENT = 5,
+  TENDON_ERROR_NOT_FINITE = 6,
+  TENDON_ERROR_NOT_UNIT_ROTATION = 7,
+  TENDON_ERROR_OUT_OF_RANGE = 8,
+  TENDON_ERROR_BAD_REFERENCE = 9,
+  TENDON_ERROR_STALE_HANDLE = 10,
+  TENDON_ERROR_NULL_BUFFER = 11,
+  TENDON_ERROR_CAPACITY = 12,
+  TENDON_ERROR_DISCONNECTED = 13,
+  TENDON_ERROR_INACTIVE = 14,
+  TENDON_ERROR_REENTRANT = 15,
+  TENDON_ERROR_IN_USE = 16,
+  TENDON_ERROR_NULL_ARGUMENT = 100, /* a required pointer argument was NULL */
+  TENDON_ERROR_IO = 101,            /* a file could not be opened or read */
+  TENDON_ERROR_INTERNAL = 102       /* out of memory, or a bug: the call changed nothing */
+} TendonResult;
+
+/* The last failed call's message on this thread ("" when none): valid until the next
+ * failing call on this thread. field is as a host would write it ("bones[3].parent"),
+ * item the offending index or -1. */
+TENDON_C_API const char* tendon_last_error(void);
+TENDON_C_API const char* tendon_last_error_field(void);
+TENDON_C_API int32_t tendon_last_error_item(void);
+TENDON_C_API const char* tendon_result_name(TendonResult result);
+
+/* ---- the world ---- */
+typedef struct TendonWorld TendonWorld;
+
+typedef enum TendonIsa {
+  TENDON_ISA_AUTO = 0,
+  TENDON_ISA_SCALAR = 1,
+  TENDON_ISA_SCALAR_FMA = 2,
+  TENDON_ISA_SSE2 = 3,
+  TENDON_ISA_SSE42 = 4,
+  TENDON_ISA_AVX2_FMA = 5
+} TendonIsa;
+
+/* tendon::WorldSettings, field for field (units and ranges in tendon/world.h). */
+typedef struct TendonWorldSettings {
+  TendonVec3 gravity;
+  float fixed_hz;
+  int32_t max_substeps;
+  int32_t render_interpolation; /* bool */
+  float max_distance;
+  int32_t max_chains;
+  float pendulum_max_distance;
+  float teleport_distance;
+  float teleport_angle_degrees;
+  TendonVec3 ambient_wind;
+  uint64_t wind_seed;
+  int32_t ragdoll_substeps;
+  int32_t ragdoll_iterations;
+  float ragdoll_sleep_speed;
+  float ragdoll_contact_angular_damping;
+  float ragdoll_max_push_speed;
+  float ragdoll_sleep_seconds;
+  float ragdoll_settle_damping;
+  int32_t max_active_characters;
+  TendonIsa isa;
+  TendonTaskHooks tasks; /* enqueue NULL: every phase on the calling thread */
+} TendonWorldSettings;
+
+/* tendon::WorldSettings' defaults. */
+TENDON_C_API void tendon_world_settings_defaults(TendonWorldSettings* settings);
+TENDON_C_API TendonResult tendon_world_create(const TendonWorldSettings* settings, TendonWorld** out);
+/* Unbinds nothing into host buffers (as ~World); NULL is a no-op. */
+TENDON_C_API void tendon_world_destroy(TendonWorld* world);
+/* The world's last failed call's message ("" when none). */
+TENDON_C_API const char* tendon_world_last_error(const TendonWorld* world);
+TENDON_C_API TendonIsa tendon_world_active_isa(const TendonWorld* world);
+TENDON_C_API int32_t tendon_world_lane_width(const TendonWorld* world);
+TENDON_C_API uint64_t tendon_world_state_hash(const TendonWorld* world);
+
+/* ---- step and stats ---- */
+typedef struct TendonPhaseTimes {
+  double gather_ms, budget_ms, pose_ms, solve_ms, writeback_ms, pendulum_ms, ragdoll_ms, total_ms;
+} TendonPhaseTimes;
+
+/* tendon::FrameStats, field for field (bools as int32_t). */
+typedef struct TendonFrameStats {
+  uint64_t frame;
+  int32_t substeps;
+  float dropped_seconds;
+  int32_t dt_rejected;
+  float interpolation_alpha;
+  int32_t bound_chains, bound_pendulums, simulated_chains, simulated_pendulums;
+  int64_t simulated_instance_substeps;
+  int32_t sleeping_chains, culled_by_distance, culled_by_budget, sleeping_pendulums;
+  int32_t bound_ragdolls, disabled_ragdolls, simulated_ragdolls, sleeping_ragdolls, frozen_ragdolls;
+  int32_t ragdoll_substeps, ragdoll_pairs, dropped_ragdoll_pairs, ragdoll_islands, coloured_ragdoll_pairs;
+  int32_t bound_characters, active_characters, dropped_character_events;
+  int32_t snapped_teleport, snapped_wake, snapped_bad_input, reset_non_finite;
+  int32_t chain_blocks, lanes_used;
+  float lane_occupancy;
+  TendonPhaseTimes times;
+} TendonFrameStats;
+
+/* One frame (see tendon::World::Step); never fails. stats may be NULL. */
+TENDON_C_API void tendon_world_step(TendonWorld* world, float dt, TendonFrameStats* stats);
+TENDON_C_API void tendon_world_last_stats(const TendonWorld* world, TendonFrameStats* stats);
+TENDON_C_API void tendon_world_set_camera(TendonWorld* world, TendonVec3 position);
+TENDON_C_API TendonResult tendon_world_set_max_chains(TendonWorld* world, int32_t max_chains);
+/* Writes a Chrome trace (chrome://tracing, Perfetto) of every following Step to `path`;
+ * NULL closes it. */
+TENDON_C_API TendonResult tendon_world_set_trace_file(TendonWorld* world, const char* path);
+/* Unbinds every instance (each hands its bones back); returns how many. */
+TENDON_C_API int32_t tendon_world_unbind_all(TendonWorld* world);
+
+/* ---- chains ---- */
+typedef enum TendonChainModel { TENDON_CHAIN_MODEL_TENDON = 0, TENDON_CHAIN_MODEL_VRM = 1 } TendonChainModel;
+typedef enum TendonColliderShape {
+  TENDON_COLLIDER_SPHERE = 0,
+  TENDON_COLLIDER_CAPSULE = 1,
+  TENDON_COLLIDER_PLANE = 2
+} TendonColliderShape;
+
+typedef struct TendonChainBone {
+  int32_t parent; /* -1 for a root; parents come first */
+  TendonTransform rest_local;
+  int32_t virtual_tip; /* bool: no host bone behind it (a leaf) */
+} TendonChainBone;
+
+typedef struct TendonChainSettings {
+  float damping, stiffness, gravity_scale, wind_scale, node_radius;
+  TendonVec3 gravity_push;
+} TendonChainSettings;
+
+/* A per-node override: each `has_*` says whether its value applies. */
+typedef struct TendonChainNodeOverride {
+  int32_t node;
+  int32_t has_damping, has_stiffness, has_gravity_scale, has_wind_scale, has_radius, has_gravity_push,
+      has_collider_mask, has_pinned;
+  float damping, stiffness, gravity_scale, wind_scale, radius;
+  TendonVec3 gravity_push;
+  uint32_t collider_mask;
+  int32_t pinned;
+} TendonChainNodeOverride;
+
+typedef struct TendonCollider {
+  TendonColliderShape shape;
+  int32_t inside; /* bool */
+  int32_t bone;   /* a node of the chain, or -1: on host frame `frame` */
+  int32_t frame;
+  TendonVec3 a, b;
+  float radius;
+} TendonCollider;
+
+typedef struct TendonChainArchetypeSettings {
+  const char* name; /* may be NULL */
+  TendonChainModel model;
+  int32_t teleport_guard; /* -1: the model's default, 0 off, 1 on */
+  const TendonChainBone* bones;
+  int32_t bone_count;
+  TendonChainSettings settings;
+  const TendonChainNodeOverride* overrides;
+  int32_t override_count;
+  const TendonCollider* colliders;
+  int32_t collider_count;
+} TendonChainArchetypeSettings;
+
+TENDON_C_API void tendon_chain_settings_defaults(TendonChainSettings* settings);
+TENDON_C_API void tendon_chain_archetype_settings_defaults(TendonChainArchetypeSettings* settings);
+TENDON_C_API TendonResult tendon_build_chain_archetype(TendonWorld* world, const TendonChainArchetypeSettings* settings,
+                                                       TendonChainArchetypeId* out);
+
+/* The host's buffers (see tendon::ChainBinding); bone_map and collider_frames may be NULL. */
+typedef struct TendonChainBinding {
+  TendonChainArchetypeId archetype;
+  const TendonTransform* root_parent_world;
+  const TendonTransform* animated_local;
+  int32_t animated_count;
+  TendonTransform* output_local;
+  int32_t output_count;
+  const int32_t* bone_map;
+  int32_t bone_map_count;
+  const TendonTransform* collider_frames;
+  int32_t collider_frame_count;
+} TendonChainBinding;
+
+TENDON_C_API TendonResult tendon_bind_chain(TendonWorld* world, const TendonChainBinding* binding, TendonChainId* out);
+TENDON_C_API TendonResult tendon_rebind_chain(TendonWorld* world, TendonChainId chain, const TendonChainBinding* binding);
+TENDON_C_API TendonResult tendon_unbind_chain(TendonWorld* world, TendonChainId chain);
+TENDON_C_API int32_t tendon_chain_is_simulated(const TendonWorld* world, TendonChainId chain);
+/* The nodes' world positions, in the archetype's order (out holds count >= its bones). */
+TENDON_C_API TendonResult tendon_get_chain_node_positions(const TendonWorld* world, TendonChainId chain, TendonVec3* out,
+                                                          int32_t count);
+
+/* ---- pendulums ---- */
+typedef struct TendonPendulumSettings {
+  float damping, stiffness, gravity_scale, wind_scale, max_swing_degrees;
+  TendonVec3 centre, up_axis;
+} TendonPendulumSettings;
+TENDON_C_API void tendon_pendulum_settings_defaults(TendonPendulumSettings* settings);
+TENDON_C_API TendonResult tendon_bind_pendulum(TendonWorld* world, const TendonPendulumSettings* settings,
+                                               const TendonTransform* joint_world, TendonTransform* accessory_offset,
+                                               TendonPendulumId* out);
+TENDON_C_API TendonResult tendon_unbind_pendulum(TendonWorld* world, TendonPendulumId pendulum);
+
+/* ---- ragdolls ---- */
+typedef enum TendonPartShape {
+  TENDON_PART_CAPSULE = 0,
+  TENDON_PART_TAPERED_CAPSULE = 1,
+  TENDON_PART_SPHERE = 2,
+  TENDON_PART_BOX = 3
+} TendonPartShape;
+typedef enum TendonJointType { TENDON_JOINT_SWING_TWIST = 0, TENDON_JOINT_HINGE = 1 } TendonJointType;
+
+/* tendon::PartSettings with its shape, joint and motor flattened (tendon/ragdoll_settings.h). */
+typedef struct TendonPartSettings {
+  const char* name; /* may be NULL */
+  int32_t parent;
+  TendonTransform pose;
+  TendonPartShape shape;
+  float radius, top_radius, bottom_radius, half_height;
+  TendonVec3 half_extents;
+  TendonTransform shape_offset;
+  float mass, mass_share, density, friction, restitution, linear_damping, angular_damping, gravity_factor,
+      max_linear_speed, max_angular_speed;
+  TendonJointType joint_type;
+  TendonVec3 joint_anchor, twist_axis, plane_axis, child_twist_axis, child_plane_axis;
+  float normal_half_cone_degrees, plane_half_cone_degrees, twist_min_degrees, twist_max_degrees, hinge_min_degrees,
+      hinge_max_degrees, friction_torque_per_kg;
+  float motor_frequency_hz, motor_damping_ratio, motor_max_torque_per_kg;
+  int32_t motor_limb_inertia;
+} TendonPartSettings;
+
+typedef struct TendonRagdollSettings {
+  const char* name;
+  const TendonPartSettings* parts;
+  int32_t part_count;
+  float total_mass;
+  int32_t stabilize; /* bool */
+  float stabilize_max_mass_ratio, stabilize_min_inertia_ratio;
+  const int32_t* self_collision_pairs; /* 2 part indices per pair */
+  int32_t self_collision_pair_count;
+  uint32_t collision_group, collision_mask;
+} TendonRagdollSettings;
+
+TENDON_C_API void tendon_part_settings_defaults(TendonPartSettings* settings);
+TENDON_C_API void tendon_ragdoll_settings_defaults(TendonRagdollSettings* settings);
+TENDON_C_API TendonResult tendon_build_ragdoll_archetype(TendonWorld* world, const TendonRagdollSettings* settings,
+                                                         TendonRagdollArchetypeId* out);
+TENDON_C_API int32_t tendon_ragdoll_part_count(const TendonWorld* world, TendonRagdollArchetypeId archetype);
+
+/* The static world: planes, spheres, capsules, boxes, one heightfield and one mesh. */
+typedef struct TendonStaticWorldSettings {
+  const TendonVec3* plane_normals; /* with plane_offsets: dot(normal, x) = offset */
+  const float* plane_offsets;
+  int32_t plane_count;
+  const TendonVec3* sphere_centres;
+  const float* sphere_radii;
+  int32_t sphere_count;
+  const TendonVec3* capsule_ends; /* 2 per capsule */
+  const float* capsule_radii;
+  int32_t capsule_count;
+  const TendonTransform* box_poses;
+  const TendonVec3* box_half_extents;
+  int32_t box_count;
+  TendonVec3 heightfield_origin;
+  int32_t heightfield_samples_x, heightfield_samples_z; /* 0: none */
+  float heightfield_spacing;
+  const float* heightfield_heights;
+  const TendonVec3* mesh_vertices;
+  int32_t mesh_vertex_count;
+  const uint32_t* mesh_indices;
+  int32_t mesh_index_count;
+} TendonStaticWorldSettings;
+TENDON_C_API TendonResult tendon_build_static_world(TendonWorld* world, const TendonStaticWorldSettings* settings);
+
+typedef enum TendonCollideMode { TENDON_COLLIDE_ALL = 0, TENDON_COLLIDE_STATIC = 1 } TendonCollideMode;
+
+typedef struct TendonRagdollBinding {
+  TendonRagdollArchetypeId archetype;
+  TendonTransform placement;
+  const TendonTransform* start_parts; /* NULL: the build pose under placement */
+  int32_t start_part_count;
+  TendonVec3 linear_velocity, angular_velocity;
+  TendonTransform* output_parts;
+  int32_t output_part_count;
+  const TendonTransform* kinematic_root; /* may be NULL */
+  int32_t freeze_when_asleep;
+  float freeze_after_seconds;
+  TendonVec3 planar_normal;
+  TendonCollideMode collide_mode;
+  int32_t enabled;
+} TendonRagdollBinding;
+TENDON_C_API void tendon_ragdoll_binding_defaults(TendonRagdollBinding* binding);
+TENDON_C_API TendonResult tendon_bind_ragdoll(TendonWorld* world, const TendonRagdollBinding* binding, TendonRagdollId* out);
+TENDON_C_API TendonResult tendon_unbind_ragdoll(TendonWorld* world, TendonRagdollId ragdoll);
+TENDON_C_API TendonResult tendon_set_ragdoll_enabled(TendonWorld* world, TendonRagdollId ragdoll, int32_t enabled);
+TENDON_C_API TendonResult tendon_apply_ragdoll_impulse(TendonWorld* world, TendonRagdollId ragdoll, int32_t part,
+                                                       TendonVec3 impulse, TendonVec3 world_point);
+TENDON_C_API TendonResult tendon_wake_ragdoll(TendonWorld* world, TendonRagdollId ragdoll);
+TENDON_C_API int32_t tendon_ragdoll_is_asleep(const TendonWorld* world, TendonRagdollId ragdoll);
+
+typedef struct TendonRaycastHit {
+  TendonRagdollId ragdoll; /* 0 for the static world */
+  int32_t part;
+  int32_t static_shape;
+  TendonVec3 point, normal;
+  float distance;
+} TendonRaycastHit;
+/* 1 on a hit (filled into *hit), 0 otherwise. */
+TENDON_C_API int32_t tendon_raycast_ragdolls(const TendonWorld* world, TendonVec3 origin, TendonVec3 direction,
+                                             float max_distance, TendonRaycastHit* hit);
+TENDON_C_API int32_t tendon_raycast_static(const TendonWorld* world, TendonVec3 origin, TendonVec3 direction,
+                                           float max_distance, TendonRaycastHit* hit);
+
+/* ---- characters ---- */
+typedef struct TendonHumanoidBone {
+  const char* role; /* "hips", "spine", "leftUpperLeg", ... (VRM's humanoid names) */
+  int32_t bone;
+} TendonHumanoidBone;
+
+typedef enum TendonLimitSource { TENDON_LIMITS_TABLE = 0, TENDON_LIMITS_CLIPS = 1 } TendonLimitSource;
+
+typedef struct TendonSampledClip {
+  const char* name;
+  int32_t frame_count;
+  const TendonTransform* local; /* frame_count x bone_count, frame-major */
+} TendonSampledClip;
+
+/* A humanoid character over a skeleton (tendon::CharacterSettings without explicit parts). */
+typedef struct TendonCharacterSettings {
+  const char* name;
+  int32_t bone_count;
+  const char* const* bone_names;
+  const int32_t* bone_parents;
+  const TendonTransform* bone_rest_local;
+  const TendonHumanoidBone* humanoid_bones; /* may be NULL: bones matched by name */
+  int32_t humanoid_bone_count;
+  float total_mass, friction, linear_damping, angular_damping;
+  float drive_frequency_hz, drive_damping_ratio, drive_torque_per_kg, joint_friction_per_kg;
+  TendonLimitSource limit_source;
+  const TendonSampledClip* limit_clips;
+  int32_t limit_clip_count;
+  float limits_margin_degrees;
+  uint32_t collision_group, collision_mask;
+} TendonCharacterSettings;
+TENDON_C_API void tendon_character_settings_defaults(TendonCharacterSettings* settings);
+TENDON_C_API TendonResult tendon_build_character_archetype(TendonWorld* world, const TendonCharacterSettings* settings,
+                                                           TendonCharacterArchetypeId* out);
+TENDON_C_API int32_t tendon_character_part_count(const TendonWorld* world, TendonCharacterArchetypeId archetype);
+/* -1 when the archetype has no part of that name. */
+TENDON_C_API int32_t tendon_find_character_part(const TendonWorld* world, TendonCharacterArchetypeId archetype,
+                                                const char* name);
+
+typedef struct TendonCharacterBinding {
+  TendonCharacterArchetypeId archetype;
+  const TendonTransform* model_world;
+  const TendonTransform* animated_local;
+  TendonTransform* output_local;
+  TendonTransform* output_world; /* may be NULL */
+  int32_t bone_count;            /* of each buffer */
+  TendonCollideMode collide_mode;
+  TendonVec3 planar_normal;
+  int32_t freeze_when_settled;
+  float freeze_after_seconds;
+} TendonCharacterBinding;
+TENDON_C_API void tendon_character_binding_defaults(TendonCharacterBinding* binding);
+TENDON_C_API TendonResult tendon_bind_character(TendonWorld* world, const TendonCharacterBinding* binding,
+                                                TendonCharacterId* out);
+TENDON_C_API TendonResult tendon_rebind_character(TendonWorld* world, TendonCharacterId character,
+                                                  const TendonCharacterBinding* binding);
+TENDON_C_API TendonResult tendon_unbind_character(TendonWorld* world, TendonCharacterId character);
+
+typedef struct TendonActivateOptions {
+  TendonVec3 launch_velocity, impulse;
+  float strength; /* < 0: keep the character's */
+  int32_t anchored; /* -1: keep the character's */
+  float duration_seconds;
+  float release_blend_seconds;
+} TendonActivateOptions;
+TENDON_C_API void tendon_activate_options_defaults(TendonActivateOptions* options);
+TENDON_C_API TendonResult tendon_activate_character(TendonWorld* world, TendonCharacterId character,
+                                                    const TendonActivateOptions* options /* NULL: defaults */);
+typedef enum TendonHandBackSpace {
+  TENDON_HAND_BACK_AUTO = 0,
+  TENDON_HAND_BACK_WORLD = 1,
+  TENDON_HAND_BACK_MODEL = 2
+} TendonHandBackSpace;
+TENDON_C_API TendonResult tendon_deactivate_character(TendonWorld* world, TendonCharacterId character,
+                                                      float blend_seconds, TendonHandBackSpace space);
+TENDON_C_API TendonResult tendon_set_character_strength(TendonWorld* world, TendonCharacterId character, float strength);
+TENDON_C_API TendonResult tendon_set_character_anchored(TendonWorld* world, TendonCharacterId character, int32_t anchored);
+typedef struct TendonHitOptions {
+  float duration_seconds, blend_seconds, strength;
+} TendonHitOptions;
+TENDON_C_API void tendon_hit_options_defaults(TendonHitOptions* options);
+TENDON_C_API TendonResult tendon_hit_character(TendonWorld* world, TendonCharacterId character, int32_t part,
+                                               TendonVec3 impulse, TendonVec3 world_point,
+                                               const TendonHitOptions* options /* NULL: defaults */);
+TENDON_C_API TendonResult tendon_character_go_limp(TendonWorld* world, TendonCharacterId character, float seconds);
+TENDON_C_API TendonResult tendon_apply_character_impulse(TendonWorld* world, TendonCharacterId character,
+                                                         TendonVec3 impulse);
+
+typedef enum TendonFacing { TENDON_FACING_UP = 0, TENDON_FACING_DOWN = 1, TENDON_FACING_SIDE = 2 } TendonFacing;
+typedef struct TendonCharacterState {
+  int32_t active, blending_out, settled, anchored;
+  float strength;
+  uint32_t generation;
+  TendonTransform root;
+  TendonVec3 root_velocity;
+  float speed, total_mass, unanchored_mass;
+  TendonFacing facing;
+  float heading_degrees;
+} TendonCharacterState;
+TENDON_C_API TendonResult tendon_get_character_state(const TendonWorld* world, TendonCharacterId character,
+                                                     TendonCharacterState* out);
+TENDON_C_API TendonResult tendon_get_character_recovery_root(const TendonWorld* world, TendonCharacterId character,
+                                                             float leg_room, TendonTransform* out);
+TENDON_C_API TendonRagdollId tendon_character_ragdoll(const TendonWorld* world, TendonCharacterId character);
+
+typedef enum TendonEventType { TENDON_EVENT_STARTED = 0, TENDON_EVENT_ENDED = 1 } TendonEventType;
+typedef enum TendonEndReason {
+  TENDON_END_RELEASED = 0,
+  TENDON_END_EVICTED = 1,
+  TENDON_END_EXPIRED = 2,
+  TENDON_END_REMOVED = 3
+} TendonEndReason;
+typedef struct TendonCharacterEvent {
+  TendonEventType type;
+  TendonCharacterId character;
+  uint32_t generation;
+  TendonEndReason reason;
+  double time;
+} TendonCharacterEvent;
+/* Moves up to `capacity` queued events into out; returns how many. */
+TENDON_C_API int32_t tendon_drain_character_events(TendonWorld* world, TendonCharacterEvent* out, int32_t capacity);
+
+/* ---- glTF / VRM avatars (ports/gltf/vrm_avatar.h) ---- */
+typedef struct TendonVrmOptions {
+  int32_t character; /* bool: build the ragdoll-able character when the file has a humanoid */
+  float total_mass;
+  TendonLimitSource limit_source;
+} TendonVrmOptions;
+TENDON_C_API void tendon_vrm_options_defaults(TendonVrmOptions* options);
+/* Imports a .vrm / .gltf / .glb and builds its chains (and character) in the world. */
+TENDON_C_API TendonResult tendon_load_vrm_kind(TendonWorld* world, const char* path,
+                                               const TendonVrmOptions* options /* NULL: defaults */, TendonVrmKindId* out);
+TENDON_C_API TendonResult tendon_load_vrm_kind_from_memory(TendonWorld* world, const void* bytes, size_t size,
+                                                           const char* name, const TendonVrmOptions* options,
+                                                           TendonVrmKindId* out);
+TENDON_C_API int32_t tendon_vrm_kind_bone_count(const TendonWorld* world, TendonVrmKindId kind);
+TENDON_C_API int32_t tendon_vrm_kind_joint_count(const TendonWorld* world, TendonVrmKindId kind);
+/* An avatar on buffers Tendon owns (bone_count transforms each), at model_world. */
+TENDON_C_API TendonResult tendon_bind_vrm_avatar(TendonWorld* world, TendonVrmKindId kind, TendonTransform model_world,
+                                                 TendonVrmAvatarId* out);
+TENDON_C_API TendonResult tendon_unbind_vrm_avatar(TendonWorld* world, TendonVrmAvatarId avatar);
+
+/* The avatar's buffers: the host writes model_world and animated_local before Step, reads
+ * output_local (and output_world) after. The pointers stay valid while it is bound. */
+typedef struct TendonVrmAvatarBuffers {
+  TendonTransform* model_world;
+  TendonTransform* animated_local;
+  const TendonTransform* output_local;
+  const TendonTransform* output_world;
+  int32_t bone_count;
+  TendonCharacterId character; /* 0 without a humanoid */
+} TendonVrmAvatarBuffers;
+TENDON_C_API TendonResult tendon_vrm_avatar_buffers(TendonWorld* world, TendonVrmAvatarId avatar,
+                                                    TendonVrmAvatarBuffers* out);
+/* Forward kinematics into output_world, for an avatar without a character (call before Step). */
+TENDON_C_API TendonResult tendon_vrm_avatar_update_world(TendonWorld* world, TendonVrmAvatarId avatar);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TENDON_TENDON_C_H_ */

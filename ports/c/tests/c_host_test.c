@@ -1,0 +1,290 @@
+/* ports/c/tests/c_host_test.c: a C11 host of tendon_c (compiled -Wall -Wextra -Wpedantic
+ * -Werror). It builds a chain, a ragdoll and a character from plain arrays, binds them on
+ * its own buffers, steps, reads poses back, checks every refusal it provokes (code, field,
+ * message), writes a trace, and, when ../shared/data is there, loads a VRM avatar.
+ * Prints "N passed, N failed" and exits non-zero on any failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tendon/tendon_c.h"
+
+static int g_passed = 0, g_failed = 0;
+#define CHECK(cond)                                                      \
+  do {                                                                   \
+    if (cond) {                                                          \
+      ++g_passed;                                                        \
+    } else {                                                             \
+      ++g_failed;                                                        \
+      fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, tendon_last_error()); \
+    }                                                                    \
+  } while (0)
+
+static TendonTransform At(float x, float y, float z) {
+  TendonTransform t = tendon_transform_identity();
+  t.translation.x = x;
+  t.translation.y = y;
+  t.translation.z = z;
+  return t;
+}
+static float Dist(TendonVec3 a, TendonVec3 b) {
+  const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
+  return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+static int FiniteT(const TendonTransform* t) {
+  const float* f = &t->translation.x;
+  int i;
+  for (i = 0; i < 10; ++i)
+    if (!isfinite(f[i])) return 0;
+  return 1;
+}
+
+static void TestChain(TendonWorld* w) {
+  enum { kBones = 4 };
+  TendonChainBone bones[kBones];
+  TendonChainArchetypeSettings s;
+  TendonChainArchetypeId arch = 0;
+  TendonCollider ball;
+  TendonTransform root = At(0, 2, 0), animated[kBones], output[kBones], frames[1];
+  TendonChainBinding b;
+  TendonChainId chain = 0;
+  TendonVec3 nodes[kBones];
+  TendonFrameStats st;
+  int i, f;
+  for (i = 0; i < kBones; ++i) {
+    bones[i].parent = i - 1;
+    bones[i].rest_local = i == 0 ? tendon_transform_identity() : At(0, -0.1f, 0);
+    bones[i].virtual_tip = 0;
+  }
+  tendon_chain_archetype_settings_defaults(&s);
+  s.name = "c tail";
+  s.bones = bones;
+  s.bone_count = kBones;
+  memset(&ball, 0, sizeof ball);
+  ball.shape = TENDON_COLLIDER_SPHERE;
+  ball.bone = -1;
+  ball.frame = 0;
+  ball.radius = 0.05f;
+  s.colliders = &ball;
+  s.collider_count = 1;
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_OK && arch != 0);
+
+  /* A refusal names the item and the field. */
+  bones[2].parent = 7;
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_ERROR_PARENT_OUT_OF_RANGE);
+  CHECK(strcmp(tendon_last_error_field(), "bones[2].parent") == 0);
+  CHECK(tendon_last_error_item() == 2);
+  CHECK(strstr(tendon_world_last_error(w), "parent 7") != NULL);
+  bones[2].parent = 1;
+  s.bone_count = -1;
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_ERROR_NULL_BUFFER);
+  s.bone_count = kBones;
+  CHECK(tendon_build_chain_archetype(w, NULL, &arch) == TENDON_ERROR_NULL_ARGUMENT);
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_OK);
+
+  for (i = 0; i < kBones; ++i) animated[i] = output[i] = bones[i].rest_local;
+  frames[0] = At(0.3f, 1.75f, 0);
+  memset(&b, 0, sizeof b);
+  b.archetype = arch;
+  b.root_parent_world = &root;
+  b.animated_local = animated;
+  b.animated_count = kBones;
+  b.output_local = output;
+  b.output_count = 2; /* too small */
+  b.collider_frames = frames;
+  b.collider_frame_count = 1;
+  CHECK(tendon_bind_chain(w, &b, &chain) == TENDON_ERROR_NULL_BUFFER);
+  CHECK(strcmp(tendon_last_error_field(), "output_local") == 0);
+  b.output_count = kBones;
+  CHECK(tendon_bind_chain(w, &b, &chain) == TENDON_OK && chain != 0);
+
+  for (f = 0; f < 90; ++f) {
+    root.translation.x = 0.4f * sinf(0.1f * (float)f);
+    tendon_world_step(w, 1.0f / 60.0f, &st);
+  }
+  CHECK(st.frame == 90 && st.simulated_chains >= 1 && st.reset_non_finite == 0);
+  CHECK(tendon_chain_is_simulated(w, chain) == 1);
+  CHECK(tendon_get_chain_node_positions(w, chain, nodes, kBones) == TENDON_OK);
+  for (i = 1; i < kBones; ++i) CHECK(fabsf(Dist(nodes[i], nodes[i - 1]) - 0.1f) < 0.01f); /* links keep their length */
+  CHECK(Dist(nodes[0], root.translation) < 1e-4f);                                      /* the root follows its parent */
+  CHECK(fabsf(output[1].rotation.z) + fabsf(output[1].rotation.x) > 1e-3f);             /* the tail swings */
+  for (i = 0; i < kBones; ++i) CHECK(FiniteT(&output[i]));
+  CHECK(tendon_get_chain_node_positions(w, chain, nodes, 2) == TENDON_ERROR_NULL_BUFFER);
+
+  CHECK(tendon_unbind_chain(w, chain) == TENDON_OK);
+  CHECK(tendon_unbind_chain(w, chain) == TENDON_ERROR_STALE_HANDLE); /* generation-checked */
+}
+
+/* A humanoid of 18 bones named by VRM's roles, standing with its hips at 1 m, facing +Z. */
+enum { kHumanBones = 18 };
+static const char* const kNames[kHumanBones] = {
+    "hips",         "spine",         "neck",         "head",          "leftUpperArm",  "leftLowerArm",
+    "leftHand",     "rightUpperArm", "rightLowerArm", "rightHand",    "leftUpperLeg",  "leftLowerLeg",
+    "leftFoot",     "leftToes",      "rightUpperLeg", "rightLowerLeg", "rightFoot",     "rightToes"};
+static const int32_t kParents[kHumanBones] = {-1, 0, 1, 2, 1, 4, 5, 1, 7, 8, 0, 10, 11, 12, 0, 14, 15, 16};
+static const float kOffsets[kHumanBones][3] = {
+    {0, 1.0f, 0},     {0, 0.25f, 0},    {0, 0.3f, 0},    {0, 0.1f, 0},     {0.18f, 0.25f, 0}, {0.28f, 0, 0},
+    {0.25f, 0, 0},    {-0.18f, 0.25f, 0}, {-0.28f, 0, 0}, {-0.25f, 0, 0},  {0.1f, -0.05f, 0}, {0, -0.45f, 0},
+    {0, -0.45f, 0},   {0, -0.05f, 0.12f}, {-0.1f, -0.05f, 0}, {0, -0.45f, 0}, {0, -0.45f, 0}, {0, -0.05f, 0.12f}};
+
+static void TestCharacterAndRagdoll(TendonWorld* w) {
+  TendonTransform rest[kHumanBones], animated[kHumanBones], output[kHumanBones], world_pose[kHumanBones];
+  TendonTransform model = At(0, 0, 0);
+  TendonCharacterSettings cs;
+  TendonCharacterArchetypeId arch = 0;
+  TendonCharacterBinding cb;
+  TendonCharacterId character = 0;
+  TendonCharacterState state;
+  TendonCharacterEvent events[8];
+  TendonVec3 up = {0, 1, 0};
+  float plane_offset = 0.0f;
+  TendonStaticWorldSettings sw;
+  TendonRaycastHit hit;
+  TendonVec3 origin = {0, 5, 0}, down = {0, -1, 0};
+  TendonPartSettings parts[2];
+  TendonRagdollSettings rs;
+  TendonRagdollArchetypeId rarch = 0;
+  TendonRagdollBinding rb;
+  TendonRagdollId ragdoll = 0;
+  TendonTransform ragdoll_out[2];
+  int i, f, n;
+
+  memset(&sw, 0, sizeof sw);
+  sw.plane_normals = &up;
+  sw.plane_offsets = &plane_offset;
+  sw.plane_count = 1;
+  CHECK(tendon_build_static_world(w, &sw) == TENDON_OK);
+  CHECK(tendon_raycast_static(w, origin, down, 100.0f, &hit) == 1 && fabsf(hit.distance - 5.0f) < 1e-4f);
+
+  for (i = 0; i < kHumanBones; ++i) rest[i] = animated[i] = output[i] = world_pose[i] = At(kOffsets[i][0], kOffsets[i][1], kOffsets[i][2]);
+  tendon_character_settings_defaults(&cs);
+  cs.name = "c humanoid";
+  cs.bone_count = kHumanBones;
+  cs.bone_names = kNames;
+  cs.bone_parents = kParents;
+  cs.bone_rest_local = rest;
+  CHECK(tendon_build_character_archetype(w, &cs, &arch) == TENDON_OK);
+  CHECK(tendon_character_part_count(w, arch) >= 10);
+  CHECK(tendon_find_character_part(w, arch, "Hips") >= 0 || tendon_find_character_part(w, arch, "hips") >= 0);
+
+  tendon_character_binding_defaults(&cb);
+  cb.archetype = arch;
+  cb.model_world = &model;
+  cb.animated_local = animated;
+  cb.output_local = output;
+  cb.output_world = world_pose;
+  cb.bone_count = kHumanBones;
+  CHECK(tendon_bind_character(w, &cb, &character) == TENDON_OK);
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(fabsf(world_pose[0].translation.y - 1.0f) < 1e-4f); /* inactive: the animation, in world space */
+  CHECK(tendon_activate_character(w, character, NULL) == TENDON_OK);
+  for (f = 0; f < 120; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(tendon_get_character_state(w, character, &state) == TENDON_OK);
+  CHECK(state.active == 1 && state.total_mass > 60.0f);
+  CHECK(world_pose[0].translation.y < 0.6f); /* limp and unpowered, it fell */
+  for (i = 0; i < kHumanBones; ++i) CHECK(FiniteT(&output[i]) && FiniteT(&world_pose[i]));
+  n = tendon_drain_character_events(w, events, 8);
+  CHECK(n >= 1 && events[0].type == TENDON_EVENT_STARTED && events[0].character == character);
+  CHECK(tendon_character_ragdoll(w, character) != 0);
+  CHECK(tendon_deactivate_character(w, character, 0.2f, TENDON_HAND_BACK_AUTO) == TENDON_OK);
+  CHECK(tendon_hit_character(w, character, 999, origin, origin, NULL) != TENDON_OK); /* no part 999 */
+  CHECK(tendon_unbind_character(w, character) == TENDON_OK);
+
+  tendon_part_settings_defaults(&parts[0]);
+  tendon_part_settings_defaults(&parts[1]);
+  parts[0].name = "upper";
+  parts[0].pose = At(0, 1.5f, 0);
+  parts[0].mass = 3.0f;
+  parts[1].name = "lower";
+  parts[1].parent = 0;
+  parts[1].pose = At(0, 1.2f, 0);
+  parts[1].mass = 2.0f;
+  parts[1].joint_anchor.y = 1.35f;
+  tendon_ragdoll_settings_defaults(&rs);
+  rs.name = "c limb";
+  rs.parts = parts;
+  rs.part_count = 2;
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_OK);
+  CHECK(tendon_ragdoll_part_count(w, rarch) == 2);
+  tendon_ragdoll_binding_defaults(&rb);
+  rb.archetype = rarch;
+  rb.output_parts = ragdoll_out;
+  rb.output_part_count = 2;
+  CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_OK);
+  for (f = 0; f < 120; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(ragdoll_out[0].translation.y < 0.5f && ragdoll_out[0].translation.y > 0.0f); /* fell onto the plane */
+  CHECK(tendon_raycast_ragdolls(w, (TendonVec3){0, 3, 0}, down, 10.0f, &hit) == 1 && hit.ragdoll == ragdoll);
+  CHECK(tendon_unbind_ragdoll(w, ragdoll) == TENDON_OK);
+}
+
+static void TestVrm(TendonWorld* w) {
+  char path[1024];
+  const char* data = getenv("TENDON_SHARED_DATA");
+  TendonVrmKindId kind = 0;
+  TendonVrmAvatarId avatar = 0;
+  TendonVrmAvatarBuffers buf;
+  FILE* probe;
+  int f, i, moved = 0;
+  CHECK(tendon_load_vrm_kind(w, "/nonexistent/model.vrm", NULL, &kind) == TENDON_ERROR_IO);
+  CHECK(strstr(tendon_last_error(), "/nonexistent/model.vrm") != NULL);
+  CHECK(tendon_load_vrm_kind_from_memory(w, "not a glb", 9, "junk.glb", NULL, &kind) != TENDON_OK);
+  if (data == NULL) return;
+  snprintf(path, sizeof path, "%s/vrm/godette/Godette_vrm_v4.vrm", data);
+  probe = fopen(path, "rb");
+  if (probe == NULL) {
+    printf("c_host_test: %s not found, the VRM part is skipped\n", path);
+    return;
+  }
+  fclose(probe);
+  CHECK(tendon_load_vrm_kind(w, path, NULL, &kind) == TENDON_OK);
+  CHECK(tendon_vrm_kind_joint_count(w, kind) == 16 && tendon_vrm_kind_bone_count(w, kind) == 71);
+  CHECK(tendon_bind_vrm_avatar(w, kind, At(5, 0, 0), &avatar) == TENDON_OK);
+  CHECK(tendon_vrm_avatar_buffers(w, avatar, &buf) == TENDON_OK && buf.bone_count == 71 && buf.character != 0);
+  for (f = 0; f < 60; ++f) {
+    buf.model_world->translation.x = 5.0f + 0.5f * sinf(0.2f * (float)f);
+    tendon_world_step(w, 1.0f / 60.0f, NULL);
+  }
+  for (i = 0; i < buf.bone_count; ++i) {
+    CHECK(FiniteT(&buf.output_local[i]));
+    moved += memcmp(&buf.output_local[i].rotation, &buf.animated_local[i].rotation, sizeof(TendonQuat)) != 0;
+  }
+  CHECK(moved >= 8); /* the springs' bones swing away from the animation */
+  CHECK(tendon_unbind_vrm_avatar(w, avatar) == TENDON_OK);
+  CHECK(tendon_vrm_avatar_buffers(w, avatar, &buf) == TENDON_ERROR_STALE_HANDLE);
+}
+
+int main(void) {
+  TendonWorldSettings ws;
+  TendonWorld* w = NULL;
+  FILE* trace;
+  long size;
+  tendon_world_settings_defaults(&ws);
+  CHECK(ws.fixed_hz == 60.0f && ws.max_substeps == 3);
+  ws.fixed_hz = 5.0f; /* outside [10, 1000] */
+  CHECK(tendon_world_create(&ws, &w) == TENDON_ERROR_OUT_OF_RANGE && w == NULL);
+  CHECK(strstr(tendon_last_error(), "fixed_hz") != NULL || strcmp(tendon_last_error_field(), "fixed_hz") == 0);
+  tendon_world_settings_defaults(&ws);
+  ws.max_distance = INFINITY;
+  ws.render_interpolation = 0;
+  CHECK(tendon_world_create(&ws, &w) == TENDON_OK && w != NULL);
+  CHECK(tendon_world_lane_width(w) >= 1);
+  CHECK(tendon_world_set_trace_file(w, "/tmp/tendon_c_host_test_trace.json") == TENDON_OK);
+  TestChain(w);
+  TestCharacterAndRagdoll(w);
+  TestVrm(w);
+  CHECK(tendon_world_set_trace_file(w, NULL) == TENDON_OK);
+  trace = fopen("/tmp/tendon_c_host_test_trace.json", "rb");
+  CHECK(trace != NULL);
+  if (trace != NULL) {
+    fseek(trace, 0, SEEK_END);
+    size = ftell(trace);
+    fclose(trace);
+    CHECK(size > 1000);
+  }
+  CHECK(tendon_world_set_trace_file(w, "/nonexistent-dir/trace.json") == TENDON_ERROR_IO);
+  tendon_world_destroy(w);
+  tendon_world_destroy(NULL);
+  printf("%d passed, %d failed\n", g_passed, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}
