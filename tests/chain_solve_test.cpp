@@ -11,7 +11,7 @@ namespace tendon::test {
 namespace {
 
 constexpr float kStep = 1.0f / 60.0f;
-constexpr Isa kEveryIsa[] = {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma};
+constexpr Isa kEveryIsa[] = {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon};
 
 float RelativeError(float a, float b) { return std::fabs(a - b) / std::max(1.0f, std::max(std::fabs(a), std::fabs(b))); }
 
@@ -83,7 +83,7 @@ void CompareWithScalar(Isa isa) {
   if (!IsIsaSupported(isa)) GTEST_SKIP() << ToString(isa) << " is not supported on this CPU";
   WorldSettings ws;
   ws.ambient_wind = {2, 0, 1};
-  ws.isa = isa == Isa::kAvx2Fma ? Isa::kScalarFma : Isa::kScalar;
+  ws.isa = isa == Isa::kAvx2Fma || isa == Isa::kNeon ? Isa::kScalarFma : Isa::kScalar;
   auto ref = MakeWorld(ws);
   ws.isa = isa;
   auto simd = MakeWorld(ws);
@@ -143,6 +143,7 @@ void CompareWithScalar(Isa isa) {
 TEST(ChainSolve, Sse2KernelAgreesWithTheScalarReference) { CompareWithScalar(Isa::kSse2); }
 TEST(ChainSolve, Sse42KernelAgreesWithTheScalarReference) { CompareWithScalar(Isa::kSse42); }
 TEST(ChainSolve, Avx2FmaKernelAgreesWithTheScalarReference) { CompareWithScalar(Isa::kAvx2Fma); }
+TEST(ChainSolve, NeonKernelAgreesWithTheScalarReference) { CompareWithScalar(Isa::kNeon); }
 
 // The same motion fed at 30 and at 240 frames per second settles to the same sag.
 TEST(ChainSolve, ThirtyAndTwoHundredFortyFpsFeedsConverge) {

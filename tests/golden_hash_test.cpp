@@ -39,6 +39,16 @@ struct Golden {
 //   corners start up to a few cm inside their neighbours, and a penetration a body is
 //   placed in is now pushed out at WorldSettings::ragdoll_max_push_speed instead of in
 //   one substep. The scenes and piles, placed clear, are unchanged bit for bit.
+#if defined(__aarch64__)
+// ARM64 (glibc's sin and cos there give the scenes other last bits than x86-64's, so the
+// scene and pile hashes are this platform's; the crate heap, which uses neither, agrees).
+// Recorded under qemu-aarch64 (IEEE arithmetic is emulated exactly) at issue 13's ARM64 work.
+constexpr Golden kGolden[] = {
+    {Isa::kScalar, 0x4de2667356206435ull, 0xa5dac0c409896e12ull, 0xe2d1e05c761acdeeull},
+    {Isa::kScalarFma, 0x9d65aa8480d5e1f4ull, 0x70a9d6c7cbfaf4afull, 0xaa25d4420bb9c7b7ull},
+    {Isa::kNeon, 0x06db62d9c7fc99d3ull, 0x3fe4c7a37eef1e2bull, 0x4330b915df9836adull},
+};
+#else
 constexpr Golden kGolden[] = {
     {Isa::kScalar, 0x8ab2fc62f59f08d7ull, 0xa5dac0c409896e12ull, 0xd5032ce65b0ed792ull},
     {Isa::kScalarFma, 0x8b591f75d8f296c5ull, 0x70a9d6c7cbfaf4afull, 0xa95367a12b858334ull},
@@ -46,6 +56,7 @@ constexpr Golden kGolden[] = {
     {Isa::kSse42, 0x4f7b17b4c73097fcull, 0xc244827d89d396bdull, 0x27f133760ca65e38ull},
     {Isa::kAvx2Fma, 0x9e1f589872a5d349ull, 0xf5d5106731ef55c7ull, 0x7e907c62c0594f79ull},
 };
+#endif
 
 std::string Hex(uint64_t v) {
   char text[24];
@@ -101,7 +112,12 @@ std::vector<uint64_t> RunPile(Isa isa) {
   return hashes;
 }
 
+// The hashes are per platform: the scenes' animation and placement go through the C
+// library's sin and cos, whose last bits are the platform's (see the ARM64 table).
 TEST(GoldenHash, EveryInstructionSetReproducesTheRecordedStateHashes) {
+#if !defined(__x86_64__) && !defined(_M_X64) && !defined(__aarch64__)
+  GTEST_SKIP() << "hashes are recorded for x86-64 and ARM64 only";
+#endif
   const TaskHooks serial{nullptr, nullptr, nullptr, 1};
   int checked = 0;
   for (const Golden& g : kGolden) {

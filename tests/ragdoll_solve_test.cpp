@@ -561,7 +561,7 @@ TEST(RigidSolve, BadHeightfieldsAndMeshesAreNamed) {
 void CompareRigidWithScalar(Isa isa) {
   if (!IsIsaSupported(isa)) GTEST_SKIP() << ToString(isa) << " is not supported on this CPU";
   WorldSettings ws;
-  ws.isa = isa == Isa::kAvx2Fma ? Isa::kScalarFma : Isa::kScalar;
+  ws.isa = isa == Isa::kAvx2Fma || isa == Isa::kNeon ? Isa::kScalarFma : Isa::kScalar;
   Rig ref, simd;
   if (!LoadHuman(&ref, ws)) GTEST_SKIP() << HumanPath() << " is not available";
   ws.isa = isa;
@@ -588,6 +588,7 @@ void CompareRigidWithScalar(Isa isa) {
 
 TEST(RigidSolve, Sse2KernelAgreesWithTheScalarReference) { CompareRigidWithScalar(Isa::kSse2); }
 TEST(RigidSolve, Avx2FmaKernelAgreesWithTheScalarReference) { CompareRigidWithScalar(Isa::kAvx2Fma); }
+TEST(RigidSolve, NeonKernelAgreesWithTheScalarReference) { CompareRigidWithScalar(Isa::kNeon); }
 
 TEST(RigidSolve, ACapsuleLyingAcrossABallRestsOnItsMiddle) {
   auto w = MakeWorld();

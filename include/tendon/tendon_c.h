@@ -104,7 +104,8 @@ typedef enum TendonIsa {
   TENDON_ISA_SCALAR_FMA = 2,
   TENDON_ISA_SSE2 = 3,
   TENDON_ISA_SSE42 = 4,
-  TENDON_ISA_AVX2_FMA = 5
+  TENDON_ISA_AVX2_FMA = 5,
+  TENDON_ISA_NEON = 6
 } TendonIsa;
 
 /* tendon::WorldSettings, field for field (units and ranges in tendon/world.h). */

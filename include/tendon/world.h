@@ -56,8 +56,10 @@ struct WorldAccess;
 // Which kernel runs the solve. kAuto picks the best the CPU has; the environment
 // variable TENDON_FORCE_SCALAR=1 turns kAuto into kScalar. kScalar is the reference for
 // the SSE kernels (separate multiply and add); kScalarFma is the reference for kAvx2Fma
-// (fused multiply-add, std::fma): each pair evaluates the same arithmetic.
-enum class Isa : uint8_t { kAuto, kScalar, kScalarFma, kSse2, kSse42, kAvx2Fma };
+// and kNeon (fused multiply-add, std::fma): each pair evaluates the same arithmetic. A
+// build has the kernels of its target: the SSE and AVX2 ones on x86-64, NEON on ARM64
+// (xsimd's neon64, 4 lanes), and the scalar ones everywhere.
+enum class Isa : uint8_t { kAuto, kScalar, kScalarFma, kSse2, kSse42, kAvx2Fma, kNeon };
 const char* ToString(Isa isa);
 // Whether this build has a kernel for `isa` and this CPU can run it.
 bool IsIsaSupported(Isa isa);

@@ -1,7 +1,9 @@
 // kernel/chains/chain_kernels.cpp: run-time choice of the chain kernels.
 //
 // Compiled with the baseline flags only: it asks xsimd which instruction sets the CPU and
-// OS support, and hands out the table of the matching translation unit.
+// OS support, and hands out the table of the matching translation unit. Which kernels a
+// build has is its target's (kernel/CMakeLists.txt): TENDON_KERNELS_X86 (SSE2, SSE4.2,
+// AVX2+FMA) on x86-64, TENDON_KERNELS_NEON on ARM64, the scalar ones everywhere.
 #include "kernel/chains/chain_kernels.h"
 
 #include <cstdlib>
@@ -19,21 +21,27 @@ const char* ToString(Isa isa) {
     case Isa::kSse2: return "sse2";
     case Isa::kSse42: return "sse4.2";
     case Isa::kAvx2Fma: return "avx2+fma";
+    case Isa::kNeon: return "neon64";
   }
   return "unknown";
 }
 
 bool IsIsaSupported(Isa isa) {
-  const auto available = xsimd::available_architectures();
   switch (isa) {
     case Isa::kAuto:
     case Isa::kScalar:
     case Isa::kScalarFma: return true;
-    case Isa::kSse2: return available.sse2 != 0;
-    case Isa::kSse42: return available.sse4_2 != 0;
-    case Isa::kAvx2Fma: return available.avx2 != 0 && available.fma3_avx2 != 0;
+#if TENDON_KERNELS_X86
+    case Isa::kSse2: return xsimd::available_architectures().sse2 != 0;
+    case Isa::kSse42: return xsimd::available_architectures().sse4_2 != 0;
+    case Isa::kAvx2Fma:
+      return xsimd::available_architectures().avx2 != 0 && xsimd::available_architectures().fma3_avx2 != 0;
+#endif
+#if TENDON_KERNELS_NEON
+    case Isa::kNeon: return true;  // NEON is part of the ARMv8-A baseline
+#endif
+    default: return false;
   }
-  return false;
 }
 
 namespace detail {
@@ -42,6 +50,7 @@ Isa ResolveIsa(Isa requested) {
   if (requested != Isa::kAuto) return requested;
   const char* force = std::getenv("TENDON_FORCE_SCALAR");
   if (force != nullptr && force[0] != '\0' && std::strcmp(force, "0") != 0) return Isa::kScalar;
+  if (IsIsaSupported(Isa::kNeon)) return Isa::kNeon;
   if (IsIsaSupported(Isa::kAvx2Fma)) return Isa::kAvx2Fma;
   if (IsIsaSupported(Isa::kSse42)) return Isa::kSse42;
   if (IsIsaSupported(Isa::kSse2)) return Isa::kSse2;
@@ -51,9 +60,14 @@ Isa ResolveIsa(Isa requested) {
 const ChainKernels& ChainKernelsFor(Isa isa) {
   switch (isa) {
     case Isa::kScalarFma: return ChainKernelsScalarFma();
+#if TENDON_KERNELS_X86
     case Isa::kSse2: return ChainKernelsSse2();
     case Isa::kSse42: return ChainKernelsSse42();
     case Isa::kAvx2Fma: return ChainKernelsAvx2Fma();
+#endif
+#if TENDON_KERNELS_NEON
+    case Isa::kNeon: return ChainKernelsNeon();
+#endif
     default: return ChainKernelsScalar();
   }
 }

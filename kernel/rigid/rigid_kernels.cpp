@@ -6,9 +6,14 @@ namespace tendon::detail {
 const RigidKernels& RigidKernelsFor(Isa isa) {
   switch (isa) {
     case Isa::kScalarFma: return RigidKernelsScalarFma();
+#if TENDON_KERNELS_X86
     case Isa::kSse2: return RigidKernelsSse2();
     case Isa::kSse42: return RigidKernelsSse42();
     case Isa::kAvx2Fma: return RigidKernelsAvx2Fma();
+#endif
+#if TENDON_KERNELS_NEON
+    case Isa::kNeon: return RigidKernelsNeon();
+#endif
     default: return RigidKernelsScalar();
   }
 }

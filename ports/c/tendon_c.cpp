@@ -25,7 +25,7 @@ static_assert(sizeof(TendonVec3) == sizeof(tendon::Vec3) && sizeof(TendonQuat) =
                   sizeof(TendonTransform) == sizeof(tendon::Transform),
               "the C value types are the C++ ones, bit for bit");
 static_assert(static_cast<int>(tendon::ErrorCode::kInUse) == TENDON_ERROR_IN_USE, "TendonResult mirrors ErrorCode");
-static_assert(static_cast<int>(tendon::Isa::kAvx2Fma) == TENDON_ISA_AVX2_FMA, "TendonIsa mirrors Isa");
+static_assert(static_cast<int>(tendon::Isa::kNeon) == TENDON_ISA_NEON, "TendonIsa mirrors Isa");
 
 namespace {
 
@@ -336,7 +336,7 @@ TendonResult tendon_world_create(const TendonWorldSettings* settings, TendonWorl
   if (out == nullptr) return NullArgument(nullptr, "out");
   *out = nullptr;
   if (settings == nullptr) return NullArgument(nullptr, "settings");
-  if (settings->isa < TENDON_ISA_AUTO || settings->isa > TENDON_ISA_AVX2_FMA)
+  if (settings->isa < TENDON_ISA_AUTO || settings->isa > TENDON_ISA_NEON)
     return Record(nullptr, TENDON_ERROR_OUT_OF_RANGE, "isa is not a TendonIsa", "isa");
   return Guard(nullptr, [&] {
     auto created = World::Create(ToCpp(*settings));
