@@ -67,6 +67,8 @@ struct FrameStats {
   int32_t snapped_wake = 0;          // chains that woke (or were bound) and started at the pose
   int32_t snapped_bad_input = 0;     // non-finite animated input: held at the last good pose
   int32_t reset_non_finite = 0;      // simulated state went non-finite: reset to the pose
+                                     // (per lane: a kVrm chain split into strands counts each
+                                     // strand it resets, and resets only those)
 
   int32_t chain_blocks = 0;          // blocks of lanes holding simulated chains
   int32_t lanes_used = 0;            // of chain_blocks * lane width

@@ -644,8 +644,8 @@ TENDON_NOINLINE void ChainSystem::LaneRareWork(Group& g, const ChainBlockView& v
       for (int32_t f = 0; f < kFields; ++f) v.Collider(f, c)[l] = world[f];
       continue;
     }
-    // On a node of a one-strand chain: its animated world pose from the pose kernel.
-    if (!slot.frame_good) continue;
+    // On a node of a one-strand chain: its animated world pose from the pose kernel (the
+    // last good pose on a frame whose input was not, so a chain woken then has colliders).
     const int32_t k = col.bone;
     const Transform frame{{v.Node(detail::kBx, k)[l], v.Node(detail::kBy, k)[l], v.Node(detail::kBz, k)[l]},
                           {v.Node(detail::kRx, k)[l], v.Node(detail::kRy, k)[l], v.Node(detail::kRz, k)[l],

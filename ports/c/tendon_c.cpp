@@ -109,11 +109,15 @@ struct TendonWorld {
 
 namespace {
 
+// Keeps the message; if even that cannot allocate, the code alone is returned.
 TendonResult Record(TendonWorld* w, TendonResult code, std::string message, std::string field = {}, int32_t item = -1) {
-  t_error.message = std::move(message);
-  t_error.field = std::move(field);
-  t_error.item = item;
-  if (w != nullptr) w->last_error = t_error.message;
+  try {
+    t_error.message = std::move(message);
+    t_error.field = std::move(field);
+    t_error.item = item;
+    if (w != nullptr) w->last_error = t_error.message;
+  } catch (...) {
+  }
   return code;
 }
 TendonResult Record(TendonWorld* w, const Error& e) {
@@ -121,7 +125,11 @@ TendonResult Record(TendonWorld* w, const Error& e) {
   return Record(w, static_cast<TendonResult>(e.code), e.message, e.field, e.item);
 }
 TendonResult NullArgument(TendonWorld* w, const char* what) {
-  return Record(w, TENDON_ERROR_NULL_ARGUMENT, std::string(what) + " is NULL", what);
+  try {
+    return Record(w, TENDON_ERROR_NULL_ARGUMENT, std::string(what) + " is NULL", what);
+  } catch (...) {
+    return TENDON_ERROR_NULL_ARGUMENT;
+  }
 }
 
 // Runs a body that returns a TendonResult; no exception leaves the C ABI.
@@ -221,8 +229,21 @@ std::span<T> Span(T* p, int32_t n) {
 }
 bool BadArray(const void* p, int32_t n) { return n < 0 || (n > 0 && p == nullptr); }
 TendonResult BadArrayError(TendonWorld* w, const char* field) {
-  return Record(w, TENDON_ERROR_NULL_BUFFER, std::string(field) + ": a negative count, or a count with a NULL pointer",
-                field);
+  try {
+    return Record(w, TENDON_ERROR_NULL_BUFFER, std::string(field) + ": a negative count, or a count with a NULL pointer",
+                  field);
+  } catch (...) {
+    return TENDON_ERROR_NULL_BUFFER;
+  }
+}
+// A C enum value outside its range is refused before it is narrowed to the C++ enum.
+bool OutOfEnum(int value, int last) { return value < 0 || value > last; }
+TendonResult BadEnum(TendonWorld* w, const char* field) {
+  try {
+    return Record(w, TENDON_ERROR_OUT_OF_RANGE, std::string(field) + " is not one of its enum's values", field);
+  } catch (...) {
+    return TENDON_ERROR_OUT_OF_RANGE;
+  }
 }
 
 ChainBinding ToCpp(const TendonChainBinding& b) {
@@ -374,7 +395,7 @@ void tendon_world_set_camera(TendonWorld* world, TendonVec3 position) {
 }
 TendonResult tendon_world_set_max_chains(TendonWorld* world, int32_t max_chains) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->SetMaxChains(max_chains));
+  return Guard(world, [&] { return Record(world, world->world->SetMaxChains(max_chains)); });
 }
 TendonResult tendon_world_set_trace_file(TendonWorld* world, const char* path) {
   if (world == nullptr) return NullArgument(nullptr, "world");
@@ -389,10 +410,15 @@ TendonResult tendon_world_set_trace_file(TendonWorld* world, const char* path) {
 }
 int32_t tendon_world_unbind_all(TendonWorld* world) {
   if (world == nullptr) return 0;
-  for (auto& slot : world->vrm_avatars.slots) {
-    if (slot.live && slot.value) slot.value->Unbind();
-  }
-  return world->world->UnbindAll();
+  int32_t count = 0;
+  Guard(world, [&] {
+    for (auto& slot : world->vrm_avatars.slots) {
+      if (slot.live && slot.value) slot.value->Unbind();
+    }
+    count = world->world->UnbindAll();
+    return TENDON_OK;
+  });
+  return count;
 }
 
 // ---- chains ----
@@ -416,6 +442,9 @@ TendonResult tendon_build_chain_archetype(TendonWorld* world, const TendonChainA
   if (BadArray(c->bones, c->bone_count)) return BadArrayError(world, "bones");
   if (BadArray(c->overrides, c->override_count)) return BadArrayError(world, "overrides");
   if (BadArray(c->colliders, c->collider_count)) return BadArrayError(world, "colliders");
+  if (OutOfEnum(c->model, TENDON_CHAIN_MODEL_VRM)) return BadEnum(world, "model");
+  for (int32_t i = 0; i < c->collider_count; ++i)
+    if (OutOfEnum(c->colliders[i].shape, TENDON_COLLIDER_PLANE)) return BadEnum(world, "colliders.shape");
   return Guard(world, [&] {
     ChainArchetypeSettings s;
     s.name = S(c->name);
@@ -466,7 +495,7 @@ TendonResult tendon_rebind_chain(TendonWorld* world, TendonChainId chain, const 
 }
 TendonResult tendon_unbind_chain(TendonWorld* world, TendonChainId chain) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->UnbindChain(FromC<ChainId>(chain)));
+  return Guard(world, [&] { return Record(world, world->world->UnbindChain(FromC<ChainId>(chain))); });
 }
 int32_t tendon_chain_is_simulated(const TendonWorld* world, TendonChainId chain) {
   return world != nullptr && world->world->IsSimulated(FromC<ChainId>(chain)) ? 1 : 0;
@@ -474,8 +503,8 @@ int32_t tendon_chain_is_simulated(const TendonWorld* world, TendonChainId chain)
 TendonResult tendon_get_chain_node_positions(const TendonWorld* world, TendonChainId chain, TendonVec3* out, int32_t count) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (BadArray(out, count)) return BadArrayError(Mutable(world), "out");
-  return Record(Mutable(world), world->world->GetChainNodePositions(
-                                    FromC<ChainId>(chain), Span(reinterpret_cast<Vec3*>(out), count)));
+  return Guard(Mutable(world), [&] { return Record(Mutable(world), world->world->GetChainNodePositions(
+                                    FromC<ChainId>(chain), Span(reinterpret_cast<Vec3*>(out), count))); });
 }
 
 // ---- pendulums ----
@@ -501,7 +530,7 @@ TendonResult tendon_bind_pendulum(TendonWorld* world, const TendonPendulumSettin
 }
 TendonResult tendon_unbind_pendulum(TendonWorld* world, TendonPendulumId pendulum) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->UnbindPendulum(FromC<PendulumId>(pendulum)));
+  return Guard(world, [&] { return Record(world, world->world->UnbindPendulum(FromC<PendulumId>(pendulum))); });
 }
 
 // ---- ragdolls ----
@@ -565,6 +594,10 @@ TendonResult tendon_build_ragdoll_archetype(TendonWorld* world, const TendonRagd
   if (out == nullptr) return NullArgument(world, "out");
   if (BadArray(c->parts, c->part_count)) return BadArrayError(world, "parts");
   if (BadArray(c->self_collision_pairs, c->self_collision_pair_count)) return BadArrayError(world, "self_collision_pairs");
+  for (int32_t i = 0; i < c->part_count; ++i) {
+    if (OutOfEnum(c->parts[i].shape, TENDON_PART_BOX)) return BadEnum(world, "parts.shape");
+    if (OutOfEnum(c->parts[i].joint_type, TENDON_JOINT_HINGE)) return BadEnum(world, "parts.joint_type");
+  }
   return Guard(world, [&] {
     RagdollSettings s;
     s.name = S(c->name);
@@ -662,7 +695,7 @@ TendonResult tendon_build_static_world(TendonWorld* world, const TendonStaticWor
       m.indices.assign(c->mesh_indices, c->mesh_indices + c->mesh_index_count);
       s.meshes.push_back(std::move(m));
     }
-    return Record(world, world->world->BuildStaticWorld(s));
+    return Guard(world, [&] { return Record(world, world->world->BuildStaticWorld(s)); });
   });
 }
 
@@ -682,6 +715,7 @@ TendonResult tendon_bind_ragdoll(TendonWorld* world, const TendonRagdollBinding*
   if (out == nullptr) return NullArgument(world, "out");
   if (BadArray(c->start_parts, c->start_part_count)) return BadArrayError(world, "start_parts");
   if (BadArray(c->output_parts, c->output_part_count)) return BadArrayError(world, "output_parts");
+  if (OutOfEnum(c->collide_mode, TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
   return Guard(world, [&] {
     RagdollBinding b;
     b.archetype = FromC<RagdollArchetypeId>(c->archetype);
@@ -701,20 +735,20 @@ TendonResult tendon_bind_ragdoll(TendonWorld* world, const TendonRagdollBinding*
 }
 TendonResult tendon_unbind_ragdoll(TendonWorld* world, TendonRagdollId ragdoll) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->UnbindRagdoll(FromC<RagdollId>(ragdoll)));
+  return Guard(world, [&] { return Record(world, world->world->UnbindRagdoll(FromC<RagdollId>(ragdoll))); });
 }
 TendonResult tendon_set_ragdoll_enabled(TendonWorld* world, TendonRagdollId ragdoll, int32_t enabled) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->SetRagdollEnabled(FromC<RagdollId>(ragdoll), enabled != 0));
+  return Guard(world, [&] { return Record(world, world->world->SetRagdollEnabled(FromC<RagdollId>(ragdoll), enabled != 0)); });
 }
 TendonResult tendon_apply_ragdoll_impulse(TendonWorld* world, TendonRagdollId ragdoll, int32_t part, TendonVec3 impulse,
                                           TendonVec3 world_point) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->ApplyRagdollImpulse(FromC<RagdollId>(ragdoll), part, V(impulse), V(world_point)));
+  return Guard(world, [&] { return Record(world, world->world->ApplyRagdollImpulse(FromC<RagdollId>(ragdoll), part, V(impulse), V(world_point))); });
 }
 TendonResult tendon_wake_ragdoll(TendonWorld* world, TendonRagdollId ragdoll) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->WakeRagdoll(FromC<RagdollId>(ragdoll)));
+  return Guard(world, [&] { return Record(world, world->world->WakeRagdoll(FromC<RagdollId>(ragdoll))); });
 }
 int32_t tendon_ragdoll_is_asleep(const TendonWorld* world, TendonRagdollId ragdoll) {
   return world != nullptr && world->world->IsRagdollAsleep(FromC<RagdollId>(ragdoll)) ? 1 : 0;
@@ -761,6 +795,7 @@ TendonResult tendon_build_character_archetype(TendonWorld* world, const TendonCh
     return BadArrayError(world, "bones");
   if (BadArray(c->humanoid_bones, c->humanoid_bone_count)) return BadArrayError(world, "humanoid_bones");
   if (BadArray(c->limit_clips, c->limit_clip_count)) return BadArrayError(world, "limit_clips");
+  if (OutOfEnum(c->limit_source, TENDON_LIMITS_CLIPS)) return BadEnum(world, "limit_source");
   return Guard(world, [&] {
     CharacterSettings s;
     s.name = S(c->name);
@@ -817,17 +852,19 @@ TendonResult tendon_bind_character(TendonWorld* world, const TendonCharacterBind
   if (c == nullptr) return NullArgument(world, "binding");
   if (out == nullptr) return NullArgument(world, "out");
   if (c->bone_count < 0) return BadArrayError(world, "bone_count");
+  if (OutOfEnum(c->collide_mode, TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
   return Guard(world, [&] { return Take(world, world->world->BindCharacter(ToCpp(*c)), out); });
 }
 TendonResult tendon_rebind_character(TendonWorld* world, TendonCharacterId character, const TendonCharacterBinding* c) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (c == nullptr) return NullArgument(world, "binding");
   if (c->bone_count < 0) return BadArrayError(world, "bone_count");
+  if (OutOfEnum(c->collide_mode, TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
   return Guard(world, [&] { return Record(world, world->world->RebindCharacter(FromC<CharacterId>(character), ToCpp(*c))); });
 }
 TendonResult tendon_unbind_character(TendonWorld* world, TendonCharacterId character) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->UnbindCharacter(FromC<CharacterId>(character)));
+  return Guard(world, [&] { return Record(world, world->world->UnbindCharacter(FromC<CharacterId>(character))); });
 }
 void tendon_activate_options_defaults(TendonActivateOptions* c) {
   if (c == nullptr) return;
@@ -845,24 +882,27 @@ TendonResult tendon_activate_character(TendonWorld* world, TendonCharacterId cha
     o.duration_seconds = c->duration_seconds;
     o.release_blend_seconds = c->release_blend_seconds;
   }
-  Error why;
-  if (world->world->ActivateCharacter(FromC<CharacterId>(character), o, &why)) return TENDON_OK;
-  if (why.code == ErrorCode::kNone) return Record(world, TENDON_ERROR_CAPACITY, "the character could not be activated");
-  return Record(world, why);
+  return Guard(world, [&] {
+    Error why;
+    if (world->world->ActivateCharacter(FromC<CharacterId>(character), o, &why)) return TENDON_OK;
+    if (why.code == ErrorCode::kNone) return Record(world, TENDON_ERROR_CAPACITY, "the character could not be activated");
+    return Record(world, why);
+  });
 }
 TendonResult tendon_deactivate_character(TendonWorld* world, TendonCharacterId character, float blend_seconds,
                                          TendonHandBackSpace space) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->DeactivateCharacter(FromC<CharacterId>(character), blend_seconds,
-                                                          static_cast<HandBackSpace>(space)));
+  if (OutOfEnum(space, TENDON_HAND_BACK_MODEL)) return BadEnum(world, "space");
+  return Guard(world, [&] { return Record(world, world->world->DeactivateCharacter(FromC<CharacterId>(character), blend_seconds,
+                                                          static_cast<HandBackSpace>(space))); });
 }
 TendonResult tendon_set_character_strength(TendonWorld* world, TendonCharacterId character, float strength) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->SetCharacterStrength(FromC<CharacterId>(character), strength));
+  return Guard(world, [&] { return Record(world, world->world->SetCharacterStrength(FromC<CharacterId>(character), strength)); });
 }
 TendonResult tendon_set_character_anchored(TendonWorld* world, TendonCharacterId character, int32_t anchored) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->SetCharacterAnchored(FromC<CharacterId>(character), anchored != 0));
+  return Guard(world, [&] { return Record(world, world->world->SetCharacterAnchored(FromC<CharacterId>(character), anchored != 0)); });
 }
 void tendon_hit_options_defaults(TendonHitOptions* c) {
   if (c == nullptr) return;
@@ -874,18 +914,20 @@ TendonResult tendon_hit_character(TendonWorld* world, TendonCharacterId characte
   if (world == nullptr) return NullArgument(nullptr, "world");
   CharacterHitOptions o;
   if (c != nullptr) o = CharacterHitOptions{c->duration_seconds, c->blend_seconds, c->strength};
-  Error why;
-  if (world->world->HitCharacter(FromC<CharacterId>(character), part, V(impulse), V(world_point), o, &why)) return TENDON_OK;
-  if (why.code == ErrorCode::kNone) return Record(world, TENDON_ERROR_CAPACITY, "the hit was not taken");
-  return Record(world, why);
+  return Guard(world, [&] {
+    Error why;
+    if (world->world->HitCharacter(FromC<CharacterId>(character), part, V(impulse), V(world_point), o, &why)) return TENDON_OK;
+    if (why.code == ErrorCode::kNone) return Record(world, TENDON_ERROR_CAPACITY, "the hit was not taken");
+    return Record(world, why);
+  });
 }
 TendonResult tendon_character_go_limp(TendonWorld* world, TendonCharacterId character, float seconds) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->GoLimp(FromC<CharacterId>(character), seconds));
+  return Guard(world, [&] { return Record(world, world->world->GoLimp(FromC<CharacterId>(character), seconds)); });
 }
 TendonResult tendon_apply_character_impulse(TendonWorld* world, TendonCharacterId character, TendonVec3 impulse) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  return Record(world, world->world->ApplyCharacterImpulse(FromC<CharacterId>(character), V(impulse)));
+  return Guard(world, [&] { return Record(world, world->world->ApplyCharacterImpulse(FromC<CharacterId>(character), V(impulse))); });
 }
 TendonResult tendon_get_character_state(const TendonWorld* world, TendonCharacterId character, TendonCharacterState* out) {
   if (world == nullptr) return NullArgument(nullptr, "world");
@@ -979,9 +1021,11 @@ TendonResult tendon_unbind_vrm_avatar(TendonWorld* world, TendonVrmAvatarId avat
   if (world == nullptr) return NullArgument(nullptr, "world");
   auto* a = world->vrm_avatars.Find(avatar);
   if (a == nullptr) return Record(world, TENDON_ERROR_STALE_HANDLE, "the avatar id is null or stale", "avatar");
-  const Error e = (*a)->Unbind();
-  world->vrm_avatars.Remove(avatar);
-  return Record(world, e);
+  return Guard(world, [&] {
+    const Error e = (*a)->Unbind();
+    world->vrm_avatars.Remove(avatar);
+    return Record(world, e);
+  });
 }
 TendonResult tendon_vrm_avatar_buffers(TendonWorld* world, TendonVrmAvatarId avatar, TendonVrmAvatarBuffers* out) {
   if (world == nullptr) return NullArgument(nullptr, "world");

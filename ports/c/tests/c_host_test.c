@@ -81,6 +81,13 @@ static void TestChain(TendonWorld* w) {
   CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_ERROR_NULL_BUFFER);
   s.bone_count = kBones;
   CHECK(tendon_build_chain_archetype(w, NULL, &arch) == TENDON_ERROR_NULL_ARGUMENT);
+  s.model = (TendonChainModel)257; /* would narrow to kVrm as a uint8_t: refused first */
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_ERROR_OUT_OF_RANGE);
+  CHECK(strcmp(tendon_last_error_field(), "model") == 0);
+  s.model = TENDON_CHAIN_MODEL_TENDON;
+  ball.shape = (TendonColliderShape)3;
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_ERROR_OUT_OF_RANGE);
+  ball.shape = TENDON_COLLIDER_SPHERE;
   CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_OK);
 
   for (i = 0; i < kBones; ++i) animated[i] = output[i] = bones[i].rest_local;
