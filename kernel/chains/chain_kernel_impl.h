@@ -644,13 +644,15 @@ void Pose(const ChainBlockView& b, const ChainPoseInput& in) {
   constexpr int32_t kW = O::kSize;
   alignas(64) float root[kTransformFloats][kBlockLanes];
   alignas(64) float local[kTransformFloats][kBlockLanes];
-  for (int32_t l = 0; l < kBlockLanes; ++l) {
-    const auto* src = reinterpret_cast<const float*>(in.root_parent[l]);
-    for (int32_t f = 0; f < kTransformFloats; ++f) root[f][l] = src[f];
-    b.Lane(kRootParentRx)[l] = src[3];
-    b.Lane(kRootParentRy)[l] = src[4];
-    b.Lane(kRootParentRz)[l] = src[5];
-    b.Lane(kRootParentRw)[l] = src[6];
+  // The root parents in one transpose (a lone avatar's block is 8 lanes of 3 nodes: the
+  // scalar copy of 8 root frames was a third of its pose kernel), then their rotations
+  // into the lane rows the solve reads.
+  TransposeTransforms(in.root_parent, root);
+  for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+    O::Store(b.Lane(kRootParentRx) + lane, O::Load(root[3] + lane));
+    O::Store(b.Lane(kRootParentRy) + lane, O::Load(root[4] + lane));
+    O::Store(b.Lane(kRootParentRz) + lane, O::Load(root[5] + lane));
+    O::Store(b.Lane(kRootParentRw) + lane, O::Load(root[6] + lane));
   }
   for (int32_t k = 0; k < b.node_count; ++k) {
     const Transform* node_locals[kBlockLanes];

@@ -236,7 +236,16 @@ TendonResult BadArrayError(TendonWorld* w, const char* field) {
     return TENDON_ERROR_NULL_BUFFER;
   }
 }
-// A C enum value outside its range is refused before it is narrowed to the C++ enum.
+// A C enum value outside its range is refused before it is narrowed to the C++ enum. The
+// field is read as the int it is: a C host may store any int there, and loading an
+// out-of-range value as the enum type would be undefined behaviour (UBSan's enum check).
+template <class E>
+int EnumValue(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
 bool OutOfEnum(int value, int last) { return value < 0 || value > last; }
 TendonResult BadEnum(TendonWorld* w, const char* field) {
   try {
@@ -357,7 +366,7 @@ TendonResult tendon_world_create(const TendonWorldSettings* settings, TendonWorl
   if (out == nullptr) return NullArgument(nullptr, "out");
   *out = nullptr;
   if (settings == nullptr) return NullArgument(nullptr, "settings");
-  if (settings->isa < TENDON_ISA_AUTO || settings->isa > TENDON_ISA_NEON)
+  if (OutOfEnum(EnumValue(settings->isa), TENDON_ISA_NEON))
     return Record(nullptr, TENDON_ERROR_OUT_OF_RANGE, "isa is not a TendonIsa", "isa");
   return Guard(nullptr, [&] {
     auto created = World::Create(ToCpp(*settings));
@@ -442,9 +451,9 @@ TendonResult tendon_build_chain_archetype(TendonWorld* world, const TendonChainA
   if (BadArray(c->bones, c->bone_count)) return BadArrayError(world, "bones");
   if (BadArray(c->overrides, c->override_count)) return BadArrayError(world, "overrides");
   if (BadArray(c->colliders, c->collider_count)) return BadArrayError(world, "colliders");
-  if (OutOfEnum(c->model, TENDON_CHAIN_MODEL_VRM)) return BadEnum(world, "model");
+  if (OutOfEnum(EnumValue(c->model), TENDON_CHAIN_MODEL_VRM)) return BadEnum(world, "model");
   for (int32_t i = 0; i < c->collider_count; ++i)
-    if (OutOfEnum(c->colliders[i].shape, TENDON_COLLIDER_PLANE)) return BadEnum(world, "colliders.shape");
+    if (OutOfEnum(EnumValue(c->colliders[i].shape), TENDON_COLLIDER_PLANE)) return BadEnum(world, "colliders.shape");
   return Guard(world, [&] {
     ChainArchetypeSettings s;
     s.name = S(c->name);
@@ -595,8 +604,8 @@ TendonResult tendon_build_ragdoll_archetype(TendonWorld* world, const TendonRagd
   if (BadArray(c->parts, c->part_count)) return BadArrayError(world, "parts");
   if (BadArray(c->self_collision_pairs, c->self_collision_pair_count)) return BadArrayError(world, "self_collision_pairs");
   for (int32_t i = 0; i < c->part_count; ++i) {
-    if (OutOfEnum(c->parts[i].shape, TENDON_PART_BOX)) return BadEnum(world, "parts.shape");
-    if (OutOfEnum(c->parts[i].joint_type, TENDON_JOINT_HINGE)) return BadEnum(world, "parts.joint_type");
+    if (OutOfEnum(EnumValue(c->parts[i].shape), TENDON_PART_BOX)) return BadEnum(world, "parts.shape");
+    if (OutOfEnum(EnumValue(c->parts[i].joint_type), TENDON_JOINT_HINGE)) return BadEnum(world, "parts.joint_type");
   }
   return Guard(world, [&] {
     RagdollSettings s;
@@ -715,7 +724,7 @@ TendonResult tendon_bind_ragdoll(TendonWorld* world, const TendonRagdollBinding*
   if (out == nullptr) return NullArgument(world, "out");
   if (BadArray(c->start_parts, c->start_part_count)) return BadArrayError(world, "start_parts");
   if (BadArray(c->output_parts, c->output_part_count)) return BadArrayError(world, "output_parts");
-  if (OutOfEnum(c->collide_mode, TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
+  if (OutOfEnum(EnumValue(c->collide_mode), TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
   return Guard(world, [&] {
     RagdollBinding b;
     b.archetype = FromC<RagdollArchetypeId>(c->archetype);
@@ -795,7 +804,7 @@ TendonResult tendon_build_character_archetype(TendonWorld* world, const TendonCh
     return BadArrayError(world, "bones");
   if (BadArray(c->humanoid_bones, c->humanoid_bone_count)) return BadArrayError(world, "humanoid_bones");
   if (BadArray(c->limit_clips, c->limit_clip_count)) return BadArrayError(world, "limit_clips");
-  if (OutOfEnum(c->limit_source, TENDON_LIMITS_CLIPS)) return BadEnum(world, "limit_source");
+  if (OutOfEnum(EnumValue(c->limit_source), TENDON_LIMITS_CLIPS)) return BadEnum(world, "limit_source");
   return Guard(world, [&] {
     CharacterSettings s;
     s.name = S(c->name);
@@ -852,14 +861,14 @@ TendonResult tendon_bind_character(TendonWorld* world, const TendonCharacterBind
   if (c == nullptr) return NullArgument(world, "binding");
   if (out == nullptr) return NullArgument(world, "out");
   if (c->bone_count < 0) return BadArrayError(world, "bone_count");
-  if (OutOfEnum(c->collide_mode, TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
+  if (OutOfEnum(EnumValue(c->collide_mode), TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
   return Guard(world, [&] { return Take(world, world->world->BindCharacter(ToCpp(*c)), out); });
 }
 TendonResult tendon_rebind_character(TendonWorld* world, TendonCharacterId character, const TendonCharacterBinding* c) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (c == nullptr) return NullArgument(world, "binding");
   if (c->bone_count < 0) return BadArrayError(world, "bone_count");
-  if (OutOfEnum(c->collide_mode, TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
+  if (OutOfEnum(EnumValue(c->collide_mode), TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
   return Guard(world, [&] { return Record(world, world->world->RebindCharacter(FromC<CharacterId>(character), ToCpp(*c))); });
 }
 TendonResult tendon_unbind_character(TendonWorld* world, TendonCharacterId character) {
@@ -892,7 +901,7 @@ TendonResult tendon_activate_character(TendonWorld* world, TendonCharacterId cha
 TendonResult tendon_deactivate_character(TendonWorld* world, TendonCharacterId character, float blend_seconds,
                                          TendonHandBackSpace space) {
   if (world == nullptr) return NullArgument(nullptr, "world");
-  if (OutOfEnum(space, TENDON_HAND_BACK_MODEL)) return BadEnum(world, "space");
+  if (OutOfEnum(EnumValue(space), TENDON_HAND_BACK_MODEL)) return BadEnum(world, "space");
   return Guard(world, [&] { return Record(world, world->world->DeactivateCharacter(FromC<CharacterId>(character), blend_seconds,
                                                           static_cast<HandBackSpace>(space))); });
 }
@@ -981,6 +990,8 @@ TendonResult tendon_load_vrm_kind(TendonWorld* world, const char* path, const Te
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (path == nullptr) return NullArgument(world, "path");
   if (out == nullptr) return NullArgument(world, "out");
+  if (options != nullptr && OutOfEnum(EnumValue(options->limit_source), TENDON_LIMITS_CLIPS))
+    return BadEnum(world, "options.limit_source");
   return Guard(world, [&] { return TakeKind(world, ports::VrmAvatarArchetype::Load(*world->world, path, ToCpp(options)), out); });
 }
 TendonResult tendon_load_vrm_kind_from_memory(TendonWorld* world, const void* bytes, size_t size, const char* name,
@@ -988,6 +999,8 @@ TendonResult tendon_load_vrm_kind_from_memory(TendonWorld* world, const void* by
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (bytes == nullptr && size > 0) return NullArgument(world, "bytes");
   if (out == nullptr) return NullArgument(world, "out");
+  if (options != nullptr && OutOfEnum(EnumValue(options->limit_source), TENDON_LIMITS_CLIPS))
+    return BadEnum(world, "options.limit_source");
   return Guard(world, [&] {
     const std::span<const uint8_t> span(static_cast<const uint8_t*>(bytes), size);
     return TakeKind(world, ports::VrmAvatarArchetype::Load(*world->world, span, name != nullptr ? name : "memory", ToCpp(options)),
