@@ -43,6 +43,13 @@ inline uint64_t Ticks() {
 #endif
 }
 
+// Ticks from t0 to now; 0 if the counter reads lower (a thread moved between cores whose
+// counters disagree, on some VMs), never a wrapped-around 2^64.
+inline uint64_t TicksSince(uint64_t t0) {
+  const uint64_t now = Ticks();
+  return now > t0 ? now - t0 : 0;
+}
+
 class TickClock {
  public:
   TickClock() : steady0_(std::chrono::steady_clock::now()), ticks0_(Ticks()) {}

@@ -58,7 +58,7 @@ template <class F>
 void Timed(const detail::TickClock& clock, double& ms, F&& phase) {
   const uint64_t t0 = detail::Ticks();
   phase();
-  ms = clock.Ms(detail::Ticks() - t0);
+  ms = clock.Ms(detail::TicksSince(t0));
 }
 
 detail::ChainSystemSettings ChainSettingsOf(const WorldSettings& s, Isa isa) {
@@ -180,7 +180,7 @@ struct World::Impl {
   }
 
   const FrameStats& Finish(uint64_t t0) {
-    stats.times.total_ms = ticks.Ms(detail::Ticks() - t0);
+    stats.times.total_ms = ticks.Ms(detail::TicksSince(t0));
     if (trace != nullptr) trace->WriteFrame(stats, ticks.MsSinceStart(t0) * 1e3);
     stepping = false;
     return stats;
