@@ -212,6 +212,23 @@ void FarCollider(uint8_t kind, float* fields) {
   fields[kCay] = plane ? -1e6f : 1e6f;
   fields[kCby] = plane ? 1.0f : 1e6f;
 }
+// A collider's world shape on `frame` into fields kCax..kCr. VRM does not scale collider
+// radii; Tendon's rule scales them with the frame.
+void ColliderWorld(const ColliderSettings& col, uint8_t kind, bool vrm, const Transform& frame, float* fields) {
+  const Vec3 pa = TransformPoint(frame, col.a);
+  Vec3 pb = pa;
+  float radius = 0.0f;
+  if (kind == kPlaneKind) {
+    pb = Rotate(frame.rotation, col.b);
+  } else {
+    if (kind == kCapsuleOutside || kind == kCapsuleInside) pb = TransformPoint(frame, col.b);
+    const float scale = vrm ? 1.0f : std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
+    radius = col.radius * scale;
+  }
+  fields[kCax] = pa.x, fields[kCay] = pa.y, fields[kCaz] = pa.z;
+  fields[kCbx] = pb.x, fields[kCby] = pb.y, fields[kCbz] = pb.z;
+  fields[kCr] = radius;
+}
 }  // namespace
 
 // ---- capacity (bind time only) ----
@@ -565,27 +582,13 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   for (int32_t c = 0; good && c < static_cast<int32_t>(a.colliders.size()); ++c) {
     const ColliderSettings& col = a.colliders[c];
     if (col.bone >= 0) continue;  // on a node of the chain: after the pose kernel (FinishLane)
-    const Transform& frame = slot.collider_frames[col.frame];
-    const Vec3 pa = TransformPoint(frame, col.a);
-    Vec3 pb = pa;
-    float radius = 0.0f;
-    const uint8_t kind = a.topology.collider_kind[c];
-    if (kind == detail::kPlaneKind) {
-      pb = Rotate(frame.rotation, col.b);
-    } else {
-      if (kind == detail::kCapsuleOutside || kind == detail::kCapsuleInside) pb = TransformPoint(frame, col.b);
-      // VRM does not scale collider radii; Tendon's rule scales them with the frame.
-      const float sc = vrm ? 1.0f : std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
-      radius = col.radius * sc;
-    }
-    float* out = slot.collider_world.data() + static_cast<std::size_t>(c) * kFields;
-    out[detail::kCax] = pa.x, out[detail::kCay] = pa.y, out[detail::kCaz] = pa.z;
-    out[detail::kCbx] = pb.x, out[detail::kCby] = pb.y, out[detail::kCbz] = pb.z;
-    out[detail::kCr] = radius;
+    ColliderWorld(col, a.topology.collider_kind[c], vrm, slot.collider_frames[col.frame],
+                  slot.collider_world.data() + static_cast<std::size_t>(c) * kFields);
   }
-  // Into each of the chain's lanes, for each collider switched on there. Lanes of other
-  // chains in the same blocks are other floats: the read's tasks never write one float twice.
-  if (!a.colliders.empty() && !a.any_node_collider) {
+  // Into each of the chain's lanes, for each collider on a host frame switched on there
+  // (colliders on the chain's own nodes come after the pose kernel: LaneRareWork). Lanes of
+  // other chains in the same blocks are other floats: the read's tasks never write one twice.
+  if (!a.colliders.empty()) {
     Group& g = groups_[slot.group];
     const std::size_t field_stride = static_cast<std::size_t>(g.collider_count) * kBlockLanes;
     for (int32_t strand = 0; strand < a.strands; ++strand) {
@@ -595,7 +598,7 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
       const uint32_t on = a.strand_colliders[strand];
       const float* world = slot.collider_world.data();
       for (int32_t c = 0; c < g.collider_count; ++c, world += kFields) {
-        if (((on >> c) & 1u) == 0) continue;  // switched off: never acts, need not move
+        if (((on >> c) & 1u) == 0 || (a.any_node_collider && a.colliders[c].bone >= 0)) continue;  // off: never acts
         float* dest = rows + static_cast<std::size_t>(c) * kBlockLanes;
         for (int32_t f = 0; f < kFields; ++f) dest[f * field_stride] = world[f];
       }
@@ -639,11 +642,7 @@ TENDON_NOINLINE void ChainSystem::LaneRareWork(Group& g, const ChainBlockView& v
   constexpr int32_t kFields = detail::kColliderFieldCount - 1;
   for (int32_t c = 0; a.any_node_collider && c < g.collider_count; ++c) {
     const ColliderSettings& col = a.colliders[c];
-    if (col.bone < 0) {
-      const float* world = slot.collider_world.data() + static_cast<std::size_t>(c) * kFields;
-      for (int32_t f = 0; f < kFields; ++f) v.Collider(f, c)[l] = world[f];
-      continue;
-    }
+    if (col.bone < 0) continue;  // on a host frame: written by the chain's read
     // On a node of a one-strand chain: its animated world pose from the pose kernel (the
     // last good pose on a frame whose input was not, so a chain woken then has colliders).
     const int32_t k = col.bone;
@@ -651,26 +650,9 @@ TENDON_NOINLINE void ChainSystem::LaneRareWork(Group& g, const ChainBlockView& v
                           {v.Node(detail::kRx, k)[l], v.Node(detail::kRy, k)[l], v.Node(detail::kRz, k)[l],
                            v.Node(detail::kRw, k)[l]},
                           {v.Node(detail::kSx, k)[l], v.Node(detail::kSy, k)[l], v.Node(detail::kSz, k)[l]}};
-    const Vec3 pa = TransformPoint(frame, col.a);
-    Vec3 pb = pa;
-    float radius = 0.0f;
-    if (g.collider_kind[c] == detail::kPlaneKind) {
-      pb = Rotate(frame.rotation, col.b);
-    } else {
-      if (g.collider_kind[c] == detail::kCapsuleOutside || g.collider_kind[c] == detail::kCapsuleInside) {
-        pb = TransformPoint(frame, col.b);
-      }
-      const float s = g.vrm ? 1.0f
-                            : std::max(std::fabs(frame.scale.x), std::max(std::fabs(frame.scale.y), std::fabs(frame.scale.z)));
-      radius = col.radius * s;
-    }
-    v.Collider(detail::kCax, c)[l] = pa.x;
-    v.Collider(detail::kCay, c)[l] = pa.y;
-    v.Collider(detail::kCaz, c)[l] = pa.z;
-    v.Collider(detail::kCbx, c)[l] = pb.x;
-    v.Collider(detail::kCby, c)[l] = pb.y;
-    v.Collider(detail::kCbz, c)[l] = pb.z;
-    v.Collider(detail::kCr, c)[l] = radius;
+    float fields[detail::kColliderFieldCount];
+    ColliderWorld(col, g.collider_kind[c], g.vrm, frame, fields);
+    for (int32_t f = 0; f < kFields; ++f) v.Collider(f, c)[l] = fields[f];
   }
   const bool snap = slot.frame_snap;
   if (snap || !slot.frame_good) {

@@ -124,13 +124,16 @@ TendonResult Record(TendonWorld* w, const Error& e) {
   if (e.code == ErrorCode::kNone) return TENDON_OK;
   return Record(w, static_cast<TendonResult>(e.code), e.message, e.field, e.item);
 }
-TendonResult NullArgument(TendonWorld* w, const char* what) {
+// A refusal of `field` before any World call; the message is built where an allocation
+// failure only loses it.
+TendonResult Refuse(TendonWorld* w, TendonResult code, const char* field, const char* why) {
   try {
-    return Record(w, TENDON_ERROR_NULL_ARGUMENT, std::string(what) + " is NULL", what);
+    return Record(w, code, std::string(field) + why, field);
   } catch (...) {
-    return TENDON_ERROR_NULL_ARGUMENT;
+    return code;
   }
 }
+TendonResult NullArgument(TendonWorld* w, const char* what) { return Refuse(w, TENDON_ERROR_NULL_ARGUMENT, what, " is NULL"); }
 
 // Runs a body that returns a TendonResult; no exception leaves the C ABI.
 template <class F>
@@ -229,12 +232,7 @@ std::span<T> Span(T* p, int32_t n) {
 }
 bool BadArray(const void* p, int32_t n) { return n < 0 || (n > 0 && p == nullptr); }
 TendonResult BadArrayError(TendonWorld* w, const char* field) {
-  try {
-    return Record(w, TENDON_ERROR_NULL_BUFFER, std::string(field) + ": a negative count, or a count with a NULL pointer",
-                  field);
-  } catch (...) {
-    return TENDON_ERROR_NULL_BUFFER;
-  }
+  return Refuse(w, TENDON_ERROR_NULL_BUFFER, field, ": a negative count, or a count with a NULL pointer");
 }
 // A C enum value outside its range is refused before it is narrowed to the C++ enum. The
 // field is read as the int it is: a C host may store any int there, and loading an
@@ -248,11 +246,7 @@ int EnumValue(const E& e) {
 }
 bool OutOfEnum(int value, int last) { return value < 0 || value > last; }
 TendonResult BadEnum(TendonWorld* w, const char* field) {
-  try {
-    return Record(w, TENDON_ERROR_OUT_OF_RANGE, std::string(field) + " is not one of its enum's values", field);
-  } catch (...) {
-    return TENDON_ERROR_OUT_OF_RANGE;
-  }
+  return Refuse(w, TENDON_ERROR_OUT_OF_RANGE, field, " is not one of its enum's values");
 }
 
 ChainBinding ToCpp(const TendonChainBinding& b) {
