@@ -5,6 +5,8 @@
 //       counters node_substeps_per_s and ns_per_lane (per chain-substep).
 //   BM_ChainWriteback/nodes:<n>/chains:<c>                 writeback kernel + scatter into
 //       the host buffers; counter bones_per_s.
+//   BM_PoseLayout/<layout>/chains:<c>                       the same writeback with one pose
+//       stream per chain (tendon/pose_layout.h) in each layout, against none; bones_per_s.
 //   BM_ChainBudget/bound:<b>/simulated:<s>                 a whole World::Step (one substep)
 //       with b bound chains of which the budget lets s simulate.
 //
@@ -34,10 +36,42 @@ struct Rig {
   std::vector<Transform> roots;
   std::vector<std::vector<Transform>> animated, output;
   std::vector<ChainId> ids;
+  // Pose streams (BM_PoseLayout): per chain its stream's array; one model and inverse binds.
+  std::vector<std::vector<float>> stream_out;
+  std::vector<float> inverse_bind;
+  Transform model{{0.5f, 0, 0.5f}, {}, {1, 1, 1}};
 };
 
+// The layouts BM_PoseLayout measures; "none" writes output_local only.
+enum class StreamKind { kNone, kLocalTrs, kModel4x4, kModel3x4, kPalette3x4, kPalette4x4 };
+const char* StreamName(StreamKind k) {
+  switch (k) {
+    case StreamKind::kNone: return "none";
+    case StreamKind::kLocalTrs: return "local_trs";
+    case StreamKind::kModel4x4: return "model_4x4";
+    case StreamKind::kModel3x4: return "model_3x4";
+    case StreamKind::kPalette3x4: return "palette_3x4";
+    case StreamKind::kPalette4x4: return "palette_4x4";
+  }
+  return "?";
+}
+PoseStream StreamOf(StreamKind k, Rig& rig, int chain, int n) {
+  PoseStream p;
+  std::vector<float>& out = rig.stream_out[chain];
+  out.assign(static_cast<std::size_t>(16) * n, 0.0f);
+  p.base = out.data();
+  p.element_count = n;
+  if (k == StreamKind::kLocalTrs) return p;
+  p.layout = k == StreamKind::kPalette3x4 || k == StreamKind::kPalette4x4 ? PoseLayout::kSkinningMatrix : PoseLayout::kModelMatrix;
+  p.matrix_form = k == StreamKind::kModel3x4 || k == StreamKind::kPalette3x4 ? MatrixForm::kRowMajor3x4 : MatrixForm::kColumnMajor4x4;
+  p.model_world = &rig.model;
+  if (p.layout == PoseLayout::kSkinningMatrix) p.inverse_bind = rig.inverse_bind;
+  return p;
+}
+
 // c chains of n nodes in a grid; all simulate unless `max_chains` says otherwise.
-std::unique_ptr<Rig> MakeRig(Isa isa, int n, int c, int workers, int max_chains, bool colliders) {
+std::unique_ptr<Rig> MakeRig(Isa isa, int n, int c, int workers, int max_chains, bool colliders,
+                             StreamKind streams = StreamKind::kNone) {
   auto rig = std::make_unique<Rig>();
   WorldSettings ws;
   ws.isa = isa;
@@ -68,12 +102,24 @@ std::unique_ptr<Rig> MakeRig(Isa isa, int n, int c, int workers, int max_chains,
     for (const ChainBone& b : s.bones) rig->animated[i].push_back(b.rest_local);
     rig->output[i] = rig->animated[i];
   }
+  rig->stream_out.resize(c);
+  rig->inverse_bind.assign(static_cast<std::size_t>(16) * n, 0.0f);
+  for (int k = 0; k < n; ++k) {
+    float* m = &rig->inverse_bind[static_cast<std::size_t>(16) * k];
+    m[0] = m[5] = m[10] = m[15] = 1.0f;
+    m[12] = -0.07f * static_cast<float>(k);  // the bind pose's inverse: back along x
+  }
   for (int i = 0; i < c; ++i) {
     ChainBinding b;
     b.archetype = a;
     b.root_parent_world = &rig->roots[i];
     b.animated_local = rig->animated[i];
     b.output_local = rig->output[i];
+    PoseStream stream;
+    if (streams != StreamKind::kNone) {
+      stream = StreamOf(streams, *rig, i, n);
+      b.pose_streams = std::span<const PoseStream>(&stream, 1);
+    }
     rig->ids.push_back(rig->world->BindChain(b).value());
   }
   rig->world->SetCamera({0, 1, 0});
@@ -102,6 +148,17 @@ void ChainWriteback(benchmark::State& state, int n, int c) {
   const double bones = static_cast<double>(n) * c;
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(bones));
   state.counters["bones_per_s"] = benchmark::Counter(bones, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(ToString(rig->world->ActiveIsa()));
+}
+
+void PoseLayoutWriteback(benchmark::State& state, StreamKind kind, int n, int c) {
+  auto rig = MakeRig(Isa::kAuto, n, c, 1, INT32_MAX, false, kind);
+  for (auto _ : state) detail::WorldAccess::WritebackOnly(*rig->world);
+  const double bones = static_cast<double>(n) * c;
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(bones));
+  state.counters["bones_per_s"] = benchmark::Counter(bones, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ns_per_bone"] =
+      benchmark::Counter(bones * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.SetLabel(ToString(rig->world->ActiveIsa()));
 }
 
@@ -184,6 +241,14 @@ void RegisterAll() {
     const std::string name = "BM_ChainWriteback/nodes:8/chains:" + std::to_string(c);
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { ChainWriteback(s, 8, c); })
         ->Unit(benchmark::kMicrosecond);
+  }
+  for (StreamKind k : {StreamKind::kNone, StreamKind::kLocalTrs, StreamKind::kModel4x4, StreamKind::kModel3x4,
+                       StreamKind::kPalette3x4, StreamKind::kPalette4x4}) {
+    for (int c : {64, 1024}) {
+      const std::string name = std::string("BM_PoseLayout/") + StreamName(k) + "/chains:" + std::to_string(c);
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { PoseLayoutWriteback(s, k, 8, c); })
+          ->Unit(benchmark::kMicrosecond);
+    }
   }
   for (int n : {8, 64}) {
     const std::string name = "BM_RagdollStep/humans:" + std::to_string(n) + "/apart";

@@ -343,7 +343,7 @@ TEST(ChainWriteback, TheWrittenRotationTurnsTheAnimatedSegmentOntoTheSimulatedOn
       }
     }
     alignas(64) float probe[detail::kBlockLanes];
-    detail::ChainKernelsFor(isa).writeback(v, scratch.data(), probe, 1.0f);
+    detail::ChainKernelsFor(isa).writeback(v, scratch.data(), probe, 1.0f, nullptr);
     for (int32_t l = 0; l < detail::kBlockLanes; ++l) {
       EXPECT_EQ(probe[l], 0.0f) << ToString(isa) << " lane " << l;
       for (int32_t k = 0; k < 2; ++k) {

@@ -237,6 +237,35 @@ TENDON_C_API TendonResult tendon_build_chain_archetype(TendonWorld* world, const
                                                        TendonChainArchetypeId* out);
 
 /* The host's buffers (see tendon::ChainBinding); bone_map and collider_frames may be NULL. */
+/* ---- pose streams (tendon/pose_layout.h): poses written in the host's own layouts ---- */
+typedef enum TendonPoseLayout {
+  TENDON_POSE_LOCAL_TRS = 0,       /* translation, rotation, optional scale at byte offsets */
+  TENDON_POSE_MODEL_MATRIX = 1,    /* inverse(model_world) * world */
+  TENDON_POSE_SKINNING_MATRIX = 2  /* the model matrix * inverse bind: a skinning palette */
+} TendonPoseLayout;
+typedef enum TendonQuatOrder { TENDON_QUAT_XYZW = 0, TENDON_QUAT_WXYZ = 1 } TendonQuatOrder;
+typedef enum TendonMatrixForm {
+  TENDON_MATRIX_COLUMN_MAJOR_4X4 = 0, /* 16 floats: OpenGL, glTF, three.js */
+  TENDON_MATRIX_ROW_MAJOR_3X4 = 1     /* 12 floats: D3D-style skinning constants */
+} TendonMatrixForm;
+/* One more array a binding's bones are written into each Step; see tendon/pose_layout.h
+   for every field. Start from tendon_pose_stream_defaults. */
+typedef struct TendonPoseStream {
+  TendonPoseLayout layout;
+  void* base;
+  int32_t element_count;
+  int32_t byte_stride; /* 0: packed */
+  int32_t translation_offset, rotation_offset, scale_offset; /* TENDON_POSE_LOCAL_TRS; -1: not written */
+  TendonQuatOrder rotation_order;
+  TendonMatrixForm matrix_form;
+  const TendonTransform* model_world; /* NULL: world space */
+  const int32_t* element_of_bone;     /* NULL: the bone's own index */
+  int32_t element_of_bone_count;
+  const float* inverse_bind; /* TENDON_POSE_SKINNING_MATRIX: 16 floats per bone, column-major */
+  int32_t inverse_bind_count; /* floats */
+} TendonPoseStream;
+TENDON_C_API void tendon_pose_stream_defaults(TendonPoseStream* stream);
+
 typedef struct TendonChainBinding {
   TendonChainArchetypeId archetype;
   const TendonTransform* root_parent_world;
@@ -248,6 +277,8 @@ typedef struct TendonChainBinding {
   int32_t bone_map_count;
   const TendonTransform* collider_frames;
   int32_t collider_frame_count;
+  const TendonPoseStream* pose_streams; /* may be NULL: at most 4 */
+  int32_t pose_stream_count;
 } TendonChainBinding;
 
 TENDON_C_API TendonResult tendon_bind_chain(TendonWorld* world, const TendonChainBinding* binding, TendonChainId* out);
@@ -356,6 +387,8 @@ typedef struct TendonRagdollBinding {
   TendonVec3 planar_normal;
   TendonCollideMode collide_mode;
   int32_t enabled;
+  const TendonPoseStream* pose_streams; /* may be NULL: at most 4 */
+  int32_t pose_stream_count;
 } TendonRagdollBinding;
 TENDON_C_API void tendon_ragdoll_binding_defaults(TendonRagdollBinding* binding);
 TENDON_C_API TendonResult tendon_bind_ragdoll(TendonWorld* world, const TendonRagdollBinding* binding, TendonRagdollId* out);

@@ -38,6 +38,7 @@
 #include <string_view>
 
 #include "tendon/chain_settings.h"
+#include "tendon/pose_layout.h"
 #include "tendon/character.h"
 #include "tendon/ragdoll_settings.h"
 #include "tendon/errors.h"
@@ -171,6 +172,10 @@ struct RagdollBinding {
   Vec3 angular_velocity{};  // rad/s, likewise
   // Every part's world frame is written here each Step; the identity of the binding.
   std::span<Transform> output_parts{};
+  // Optional: up to 4 more places the part frames are written, in the host's layouts
+  // (tendon/pose_layout.h; kLocalTrs writes each part's frame in the model's space).
+  // Bones are the archetype's parts. Copied at bind.
+  std::span<const PoseStream> pose_streams{};
   // When set, the root part is kinematic: it follows this world frame (read every Step)
   // and pulls the rest along by the joints.
   const Transform* kinematic_root = nullptr;
@@ -207,6 +212,10 @@ struct ChainBinding {
   std::span<const int32_t> bone_map{};
   // World frames for colliders attached to host frames (ColliderSettings::frame).
   std::span<const Transform> collider_frames{};
+  // Optional: up to 4 more places the bones are written, in the host's layouts
+  // (tendon/pose_layout.h): local TRS in its bone struct, model-space matrices, a skinning
+  // palette. Bones are the archetype's, in settings order. Copied at bind.
+  std::span<const PoseStream> pose_streams{};
 };
 
 struct PendulumBinding {

@@ -171,6 +171,21 @@ inline float* WrittenLocalRotation(float* scratch, int32_t node) {
   return WrittenWorldRotation(scratch, node) + 4 * kBlockLanes;
 }
 
+// The written world matrix of every node, for pose streams (tendon/pose_layout.h): per
+// node, each lane's row-major 3x4 of translation * rotation * diag(scale) as 12
+// consecutive floats (lane by lane: what a host element takes, so the kernel transposes
+// once and the per-bone copy is contiguous), then the node's world position in 3 rows of
+// kBlockLanes floats (what its children's positions start from). Also the caller's, one
+// per worker.
+inline constexpr int32_t kWorldMatrixFloats = 12;
+inline constexpr int32_t kWorldFloatsPerNode = (kWorldMatrixFloats + 3) * kBlockLanes;
+inline float* WrittenWorldMatrix(float* rows, int32_t node, int32_t lane) {
+  return rows + static_cast<std::size_t>(node) * kWorldFloatsPerNode + lane * kWorldMatrixFloats;
+}
+inline float* WrittenWorldPosition(float* rows, int32_t node) {
+  return rows + static_cast<std::size_t>(node) * kWorldFloatsPerNode + kWorldMatrixFloats * kBlockLanes;
+}
+
 // How many blocks a solve call interleaves (see Solve in chain_kernel_impl.h), and the
 // most one call takes.
 inline constexpr int32_t kSolveInterleave = 4;
@@ -189,8 +204,12 @@ struct ChainKernels {
   // lanes, so the world does not re-read every field of every lane to find a NaN).
   // alpha in [0, 1) interpolates the simulated shape between the last two substeps (render
   // interpolation: each link's direction is the previous substep's, alpha of the way to
-  // the last one's); alpha = 1 writes the last substep's exactly.
-  void (*writeback)(const ChainBlockView& block, float* scratch, float* finite_probe, float alpha);
+  // the last one's); alpha = 1 writes the last substep's exactly. With world_rows non-null
+  // it also fills every node's written world matrix there (WrittenWorldMatrix): root
+  // parent composed with the written locals, whose translations and scales are the
+  // animated ones.
+  void (*writeback)(const ChainBlockView& block, float* scratch, float* finite_probe, float alpha,
+                    float* world_rows);
   // Composes the animated world pose of every lane: B (position), R (rotation), the root
   // parents' rotations, and world scale (kSx..kSz).
   void (*pose)(const ChainBlockView& block, const ChainPoseInput& input);

@@ -21,6 +21,12 @@
 
 #include <cstdint>
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#elif defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include "kernel/chains/chain_block.h"
 #include "kernel/simd/ops.h"
 
@@ -527,6 +533,106 @@ inline void StoreRows(float* row, const Q4<V>& q) {
   O::Store(row + 3 * kBlockLanes, q.w);
 }
 
+#if defined(__AVX__)
+// out[i][l] = r[l][i] for 8 rows of 8 floats: unpack, shuffle, then swap 128-bit halves.
+inline void Transpose8x8(const __m256* r, __m256* out) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  out[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  out[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  out[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  out[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  out[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  out[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  out[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  out[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+#endif
+
+// Twelve rows of kW lanes (table[r][i]) to each lane's 12 floats side by side (out + 12 i):
+// SIMD transposes where the kernel's width has one (8x8 and 4x8 on AVX, three 4x4 on SSE).
+template <int32_t kW>
+inline void RowsToLanes12(const float (*table)[kW], float* out) {
+#if defined(__AVX__)
+  if constexpr (kW == 8) {
+    __m256 r[8], t[8];
+    for (int32_t i = 0; i < 8; ++i) r[i] = _mm256_load_ps(table[i]);
+    Transpose8x8(r, t);
+    for (int32_t i = 0; i < 8; ++i) _mm256_storeu_ps(out + 12 * i, t[i]);
+    // Rows 8..11: four floats per lane, lanes 0-3 in the low halves, 4-7 in the high ones.
+    const __m256 a = _mm256_load_ps(table[8]), b = _mm256_load_ps(table[9]);
+    const __m256 c = _mm256_load_ps(table[10]), d = _mm256_load_ps(table[11]);
+    const __m256 ab_lo = _mm256_unpacklo_ps(a, b), ab_hi = _mm256_unpackhi_ps(a, b);
+    const __m256 cd_lo = _mm256_unpacklo_ps(c, d), cd_hi = _mm256_unpackhi_ps(c, d);
+    const __m256 lane[4] = {_mm256_shuffle_ps(ab_lo, cd_lo, 0x44), _mm256_shuffle_ps(ab_lo, cd_lo, 0xEE),
+                            _mm256_shuffle_ps(ab_hi, cd_hi, 0x44), _mm256_shuffle_ps(ab_hi, cd_hi, 0xEE)};
+    for (int32_t i = 0; i < 4; ++i) {
+      _mm_storeu_ps(out + 12 * i + 8, _mm256_castps256_ps128(lane[i]));
+      _mm_storeu_ps(out + 12 * (i + 4) + 8, _mm256_extractf128_ps(lane[i], 1));
+    }
+    return;
+  }
+#endif
+#if defined(__SSE__)
+  if constexpr (kW == 4) {
+    for (int32_t block = 0; block < 3; ++block) {
+      __m128 r0 = _mm_load_ps(table[4 * block]), r1 = _mm_load_ps(table[4 * block + 1]);
+      __m128 r2 = _mm_load_ps(table[4 * block + 2]), r3 = _mm_load_ps(table[4 * block + 3]);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      _mm_storeu_ps(out + 4 * block, r0);
+      _mm_storeu_ps(out + 12 + 4 * block, r1);
+      _mm_storeu_ps(out + 24 + 4 * block, r2);
+      _mm_storeu_ps(out + 36 + 4 * block, r3);
+    }
+    return;
+  }
+#endif
+  for (int32_t i = 0; i < kW; ++i) {
+    for (int32_t r = 0; r < 12; ++r) out[12 * i + r] = table[r][i];
+  }
+}
+
+// Node k's written world matrix (see WritebackLanes) into its WrittenWorldMatrix rows.
+template <class V>
+inline void StoreWorldMatrix(const ChainBlockView& b, float* scratch, float* world_rows, int32_t k, int32_t parent,
+                             int32_t lane, const Q4<V>& world) {
+  using O = Ops<V>;
+  const V3<V> animated = LoadV3<V>(b, kBx, k, lane);
+  V3<V> p = animated;
+  if (parent >= 0) {
+    const float* pm = WrittenWorldPosition(world_rows, parent) + lane;
+    const V3<V> parent_p{O::Load(pm), O::Load(pm + kBlockLanes), O::Load(pm + 2 * kBlockLanes)};
+    const Q4<V> swing = QMul(LoadRows<V>(WrittenWorldRotation(scratch, parent) + lane), QConj(LoadNodeQ<V>(b, kRx, parent, lane)));
+    p = Add(parent_p, QRotate(swing, Sub(animated, LoadV3<V>(b, kBx, parent, lane))));
+  }
+  constexpr int32_t kW = O::kSize;
+  const V3<V> s = LoadV3<V>(b, kSx, k, lane);
+  // The rotation matrix of a unit quaternion (Shoemake 1985), columns scaled.
+  const V one = O::Splat(1.0f), two = O::Splat(2.0f);
+  const V xx = world.x * world.x, yy = world.y * world.y, zz = world.z * world.z;
+  const V xy = world.x * world.y, xz = world.x * world.z, yz = world.y * world.z;
+  const V wx = world.w * world.x, wy = world.w * world.y, wz = world.w * world.z;
+  const V rows[kWorldMatrixFloats] = {
+      (one - two * (yy + zz)) * s.x, two * (xy - wz) * s.y, two * (xz + wy) * s.z, p.x,
+      two * (xy + wz) * s.x, (one - two * (xx + zz)) * s.y, two * (yz - wx) * s.z, p.y,
+      two * (xz - wy) * s.x, two * (yz + wx) * s.y, (one - two * (xx + yy)) * s.z, p.z};
+  float* position = WrittenWorldPosition(world_rows, k) + lane;
+  O::Store(position, p.x);
+  O::Store(position + kBlockLanes, p.y);
+  O::Store(position + 2 * kBlockLanes, p.z);
+  // Rows to lanes: each lane's 12 floats side by side.
+  alignas(64) float table[kWorldMatrixFloats][kW];
+  for (int32_t r = 0; r < kWorldMatrixFloats; ++r) O::Store(table[r], rows[r]);
+  static_assert(kWorldMatrixFloats == 12, "RowsToLanes12");
+  RowsToLanes12<kW>(table, WrittenWorldMatrix(world_rows, k, lane));
+}
+
 // Writeback, parents first: a node's written world rotation is its animated rotation
 // swung by the shortest arc from the animated direction to its first child to the
 // simulated one (a leaf keeps its parent's swing); its local rotation is the parent's
@@ -535,8 +641,15 @@ inline void StoreRows(float* row, const Q4<V>& q) {
 // last substep's: the links' directions do not depend on where the root is, so the
 // rendered chain hangs from this frame's animated root however fast it moves, with its
 // shape one substep behind ("Fix your timestep!", Fiedler 2004: render interpolation).
-template <class V, bool kInterpolate>
-void WritebackLanes(const ChainBlockView& b, float* scratch, float* finite_probe, float alpha) {
+//
+// With kWorld, each node's written world matrix too: a root sits at its animated position
+// (root parent * its local translation); a child at its written parent's position plus
+// its animated offset from the parent turned by the parent's swing (written world
+// rotation * animated world rotation^-1), which is the parent's written frame applied to
+// the child's local translation (the animated offset is the animated parent's frame
+// applied to it: Pose). Its scale is the animated world scale (the locals' scales are).
+template <class V, bool kInterpolate, bool kWorld>
+void WritebackLanes(const ChainBlockView& b, float* scratch, float* finite_probe, float alpha, float* world_rows) {
   using O = Ops<V>;
   constexpr int32_t kW = O::kSize;
   const V a = O::Splat(alpha);
@@ -571,6 +684,7 @@ void WritebackLanes(const ChainBlockView& b, float* scratch, float* finite_probe
                                   b.Lane(kRootParentRz) + lane, b.Lane(kRootParentRw) + lane);
       const Q4<V> local = QMul(QConj(parent_world), world);
       StoreRows(WrittenLocalRotation(scratch, k) + lane, local);
+      if constexpr (kWorld) StoreWorldMatrix<V>(b, scratch, world_rows, k, parent, lane, world);
       const V3<V> p = LoadV3<V>(b, b.position, k, lane);
       const V sum = local.x + local.y + local.z + local.w + p.x + p.y + p.z;
       probe = probe + sum * O::Splat(0.0f);
@@ -580,11 +694,17 @@ void WritebackLanes(const ChainBlockView& b, float* scratch, float* finite_probe
 }
 
 template <class V>
-void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe, float alpha) {
-  if (alpha >= 1.0f) {
-    WritebackLanes<V, false>(b, scratch, finite_probe, 1.0f);
+void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe, float alpha, float* world_rows) {
+  if (world_rows != nullptr) {
+    if (alpha >= 1.0f) {
+      WritebackLanes<V, false, true>(b, scratch, finite_probe, 1.0f, world_rows);
+    } else {
+      WritebackLanes<V, true, true>(b, scratch, finite_probe, alpha, world_rows);
+    }
+  } else if (alpha >= 1.0f) {
+    WritebackLanes<V, false, false>(b, scratch, finite_probe, 1.0f, nullptr);
   } else {
-    WritebackLanes<V, true>(b, scratch, finite_probe, alpha);
+    WritebackLanes<V, true, false>(b, scratch, finite_probe, alpha, nullptr);
   }
 }
 
@@ -603,22 +723,9 @@ inline void TransposeTransforms(const Transform* const* src, float (*table)[kBlo
   static_assert(kBlockLanes == 8, "one 8x8 transpose per node");
   __m256 r[8];
   for (int32_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(reinterpret_cast<const float*>(src[l]));
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  _mm256_store_ps(table[0], _mm256_permute2f128_ps(s0, s4, 0x20));
-  _mm256_store_ps(table[1], _mm256_permute2f128_ps(s1, s5, 0x20));
-  _mm256_store_ps(table[2], _mm256_permute2f128_ps(s2, s6, 0x20));
-  _mm256_store_ps(table[3], _mm256_permute2f128_ps(s3, s7, 0x20));
-  _mm256_store_ps(table[4], _mm256_permute2f128_ps(s0, s4, 0x31));
-  _mm256_store_ps(table[5], _mm256_permute2f128_ps(s1, s5, 0x31));
-  _mm256_store_ps(table[6], _mm256_permute2f128_ps(s2, s6, 0x31));
-  _mm256_store_ps(table[7], _mm256_permute2f128_ps(s3, s7, 0x31));
+  __m256 t[8];
+  Transpose8x8(r, t);
+  for (int32_t i = 0; i < 8; ++i) _mm256_store_ps(table[i], t[i]);
   for (int32_t l = 0; l < 8; ++l) {
     const auto* f = reinterpret_cast<const float*>(src[l]);
     table[8][l] = f[8];

@@ -22,6 +22,7 @@
 #include "kernel/core/finite.h"
 #include "kernel/core/parallel.h"
 #include "kernel/core/host_buffers.h"
+#include "kernel/core/pose_streams.h"
 #include "kernel/core/rotation.h"
 #include "kernel/core/validation.h"
 
@@ -63,6 +64,7 @@ struct ChainSystem::Group {
   int32_t bound = 0;                   // chains bound
   int32_t bound_lanes = 0;             // their strands: the lanes they take when all are awake
   int32_t max_strands = 1;             // the most lanes one chain of the group takes
+  int32_t matrix_stream_chains = 0;    // bound chains with matrix pose streams (their blocks fill world matrices)
   // Whether kPos1x rather than kPos0x holds the current position in every block (all of
   // a group's blocks are solved in the same frames, so they share it; see kPos0x).
   bool positions_swapped = false;
@@ -162,6 +164,9 @@ struct ChainSystem::Slot {
   // good; the lanes snap to the animated pose (woken or teleported), from the bind pose.
   bool frame_good = true, frame_snap = false, frame_from_bind = false;
   bool node_colliders = false;  // the archetype's any_node_collider
+  // The host's pose streams (tendon/pose_layout.h), their bones in lane order.
+  std::vector<detail::BoundPoseStream> streams;
+  bool matrix_streams = false;  // some stream is not kLocalTrs: the writeback fills world matrices
 };
 
 
@@ -255,6 +260,11 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   writeback_scratch_.resize(std::max(1, tasks_.enqueue != nullptr ? tasks_.worker_count : 1));
   for (AlignedFloats& scratch : writeback_scratch_) {
     if (scratch.size() < scratch_floats) scratch.Resize(scratch_floats);
+  }
+  const std::size_t matrix_floats = static_cast<std::size_t>(a.lane_nodes) * detail::kWorldFloatsPerNode;
+  world_matrix_scratch_.resize(writeback_scratch_.size());
+  for (AlignedFloats& scratch : world_matrix_scratch_) {
+    if (scratch.size() < matrix_floats) scratch.Resize(matrix_floats);
   }
   Group g;
   g.node_count = a.lane_nodes;
@@ -763,6 +773,32 @@ void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int3
   for (int32_t k = base; k < base + v.node_count; ++k) {
     if (!slot.Virtual(k)) slot.Output(k) = slot.last_good[k];
   }
+  if (!slot.streams.empty()) {
+    EmitStreams(slot, archetypes_[slot.archetype].archetype, base, base + v.node_count, slot.last_good.data(),
+                slot.last_good_root_parent);
+  }
+}
+
+void ChainSystem::EmitStreams(const Slot& slot, const ChainArchetype& a, int32_t begin, int32_t end,
+                              const Transform* locals, const Transform& root_parent) {
+  // Parents come before children in lane order, and a strand's nodes are contiguous.
+  PoseScratch scratch;
+  Transform* world = scratch.world();
+  for (int32_t k = begin; k < end; ++k) {
+    const int32_t p = a.parent[k];
+    world[k - begin] = Compose(p < 0 ? root_parent : world[p - begin], locals[k]);
+  }
+  for (const detail::BoundPoseStream& stream : slot.streams) {
+    for (int32_t k = begin; k < end; ++k) {
+      if (slot.Virtual(k)) continue;
+      if (stream.layout == PoseLayout::kLocalTrs) {
+        detail::EmitLocal(stream, k, locals[k]);
+      } else {
+        const detail::Affine m = detail::AffineOf(world[k - begin]);
+        detail::EmitWorld(stream, k, m.data());
+      }
+    }
+  }
 }
 
 void ChainSystem::CheckHostBuffers(ChainId only) const {
@@ -776,6 +812,7 @@ void ChainSystem::CheckHostBuffers(ChainId only) const {
     CheckHostBuffer(owner, "output_local", c.output, bytes);
     CheckHostBuffer(owner, "collider_frames", c.collider_frames,
                     static_cast<std::size_t>(c.collider_frame_count) * sizeof(Transform));
+    CheckStreamBuffers(owner, c.streams);
   };
   if (only.generation != 0) {
     if (const Slot* c = Find(only)) check(only.index, *c);
@@ -786,14 +823,27 @@ void ChainSystem::CheckHostBuffers(ChainId only) const {
 
 void ChainSystem::Writeback(float alpha) {
   const detail::ChainKernels* k = kernels_;
+  if (stream_chains_ > 0) {
+    for (int32_t index : live_chains_) {
+      for (detail::BoundPoseStream& stream : chains_[index].streams) detail::RefreshModel(stream);
+    }
+  }
   auto task = [&](int32_t begin, int32_t end, uint32_t worker) {
     float* scratch = writeback_scratch_[worker].data();
     for (int32_t i = begin; i < end; ++i) {
       Group& g = groups_[work_[i].group];
       const ChainBlockView v = g.View(work_[i].block);
-      alignas(64) float finite_probe[kBlockLanes];
-      k->writeback(v, scratch, finite_probe, g.vrm ? 1.0f : alpha);  // kVrm: no render interpolation
       const int32_t first_lane = work_[i].block * kBlockLanes;
+      // World matrices only for a block where some lane's chain has pose streams.
+      float* world_rows = nullptr;
+      if (g.matrix_stream_chains > 0) {
+        for (int32_t l = 0; l < kBlockLanes && world_rows == nullptr; ++l) {
+          const int32_t owner = g.lane_owner[first_lane + l];
+          if (owner >= 0 && chains_[owner].matrix_streams) world_rows = world_matrix_scratch_[worker].data();
+        }
+      }
+      alignas(64) float finite_probe[kBlockLanes];
+      k->writeback(v, scratch, finite_probe, g.vrm ? 1.0f : alpha, world_rows);  // kVrm: no render interpolation
       for (int32_t l = 0; l < kBlockLanes; ++l) {
         const int32_t owner = g.lane_owner[first_lane + l];
         if (owner < 0) continue;
@@ -814,12 +864,56 @@ void ChainSystem::Writeback(float alpha) {
           out.rotation = Quat{local[0], local[kBlockLanes], local[2 * kBlockLanes], local[3 * kBlockLanes]};
           out.scale = good[node].scale;
         }
+        if (!slot.streams.empty()) EmitLaneStreams(slot, strand, base, world_rows, l);
       }
     }
   };
   ParallelFor(tasks_, work_count_, 1, task);
 }
 
+void ChainSystem::EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows, int32_t l) {
+  for (const detail::BoundPoseStream& stream : slot.streams) {
+    for (int32_t r = slot.strand_real_begin[strand]; r < slot.strand_real_begin[strand + 1]; ++r) {
+      const int32_t node = slot.real_node[r];
+      if (stream.layout == PoseLayout::kLocalTrs) {
+        detail::EmitLocal(stream, node, slot.output[slot.real_host[r]]);
+        continue;
+      }
+      detail::EmitWorld(stream, node, detail::WrittenWorldMatrix(const_cast<float*>(world_rows), node - base, l));
+    }
+  }
+}
+
+Error ChainSystem::BindStreams(const ChainBinding& b, const ChainArchetype& a, std::vector<detail::BoundPoseStream>* out) const {
+  // The host names bones in its settings' order; the slot keeps them in lane order.
+  std::vector<int32_t> default_element(a.node_count);
+  for (int32_t j = 0; j < a.node_count; ++j) {
+    const bool is_virtual = a.virtual_tip[a.lane_node[j]] != 0;
+    default_element[j] = is_virtual ? -1 : (b.bone_map.empty() ? j : b.bone_map[j]);
+  }
+  if (Error e = detail::BindPoseStreams(b.pose_streams, default_element, "pose_streams", out); !Ok(e)) return e;
+  for (detail::BoundPoseStream& stream : *out) {
+    std::vector<int32_t> element(a.node_count);
+    std::vector<detail::Affine> inverse_bind(stream.inverse_bind.empty() ? 0 : a.node_count);
+    for (int32_t k = 0; k < a.node_count; ++k) {
+      const int32_t j = a.settings_node[k];
+      element[k] = a.virtual_tip[k] != 0 ? -1 : stream.element[j];
+      if (!inverse_bind.empty()) inverse_bind[k] = stream.inverse_bind[j];
+    }
+    stream.element = std::move(element);
+    stream.inverse_bind = std::move(inverse_bind);
+  }
+  return {};
+}
+
+void ChainSystem::SetStreams(Slot& slot, std::vector<detail::BoundPoseStream> streams) {
+  stream_chains_ += (streams.empty() ? 0 : 1) - (slot.streams.empty() ? 0 : 1);
+  bool matrices = false;
+  for (const detail::BoundPoseStream& s : streams) matrices = matrices || s.layout != PoseLayout::kLocalTrs;
+  groups_[slot.group].matrix_stream_chains += (matrices ? 1 : 0) - (slot.matrix_streams ? 1 : 0);
+  slot.streams = std::move(streams);
+  slot.matrix_streams = matrices;
+}
 
 Result<ChainArchetypeId> ChainSystem::BuildArchetype(const ChainArchetypeSettings& settings) {
   ArchetypeSlot slot;
@@ -935,6 +1029,8 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
     return ChainId{static_cast<uint32_t>(it->second), existing.generation};
   }
   if (Error e = CheckFiniteAtBind(b, arch.archetype); e.code != ErrorCode::kNone) return e;
+  std::vector<detail::BoundPoseStream> streams;
+  if (Error e = BindStreams(b, arch.archetype, &streams); !Ok(e)) return e;
   int32_t index;
   if (!free_chains_.empty()) {
     index = free_chains_.back();
@@ -997,6 +1093,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   g.bound_lanes += a.strands;
   g.max_strands = std::max(g.max_strands, a.strands);
   ReserveGroup(g);
+  SetStreams(slot, std::move(streams));
   return ChainId{static_cast<uint32_t>(index), generation};
 }
 
@@ -1015,6 +1112,9 @@ Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
       return Fail(ErrorCode::kBadReference, -1, "output_local", "this output buffer is already bound to another chain");
   }
   if (Error e = CheckFiniteAtBind(b, arch.archetype); e.code != ErrorCode::kNone) return e;
+  std::vector<detail::BoundPoseStream> streams;
+  if (Error e = BindStreams(b, arch.archetype, &streams); !Ok(e)) return e;
+  SetStreams(*slot, std::move(streams));
   // The simulated state stays in its lane; only where the host's numbers live changes.
   chain_by_output_.erase(old_identity);
   chain_by_output_.emplace(identity, static_cast<int32_t>(id.index));
@@ -1058,6 +1158,16 @@ Error ChainSystem::Unbind(ChainId id) {
   for (int32_t k = 0; current_ok && k < slot->bone_count; ++k) current_ok = slot->Virtual(k) || IsFinite(slot->Animated(k));
   for (int32_t k = 0; k < slot->bone_count; ++k) {
     if (!slot->Virtual(k)) slot->Output(k) = current_ok ? slot->Animated(k) : slot->last_good[k];
+  }
+  if (!slot->streams.empty()) {
+    const ChainArchetype& a = archetypes_[slot->archetype].archetype;
+    PoseScratch locals;
+    for (int32_t k = 0; k < slot->bone_count; ++k)
+      new (&locals.world()[k]) Transform(current_ok && !slot->Virtual(k) ? slot->Animated(k) : slot->last_good[k]);
+    const Transform root = *slot->root_parent_world;
+    for (detail::BoundPoseStream& stream : slot->streams) detail::RefreshModel(stream);
+    EmitStreams(*slot, a, 0, slot->bone_count, locals.world(), current_ok && IsFinite(root) ? root : slot->last_good_root_parent);
+    SetStreams(*slot, {});
   }
   chain_by_output_.erase(&slot->Output(0));
   const int32_t li = slot->live_index;

@@ -38,6 +38,7 @@
 #include "kernel/chains/chain_archetype.h"
 #include "kernel/chains/chain_block.h"
 #include "kernel/core/frame_counters.h"
+#include "kernel/core/pose_streams.h"
 #include "tendon/stats.h"
 #include "tendon/world.h"
 
@@ -124,6 +125,13 @@ class ChainSystem {
   void LaneRareWork(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
   void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand);
   void SetHostMap(Slot& slot, const ChainArchetype& a, std::span<const int32_t> bone_map) const;
+  // Pose streams: checked and put in lane order at bind; written from a lane's world
+  // matrices (the writeback), or from locals composed here (a reset, an unbind).
+  Error BindStreams(const ChainBinding& b, const ChainArchetype& a, std::vector<BoundPoseStream>* out) const;
+  void SetStreams(Slot& slot, std::vector<BoundPoseStream> streams);
+  void EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows, int32_t l);
+  void EmitStreams(const Slot& slot, const ChainArchetype& a, int32_t begin, int32_t end, const Transform* locals,
+                   const Transform& root_parent);
 
   TaskHooks tasks_;
   const ChainKernels* kernels_;
@@ -151,6 +159,8 @@ class ChainSystem {
   std::vector<std::pair<float, int32_t>> candidates_;
   std::vector<WorkItem> work_;
   std::vector<AlignedFloats> writeback_scratch_;  // per worker (see WrittenLocalRotation)
+  std::vector<AlignedFloats> world_matrix_scratch_;  // per worker (see WrittenWorldMatrix)
+  int32_t stream_chains_ = 0;  // bound chains with pose streams
   int32_t work_count_ = 0;
   std::vector<WorkCounters> work_counters_;
   int32_t selected_count_ = 0;  // the budget's selection: candidates_[0, selected_count_)

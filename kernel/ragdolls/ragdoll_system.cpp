@@ -26,6 +26,7 @@
 #include "kernel/core/finite.h"
 #include "kernel/core/host_buffers.h"
 #include "kernel/core/parallel.h"
+#include "kernel/core/pose_streams.h"
 #include "kernel/core/rotation.h"
 #include "kernel/core/validation.h"
 
@@ -260,6 +261,12 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
     return Fail(ErrorCode::kNullBuffer, -1, "start_parts", "start_parts is shorter than the part count");
   if (auto it = by_output_.find(b.output_parts.data()); it != by_output_.end())
     return RagdollId{static_cast<uint32_t>(it->second), store_.slots[it->second].generation};
+  std::vector<detail::BoundPoseStream> streams;
+  {
+    std::vector<int32_t> part_index(static_cast<std::size_t>(n));
+    for (int32_t j = 0; j < n; ++j) part_index[j] = j;
+    if (Error e = detail::BindPoseStreams(b.pose_streams, part_index, "pose_streams", &streams); !Ok(e)) return e;
+  }
   if (!IsFinite(b.placement) || !IsFinite(b.linear_velocity) || !IsFinite(b.angular_velocity))
     return Fail(ErrorCode::kNotFinite, -1, "placement", "placement or the start velocities are not finite");
   // Rotations far from unit are refused (kernel/core/finite.h; found by fuzz_build: a
@@ -339,11 +346,20 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
   if (!(b.planar_normal == Vec3{})) g.SetPlanar(slot.lane, NormalizeOr(b.planar_normal, Vec3{0, 0, 1}));
   if (slot.enabled) EnableLane(slot);
   for (int32_t j = 0; j < n; ++j) slot.output[j] = Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}));
+  slot.streams = std::move(streams);
+  EmitStreams(slot);
   by_output_.emplace(b.output_parts.data(), index);
   ++live_count_;
   total_parts_ += n;
   ReserveContacts();
   return RagdollId{static_cast<uint32_t>(index), slot.generation};
+}
+
+void RagdollSystem::EmitStreams(RagdollSlot& slot) {
+  for (detail::BoundPoseStream& stream : slot.streams) {
+    detail::RefreshModel(stream);
+    for (int32_t j = 0; j < slot.part_count; ++j) detail::EmitWorldTransform(stream, j, slot.output[j]);
+  }
 }
 
 Error RagdollSystem::Unbind(RagdollId id) {
@@ -353,6 +369,7 @@ Error RagdollSystem::Unbind(RagdollId id) {
   RagdollSlot& slot = store_.slots[id.index];
   RemoveLane(slot);
   by_output_.erase(slot.output);
+  std::vector<detail::BoundPoseStream>().swap(slot.streams);
   slot.live = false;
   slot.generation = slot.generation == UINT32_MAX ? 1 : slot.generation + 1;
   free_.push_back(static_cast<int32_t>(id.index));
@@ -480,6 +497,7 @@ Error RagdollSystem::SetPartStates(RagdollId id, std::span<const Transform> part
     for (int32_t f = 0; f < 6; ++f) view.Part(fields[f], j)[l] = values[f];
   }
   for (int32_t j = 0; j < n; ++j) slot.output[j] = Transform{parts[j].translation, Normalize(parts[j].rotation), {1, 1, 1}};
+  EmitStreams(slot);
   slot.asleep = slot.frozen = false;
   slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;
   view.Lane(detail::kAsleep)[l] = 0.0f;
@@ -812,6 +830,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
           continue;
         }
         for (int32_t j = 0; j < g.part_count; ++j) slot.output[j] = shown[j];
+        if (!slot.streams.empty()) EmitStreams(slot);
       }
       resets_[i] = resets;
     }
@@ -952,6 +971,7 @@ void RagdollSystem::CheckHostBuffers(RagdollId only) const {
     if (!r.live || (!only.IsNull() && (only.index != i || only.generation != r.generation))) continue;
     const detail::HostBufferOwner owner{"ragdoll", static_cast<uint32_t>(i), r.generation};
     detail::CheckHostBuffer(owner, "output_parts", r.output, static_cast<std::size_t>(r.part_count) * sizeof(Transform));
+    detail::CheckStreamBuffers(owner, r.streams);
     if (r.kinematic_root != nullptr) detail::CheckHostBuffer(owner, "kinematic_root", r.kinematic_root, sizeof(Transform));
   }
 }

@@ -125,6 +125,8 @@ class RagdollSystem {
   void EnableLane(RagdollSlot& slot);
   void DisableLane(RagdollSlot& slot);
   void RemoveLane(RagdollSlot& slot);
+  // Writes the slot's output frames into its pose streams (tendon/pose_layout.h).
+  static void EmitStreams(RagdollSlot& slot);
   void MoveToGroup(int32_t index, int32_t target);
   void ReserveContacts();
 

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/core/pose_streams.h"
 #include "kernel/rigid/rigid_block.h"
 #include "tendon/ragdoll_settings.h"
 #include "tendon/world.h"
@@ -165,6 +166,7 @@ struct RagdollSlot {
   bool freeze_when_asleep = false;
   float freeze_after_seconds = INFINITY;
   RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
+  std::vector<detail::BoundPoseStream> streams;  // the host's pose streams, written with output
 };
 
 // Every instance of the world, by slot, and the groups their lanes are in.

@@ -26,6 +26,10 @@ static_assert(sizeof(TendonVec3) == sizeof(tendon::Vec3) && sizeof(TendonQuat) =
               "the C value types are the C++ ones, bit for bit");
 static_assert(static_cast<int>(tendon::ErrorCode::kInUse) == TENDON_ERROR_IN_USE, "TendonResult mirrors ErrorCode");
 static_assert(static_cast<int>(tendon::Isa::kNeon) == TENDON_ISA_NEON, "TendonIsa mirrors Isa");
+static_assert(static_cast<int>(tendon::PoseLayout::kSkinningMatrix) == TENDON_POSE_SKINNING_MATRIX &&
+                  static_cast<int>(tendon::QuatOrder::kWxyz) == TENDON_QUAT_WXYZ &&
+                  static_cast<int>(tendon::MatrixForm::kRowMajor3x4) == TENDON_MATRIX_ROW_MAJOR_3X4,
+              "the C pose stream enums mirror tendon/pose_layout.h");
 
 namespace {
 
@@ -249,7 +253,41 @@ TendonResult BadEnum(TendonWorld* w, const char* field) {
   return Refuse(w, TENDON_ERROR_OUT_OF_RANGE, field, " is not one of its enum's values");
 }
 
-ChainBinding ToCpp(const TendonChainBinding& b) {
+// The C streams as PoseStreams, in `storage` (which the binding's span points into). The
+// layout, order and form are passed as the ints they are: the C++ enums have an int32_t
+// underlying type, so any value is representable, and the bind refuses those out of range
+// naming pose_streams[i] and the field.
+std::span<const PoseStream> ToCpp(const TendonPoseStream* c, int32_t count, std::vector<PoseStream>* storage) {
+  storage->clear();
+  for (int32_t i = 0; c != nullptr && i < count; ++i) {
+    const TendonPoseStream& s = c[i];
+    PoseStream p;
+    p.layout = static_cast<PoseLayout>(EnumValue(s.layout));
+    p.base = s.base;
+    p.element_count = s.element_count;
+    p.byte_stride = s.byte_stride;
+    p.translation_offset = s.translation_offset;
+    p.rotation_offset = s.rotation_offset;
+    p.scale_offset = s.scale_offset;
+    p.rotation_order = static_cast<QuatOrder>(EnumValue(s.rotation_order));
+    p.matrix_form = static_cast<MatrixForm>(EnumValue(s.matrix_form));
+    p.model_world = P(s.model_world);
+    p.element_of_bone = Span(s.element_of_bone, s.element_of_bone_count);
+    p.inverse_bind = Span(s.inverse_bind, s.inverse_bind_count);
+    storage->push_back(p);
+  }
+  return *storage;
+}
+TendonResult CheckPoseStreams(TendonWorld* w, const TendonPoseStream* c, int32_t count) {
+  if (BadArray(c, count)) return BadArrayError(w, "pose_streams");
+  for (int32_t i = 0; c != nullptr && i < count; ++i) {
+    if (BadArray(c[i].element_of_bone, c[i].element_of_bone_count)) return BadArrayError(w, "pose_streams.element_of_bone");
+    if (BadArray(c[i].inverse_bind, c[i].inverse_bind_count)) return BadArrayError(w, "pose_streams.inverse_bind");
+  }
+  return TENDON_OK;
+}
+
+ChainBinding ToCpp(const TendonChainBinding& b, std::vector<PoseStream>* streams) {
   ChainBinding out;
   out.archetype = FromC<ChainArchetypeId>(b.archetype);
   out.root_parent_world = P(b.root_parent_world);
@@ -257,6 +295,7 @@ ChainBinding ToCpp(const TendonChainBinding& b) {
   out.output_local = Span(P(b.output_local), b.output_count);
   out.bone_map = Span(b.bone_map, b.bone_map_count);
   out.collider_frames = Span(P(b.collider_frames), b.collider_frame_count);
+  out.pose_streams = ToCpp(b.pose_streams, b.pose_stream_count, streams);
   return out;
 }
 TendonResult CheckChainBinding(TendonWorld* w, const TendonChainBinding* b) {
@@ -265,7 +304,7 @@ TendonResult CheckChainBinding(TendonWorld* w, const TendonChainBinding* b) {
   if (BadArray(b->output_local, b->output_count)) return BadArrayError(w, "output_local");
   if (BadArray(b->bone_map, b->bone_map_count)) return BadArrayError(w, "bone_map");
   if (BadArray(b->collider_frames, b->collider_frame_count)) return BadArrayError(w, "collider_frames");
-  return TENDON_OK;
+  return CheckPoseStreams(w, b->pose_streams, b->pose_stream_count);
 }
 
 CharacterBinding ToCpp(const TendonCharacterBinding& b) {
@@ -489,12 +528,18 @@ TendonResult tendon_bind_chain(TendonWorld* world, const TendonChainBinding* bin
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (out == nullptr) return NullArgument(world, "out");
   if (TendonResult r = CheckChainBinding(world, binding); r != TENDON_OK) return r;
-  return Guard(world, [&] { return Take(world, world->world->BindChain(ToCpp(*binding)), out); });
+  return Guard(world, [&] {
+    std::vector<PoseStream> streams;
+    return Take(world, world->world->BindChain(ToCpp(*binding, &streams)), out);
+  });
 }
 TendonResult tendon_rebind_chain(TendonWorld* world, TendonChainId chain, const TendonChainBinding* binding) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (TendonResult r = CheckChainBinding(world, binding); r != TENDON_OK) return r;
-  return Guard(world, [&] { return Record(world, world->world->RebindChain(FromC<ChainId>(chain), ToCpp(*binding))); });
+  return Guard(world, [&] {
+    std::vector<PoseStream> streams;
+    return Record(world, world->world->RebindChain(FromC<ChainId>(chain), ToCpp(*binding, &streams)));
+  });
 }
 TendonResult tendon_unbind_chain(TendonWorld* world, TendonChainId chain) {
   if (world == nullptr) return NullArgument(nullptr, "world");
@@ -702,6 +747,19 @@ TendonResult tendon_build_static_world(TendonWorld* world, const TendonStaticWor
   });
 }
 
+void tendon_pose_stream_defaults(TendonPoseStream* c) {
+  if (c == nullptr) return;
+  const PoseStream p;
+  *c = TendonPoseStream{};
+  c->layout = static_cast<TendonPoseLayout>(p.layout);
+  c->byte_stride = p.byte_stride;
+  c->translation_offset = p.translation_offset;
+  c->rotation_offset = p.rotation_offset;
+  c->scale_offset = p.scale_offset;
+  c->rotation_order = static_cast<TendonQuatOrder>(p.rotation_order);
+  c->matrix_form = static_cast<TendonMatrixForm>(p.matrix_form);
+}
+
 void tendon_ragdoll_binding_defaults(TendonRagdollBinding* c) {
   if (c == nullptr) return;
   const RagdollBinding b;
@@ -719,8 +777,11 @@ TendonResult tendon_bind_ragdoll(TendonWorld* world, const TendonRagdollBinding*
   if (BadArray(c->start_parts, c->start_part_count)) return BadArrayError(world, "start_parts");
   if (BadArray(c->output_parts, c->output_part_count)) return BadArrayError(world, "output_parts");
   if (OutOfEnum(EnumValue(c->collide_mode), TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
+  if (TendonResult r = CheckPoseStreams(world, c->pose_streams, c->pose_stream_count); r != TENDON_OK) return r;
   return Guard(world, [&] {
+    std::vector<PoseStream> streams;
     RagdollBinding b;
+    b.pose_streams = ToCpp(c->pose_streams, c->pose_stream_count, &streams);
     b.archetype = FromC<RagdollArchetypeId>(c->archetype);
     b.placement = T(c->placement);
     b.start_parts = Span(P(c->start_parts), c->start_part_count);

@@ -123,6 +123,100 @@ static void TestChain(TendonWorld* w) {
   CHECK(tendon_unbind_chain(w, chain) == TENDON_ERROR_STALE_HANDLE); /* generation-checked */
 }
 
+/* Pose streams: the host's own bone struct (wxyz, no scale) and a row-major 3x4 palette
+ * with a joint remap; both equal what output_local says, composed by hand. */
+typedef struct HostBone {
+  float position[3];
+  float wxyz[4];
+  int32_t tag;
+} HostBone;
+
+static void TestPoseStreams(TendonWorld* w) {
+  enum { kBones = 3 };
+  TendonChainBone bones[kBones];
+  TendonChainArchetypeSettings s;
+  TendonChainArchetypeId arch = 0;
+  TendonTransform root = At(0.2f, 1.5f, 0), animated[kBones], output[kBones];
+  TendonChainBinding b;
+  TendonChainId chain = 0;
+  TendonPoseStream streams[2];
+  HostBone host[kBones];
+  float palette[12 * 4], inverse_bind[16 * kBones];
+  const int32_t joint[kBones] = {3, 0, 2};
+  TendonFrameStats st;
+  int i, f;
+  for (i = 0; i < kBones; ++i) {
+    bones[i].parent = i - 1;
+    bones[i].rest_local = i == 0 ? tendon_transform_identity() : At(0.1f, 0, 0);
+    bones[i].virtual_tip = 0;
+    animated[i] = output[i] = bones[i].rest_local;
+    host[i].tag = 77;
+  }
+  memset(inverse_bind, 0, sizeof inverse_bind);
+  for (i = 0; i < kBones; ++i) {
+    inverse_bind[16 * i + 0] = inverse_bind[16 * i + 5] = inverse_bind[16 * i + 10] = inverse_bind[16 * i + 15] = 1.0f;
+  }
+  tendon_chain_archetype_settings_defaults(&s);
+  s.bones = bones;
+  s.bone_count = kBones;
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_OK);
+  tendon_pose_stream_defaults(&streams[0]);
+  CHECK(streams[0].layout == TENDON_POSE_LOCAL_TRS && streams[0].rotation_offset == 12 && streams[0].scale_offset == -1);
+  streams[0].base = host;
+  streams[0].element_count = kBones;
+  streams[0].byte_stride = (int32_t)sizeof(HostBone);
+  streams[0].translation_offset = 0;
+  streams[0].rotation_offset = 12;
+  streams[0].rotation_order = TENDON_QUAT_WXYZ;
+  tendon_pose_stream_defaults(&streams[1]);
+  streams[1].layout = TENDON_POSE_SKINNING_MATRIX;
+  streams[1].matrix_form = TENDON_MATRIX_ROW_MAJOR_3X4;
+  streams[1].base = palette;
+  streams[1].element_count = 4;
+  streams[1].element_of_bone = joint;
+  streams[1].element_of_bone_count = kBones;
+  streams[1].inverse_bind = inverse_bind;
+  streams[1].inverse_bind_count = 16 * kBones;
+  memset(&b, 0, sizeof b);
+  b.archetype = arch;
+  b.root_parent_world = &root;
+  b.animated_local = animated;
+  b.animated_count = kBones;
+  b.output_local = output;
+  b.output_count = kBones;
+  b.pose_streams = streams;
+  b.pose_stream_count = 2;
+  streams[1].base = NULL; /* refused, naming the stream and field */
+  CHECK(tendon_bind_chain(w, &b, &chain) == TENDON_ERROR_NULL_BUFFER);
+  CHECK(strcmp(tendon_last_error_field(), "pose_streams[1].base") == 0);
+  streams[1].base = palette;
+  streams[1].layout = (TendonPoseLayout)9;
+  CHECK(tendon_bind_chain(w, &b, &chain) == TENDON_ERROR_OUT_OF_RANGE);
+  CHECK(strcmp(tendon_last_error_field(), "pose_streams[1].layout") == 0);
+  streams[1].layout = TENDON_POSE_SKINNING_MATRIX;
+  b.pose_stream_count = -1;
+  CHECK(tendon_bind_chain(w, &b, &chain) == TENDON_ERROR_NULL_BUFFER);
+  b.pose_stream_count = 2;
+  CHECK(tendon_bind_chain(w, &b, &chain) == TENDON_OK && chain != 0);
+  for (f = 0; f < 30; ++f) {
+    root.translation.y = 1.5f + 0.2f * sinf(0.2f * (float)f);
+    tendon_world_step(w, 1.0f / 60.0f, &st);
+  }
+  for (i = 0; i < kBones; ++i) {
+    CHECK(host[i].tag == 77);
+    CHECK(host[i].position[0] == output[i].translation.x && host[i].position[1] == output[i].translation.y);
+    CHECK(host[i].wxyz[0] == output[i].rotation.w && host[i].wxyz[1] == output[i].rotation.x &&
+          host[i].wxyz[3] == output[i].rotation.z);
+  }
+  /* Bone 0 sits at the root parent (identity inverse binds: the palette is the world matrix);
+     bone 1 one link along bone 0's written x axis. */
+  CHECK(fabsf(palette[12 * 3 + 3] - root.translation.x) < 1e-5f && fabsf(palette[12 * 3 + 7] - root.translation.y) < 1e-5f);
+  CHECK(fabsf(palette[12 * 0 + 3] - (root.translation.x + 0.1f * palette[12 * 3 + 0])) < 1e-5f);
+  CHECK(fabsf(palette[12 * 0 + 7] - (root.translation.y + 0.1f * palette[12 * 3 + 4])) < 1e-5f);
+  CHECK(fabsf(palette[12 * 3 + 4]) > 1e-3f); /* bone 0 swung off +x */
+  CHECK(tendon_unbind_chain(w, chain) == TENDON_OK);
+}
+
 /* A humanoid of 18 bones named by VRM's roles, standing with its hips at 1 m, facing +Z. */
 enum { kHumanBones = 18 };
 static const char* const kNames[kHumanBones] = {
@@ -278,6 +372,7 @@ int main(void) {
   CHECK(tendon_world_lane_width(w) >= 1);
   CHECK(tendon_world_set_trace_file(w, "/tmp/tendon_c_host_test_trace.json") == TENDON_OK);
   TestChain(w);
+  TestPoseStreams(w);
   TestCharacterAndRagdoll(w);
   TestVrm(w);
   CHECK(tendon_world_set_trace_file(w, NULL) == TENDON_OK);

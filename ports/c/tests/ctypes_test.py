@@ -94,11 +94,20 @@ class ChainArchetypeSettings(C.Structure):
                 ("override_count", _i32), ("colliders", C.c_void_p), ("collider_count", _i32)]
 
 
+class PoseStream(C.Structure):
+    _fields_ = [("layout", C.c_int), ("base", C.c_void_p), ("element_count", _i32), ("byte_stride", _i32),
+                ("translation_offset", _i32), ("rotation_offset", _i32), ("scale_offset", _i32),
+                ("rotation_order", C.c_int), ("matrix_form", C.c_int), ("model_world", C.POINTER(Transform)),
+                ("element_of_bone", C.POINTER(_i32)), ("element_of_bone_count", _i32),
+                ("inverse_bind", C.POINTER(C.c_float)), ("inverse_bind_count", _i32)]
+
+
 class ChainBinding(C.Structure):
     _fields_ = [("archetype", C.c_uint64), ("root_parent_world", C.POINTER(Transform)),
                 ("animated_local", C.POINTER(Transform)), ("animated_count", _i32),
                 ("output_local", C.POINTER(Transform)), ("output_count", _i32), ("bone_map", C.POINTER(_i32)),
-                ("bone_map_count", _i32), ("collider_frames", C.POINTER(Transform)), ("collider_frame_count", _i32)]
+                ("bone_map_count", _i32), ("collider_frames", C.POINTER(Transform)), ("collider_frame_count", _i32),
+                ("pose_streams", C.POINTER(PoseStream)), ("pose_stream_count", _i32)]
 
 
 class HumanoidBone(C.Structure):
@@ -144,6 +153,7 @@ lib.tendon_world_create.argtypes = [C.POINTER(WorldSettings), C.POINTER(W)]
 lib.tendon_world_destroy.argtypes = [W]
 lib.tendon_world_step.argtypes = [W, C.c_float, C.POINTER(FrameStats)]
 lib.tendon_chain_archetype_settings_defaults.argtypes = [C.POINTER(ChainArchetypeSettings)]
+lib.tendon_pose_stream_defaults.argtypes = [C.POINTER(PoseStream)]
 lib.tendon_build_chain_archetype.argtypes = [W, C.POINTER(ChainArchetypeSettings), C.POINTER(C.c_uint64)]
 lib.tendon_bind_chain.argtypes = [W, C.POINTER(ChainBinding), C.POINTER(C.c_uint64)]
 lib.tendon_unbind_chain.argtypes = [W, C.c_uint64]
@@ -201,6 +211,28 @@ check(all(abs(l - 0.1) < 0.01 for l in lengths), f"links keep their length: {len
 check(abs(output[1].rotation.z) + abs(output[1].rotation.x) > 1e-3, "the written pose swings")
 check(lib.tendon_unbind_chain(world, chain) == 0, "unbind")
 check(lib.tendon_unbind_chain(world, chain) == 10, "a stale handle is refused")
+
+# The same chain with a pose stream: model-space column-major 4x4s, as three.js's
+# Skeleton.boneMatrices holds them, under a model frame 1 m to the left.
+matrices = (C.c_float * (16 * 4))()
+model = at(-1, 0, 0)
+stream = PoseStream()
+lib.tendon_pose_stream_defaults(C.byref(stream))
+stream.layout = 1  # TENDON_POSE_MODEL_MATRIX
+stream.base = C.cast(matrices, C.c_void_p)
+stream.element_count = 4
+stream.model_world = C.pointer(model)
+binding.pose_streams = C.pointer(stream)
+binding.pose_stream_count = 1
+check(lib.tendon_bind_chain(world, C.byref(binding), C.byref(chain)) == 0, "a chain with a pose stream")
+for f in range(30):
+    root.translation.x = 0.4 * math.sin(0.1 * f)
+    lib.tendon_world_step(world, C.c_float(1 / 60), C.byref(stats))
+check(abs(matrices[12] - (root.translation.x + 1)) < 1e-5 and abs(matrices[13] - root.translation.y) < 1e-5
+      and matrices[15] == 1.0, "bone 0's matrix sits at the root parent, in the model's space")
+check(lib.tendon_get_chain_node_positions(world, chain, nodes, 4) == 0, "node positions")
+check(all(abs(matrices[16 * k + 12] - (nodes[k].x + 1)) < 0.02 for k in range(4)), "every bone's matrix follows its node")
+check(lib.tendon_unbind_chain(world, chain) == 0, "unbind the streamed chain")
 
 # A character over an 18-bone humanoid named by VRM's roles.
 names = [b"hips", b"spine", b"neck", b"head", b"leftUpperArm", b"leftLowerArm", b"leftHand", b"rightUpperArm",
