@@ -1,6 +1,7 @@
 // Pose streams (tendon/pose_layout.h): every layout a host can ask for equals the TRS
 // output composed by hand, for chains (kTendon and split kVrm, every instruction set) and
 // ragdolls; bad streams are refused at bind with the stream and field named.
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "allocation_counter.h"
+#include "character_test_util.h"
 #include "test_util.h"
 
 namespace tendon::test {
@@ -349,6 +351,69 @@ TEST(PoseLayouts, RagdollPartFramesAreWrittenInEveryLayout) {
     EXPECT_NEAR(model_bones[j].wxyz[0], want.rotation.w, kTolerance);
     EXPECT_NEAR(model_bones[j].scale[0], want.scale.x, kTolerance);
   }
+}
+
+// A whole skeleton: Godette as a ragdolled character, with her local TRS and a skinning
+// palette in her model's space written each Step, also while she falls.
+TEST(PoseLayouts, ACharacterWritesItsWholeSkeletonIntoItsStreamsWhileRagdolled) {
+  TENDON_NEED_SHARED_DATA();
+  auto w = MakeWorld(LastSubstepOutputs());
+  ASSERT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  CharacterSettings cs;
+  cs.skeleton = Godette(VrmNames());
+  const CharacterArchetypeId a = w->BuildCharacterArchetype(cs).value();
+  const int n = static_cast<int>(cs.skeleton.rest_local.size());
+  HostCharacter host(cs.skeleton, Transform{{0.5f, 0.1f, -0.3f}, AxisAngle(Vec3{0, 1, 0}, 0.6f), {1, 1, 1}});
+  std::vector<float> trs(static_cast<std::size_t>(7) * n, -7.0f);
+  std::vector<float> palette(static_cast<std::size_t>(16) * n, -7.0f);
+  std::vector<float> inverse_bind;
+  for (int k = 0; k < n; ++k) {
+    const std::vector<float> ib =
+        ColumnMajor(Inverse(MatrixOf(Transform{{0, 0.01f * static_cast<float>(k), 0}, {}, {1, 1, 1}})));
+    inverse_bind.insert(inverse_bind.end(), ib.begin(), ib.end());
+  }
+  PoseStream streams[2];
+  streams[0].base = trs.data();
+  streams[0].element_count = n;
+  streams[1].layout = PoseLayout::kSkinningMatrix;
+  streams[1].base = palette.data();
+  streams[1].element_count = n;
+  streams[1].model_world = &host.model;
+  streams[1].inverse_bind = inverse_bind;
+  CharacterBinding b = host.Binding(a);
+  b.pose_streams = streams;
+  const CharacterId id = w->BindCharacter(b).value();
+  for (int frame = 0; frame < 40; ++frame) {
+    if (frame == 5) {
+      ASSERT_TRUE(w->ActivateCharacter(id));
+    }
+    w->Step(1.0f / 60.0f);
+  }
+  ASSERT_EQ(w->LastStats().active_characters, 1);
+  const M34 to_model = Inverse(MatrixOf(host.model));
+  for (int k = 0; k < n; ++k) {
+    const float* t = &trs[static_cast<std::size_t>(7) * k];
+    EXPECT_EQ(t[0], host.output[k].translation.x) << k;
+    EXPECT_EQ(t[2], host.output[k].translation.z) << k;
+    EXPECT_EQ(t[3], host.output[k].rotation.x) << k;
+    EXPECT_EQ(t[6], host.output[k].rotation.w) << k;
+    ExpectNear(FromColumnMajor(&palette[static_cast<std::size_t>(16) * k]),
+               Multiply(Multiply(to_model, MatrixOf(host.world[k])), FromColumnMajor(&inverse_bind[16 * k])),
+               "bone " + std::to_string(k));
+  }
+  // The body fell: the hips' palette entry moved off the animated pose.
+  const std::vector<Transform> animated_world = [&] {
+    std::vector<Transform> wd(n);
+    for (int k = 0; k < n; ++k) {
+      const int32_t p = cs.skeleton.parents[k];
+      wd[k] = Compose(p < 0 ? host.model : wd[p], host.animated[k]);
+    }
+    return wd;
+  }();
+  const auto hips = static_cast<int32_t>(
+      std::find(cs.skeleton.names.begin(), cs.skeleton.names.end(), "hips") - cs.skeleton.names.begin());
+  ASSERT_LT(hips, n);
+  EXPECT_GT(Length(host.world[hips].translation - animated_world[hips].translation), 0.05f);
 }
 
 TEST(PoseLayouts, AModelFrameThatGoesBadKeepsTheLastGoodOneAndNoNanReachesTheStream) {

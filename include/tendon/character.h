@@ -29,6 +29,7 @@
 
 #include "tendon/ids.h"
 #include "tendon/math.h"
+#include "tendon/pose_layout.h"
 #include "tendon/ragdoll_settings.h"
 
 namespace tendon {
@@ -169,6 +170,12 @@ struct CharacterBinding {
   // Optional: every bone's output world transform, written every Step before chains step,
   // so a chain bound with root_parent_world = &output_world[head] swings on the ragdoll.
   std::span<Transform> output_world{};
+  // Optional: up to 4 more places the whole skeleton is written, in the host's layouts
+  // (tendon/pose_layout.h): its bone struct, model matrices, a skinning palette. Written
+  // after the ragdoll; chains that hang from its bones write theirs later in the Step, so
+  // a chain bound with a stream into the same array (element_of_bone = skeleton index)
+  // overwrites the animated pose of its own bones. Copied at bind.
+  std::span<const PoseStream> pose_streams{};
   RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
   // Planar mode (2D games): unit normal of the plane, zero for 3D.
   Vec3 planar_normal{};

@@ -462,6 +462,8 @@ typedef struct TendonCharacterBinding {
   TendonVec3 planar_normal;
   int32_t freeze_when_settled;
   float freeze_after_seconds;
+  const TendonPoseStream* pose_streams; /* may be NULL: at most 4 */
+  int32_t pose_stream_count;
 } TendonCharacterBinding;
 TENDON_C_API void tendon_character_binding_defaults(TendonCharacterBinding* binding);
 TENDON_C_API TendonResult tendon_bind_character(TendonWorld* world, const TendonCharacterBinding* binding,

@@ -25,8 +25,8 @@
 // and denormals-are-zero inside every task and restores the caller's floating-point mode.
 //
 // Memory: building and binding allocate (archetypes, lanes, per-instance state, scratch
-// for the budget, and per worker a writeback scratch of 256 bytes per node of the longest
-// chain archetype); Step, SetCamera, the wind setters and every call on a bound ragdoll or
+// for the budget, and per worker a writeback scratch of 256 bytes, and a world-matrix
+// scratch for pose streams of 480 bytes, per node of the longest chain archetype); Step, SetCamera, the wind setters and every call on a bound ragdoll or
 // character do not (SetRagdollKinematicRoot only the first time, unless reserved).
 // Host buffers named in a binding must stay valid until the instance is unbound.
 #pragma once

@@ -9,6 +9,7 @@
 
 #include "kernel/core/finite.h"
 #include "kernel/core/host_buffers.h"
+#include "kernel/core/pose_streams.h"
 #include "kernel/core/validation.h"
 #include "kernel/ragdolls/ragdoll_system.h"
 #include "kernel/rigid/ragdoll_archetype.h"
@@ -100,6 +101,7 @@ struct CharacterSystem::Slot {
   std::span<const Transform> animated_local;
   std::span<Transform> output_local;
   std::span<Transform> output_world;  // the host's, or world_storage
+  std::vector<BoundPoseStream> streams;  // the host's pose streams (tendon/pose_layout.h)
   std::vector<Transform> world_storage;
   std::vector<Transform> anim_world;   // per bone, this frame
   std::vector<Transform> part_frames;  // the ragdoll's output (per part)
@@ -199,6 +201,26 @@ Error CharacterSystem::CheckBuffers(const CharacterBinding& b, int32_t bones) co
   return {};
 }
 
+Error CharacterSystem::BindStreams(const CharacterBinding& b, int32_t bones, std::vector<BoundPoseStream>* out) {
+  std::vector<int32_t> bone_index(static_cast<std::size_t>(bones));
+  for (int32_t k = 0; k < bones; ++k) bone_index[k] = k;
+  return BindPoseStreams(b.pose_streams, bone_index, "pose_streams", out);
+}
+
+void CharacterSystem::EmitStreams(Slot& c, std::span<const Transform> world) {
+  for (BoundPoseStream& stream : c.streams) {
+    RefreshModel(stream);
+    for (std::size_t k = 0; k < c.output_local.size(); ++k) {
+      const auto bone = static_cast<int32_t>(k);
+      if (stream.layout == PoseLayout::kLocalTrs) {
+        EmitLocal(stream, bone, c.output_local[k]);
+      } else {
+        EmitWorldTransform(stream, bone, world[k]);
+      }
+    }
+  }
+}
+
 Error CharacterSystem::Rebind(CharacterId id, const CharacterBinding& b) {
   Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
@@ -210,6 +232,9 @@ Error CharacterSystem::Rebind(CharacterId id, const CharacterBinding& b) {
     if (s.get() != c && s->live && s->output_local.data() == b.output_local.data())
       return Fail(ErrorCode::kBadReference, -1, "output_local", "this output buffer is already bound to another character");
   }
+  std::vector<BoundPoseStream> streams;
+  if (Error e = BindStreams(b, bones, &streams); !Ok(e)) return e;
+  c->streams = std::move(streams);
   // The ragdoll, its state and every timer stay; only where the host's numbers live changes.
   if (b.output_world.empty() && c->world_storage.empty()) {
     c->world_storage.assign(c->output_world.begin(), c->output_world.end());
@@ -252,6 +277,8 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
     if (s->live && s->output_local.data() == b.output_local.data())
       return CharacterId{static_cast<uint32_t>(&s - slots_.data()), s->generation};
   }
+  std::vector<BoundPoseStream> streams;
+  if (Error e = BindStreams(b, bones, &streams); !Ok(e)) return e;
   int32_t index;
   if (!free_.empty()) {
     index = free_.back();
@@ -317,6 +344,8 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
     c.output_local[k] = c.animated_local[k];
     c.output_world[k] = c.anim_world[k];
   }
+  c.streams = std::move(streams);
+  EmitStreams(c, c.output_world);
   // Room for every event a frame can produce (Started, Ended per character and then some):
   // 64 + 4 per bound character. Unbinding gives the room back, so bind/unbind churn
   // never grows the queue past what the most characters bound at once needed.
@@ -333,6 +362,18 @@ Error CharacterSystem::Unbind(CharacterId id) {
   ragdolls_.ReserveKinematicToggle(archetypes_[c->archetype].ragdoll_archetype, -1);
   // Torn down: the host's bones go back to the animation.
   for (std::size_t k = 0; k < c->output_local.size(); ++k) c->output_local[k] = c->animated_local[k];
+  if (!c->streams.empty()) {
+    // The animated world pose, composed from the model frame (as the host's output_world
+    // would be once the animation writes it).
+    const CharacterArchetype& a = archetypes_[c->archetype];
+    std::vector<Transform> world(c->output_local.size());
+    for (std::size_t k = 0; k < world.size(); ++k) {
+      const int32_t parent = a.parents[k];
+      world[k] = Compose(parent >= 0 ? world[parent] : c->last_good_model, c->output_local[k]);
+    }
+    EmitStreams(*c, world);
+    std::vector<BoundPoseStream>().swap(c->streams);
+  }
   c->live = false;
   --bound_count_;
   event_capacity_ = kBaseEventCapacity + 4 * static_cast<std::size_t>(bound_count_);
@@ -749,6 +790,7 @@ void CharacterSystem::CheckHostBuffers(CharacterId only) const {
     CheckHostBuffer(owner, "animated_local", c.animated_local.data(), c.animated_local.size_bytes());
     CheckHostBuffer(owner, "output_local", c.output_local.data(), c.output_local.size_bytes());
     CheckHostBuffer(owner, "output_world", c.output_world.data(), c.output_world.size_bytes());
+    CheckStreamBuffers(owner, c.streams);
   }
 }
 
@@ -809,6 +851,7 @@ void CharacterSystem::AfterPhysics() {
       }
     }
     if (wrote_non_finite) ++bad_inputs_;
+    if (!c.streams.empty() && (c.active || c.animated_ok)) EmitStreams(c, c.output_world);
     for (int32_t j = 0; j < n; ++j) {
       c.shown_prev[j] = c.shown_cur[j];
       c.shown_cur[j] = Rigid(c.output_world[a.part_bone[j]]);

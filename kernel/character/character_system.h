@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernel/character/character_archetype.h"
+#include "kernel/core/pose_streams.h"
 #include "tendon/character.h"
 #include "tendon/errors.h"
 
@@ -82,6 +83,9 @@ class CharacterSystem {
  private:
   struct Slot;
   Error CheckBuffers(const CharacterBinding& b, int32_t bones) const;
+  // Pose streams (tendon/pose_layout.h): checked at bind, written with the outputs.
+  static Error BindStreams(const CharacterBinding& b, int32_t bones, std::vector<BoundPoseStream>* out);
+  static void EmitStreams(Slot& c, std::span<const Transform> world);
   Slot* Find(CharacterId id);
   const Slot* Find(CharacterId id) const;
   void Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space = HandBackSpace::kAuto);

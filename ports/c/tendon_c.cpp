@@ -307,8 +307,9 @@ TendonResult CheckChainBinding(TendonWorld* w, const TendonChainBinding* b) {
   return CheckPoseStreams(w, b->pose_streams, b->pose_stream_count);
 }
 
-CharacterBinding ToCpp(const TendonCharacterBinding& b) {
+CharacterBinding ToCpp(const TendonCharacterBinding& b, std::vector<PoseStream>* streams) {
   CharacterBinding out;
+  out.pose_streams = ToCpp(b.pose_streams, b.pose_stream_count, streams);
   out.archetype = FromC<CharacterArchetypeId>(b.archetype);
   out.model_world = P(b.model_world);
   out.animated_local = Span(P(b.animated_local), b.bone_count);
@@ -917,14 +918,22 @@ TendonResult tendon_bind_character(TendonWorld* world, const TendonCharacterBind
   if (out == nullptr) return NullArgument(world, "out");
   if (c->bone_count < 0) return BadArrayError(world, "bone_count");
   if (OutOfEnum(EnumValue(c->collide_mode), TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
-  return Guard(world, [&] { return Take(world, world->world->BindCharacter(ToCpp(*c)), out); });
+  if (TendonResult r = CheckPoseStreams(world, c->pose_streams, c->pose_stream_count); r != TENDON_OK) return r;
+  return Guard(world, [&] {
+    std::vector<PoseStream> streams;
+    return Take(world, world->world->BindCharacter(ToCpp(*c, &streams)), out);
+  });
 }
 TendonResult tendon_rebind_character(TendonWorld* world, TendonCharacterId character, const TendonCharacterBinding* c) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (c == nullptr) return NullArgument(world, "binding");
   if (c->bone_count < 0) return BadArrayError(world, "bone_count");
   if (OutOfEnum(EnumValue(c->collide_mode), TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
-  return Guard(world, [&] { return Record(world, world->world->RebindCharacter(FromC<CharacterId>(character), ToCpp(*c))); });
+  if (TendonResult r = CheckPoseStreams(world, c->pose_streams, c->pose_stream_count); r != TENDON_OK) return r;
+  return Guard(world, [&] {
+    std::vector<PoseStream> streams;
+    return Record(world, world->world->RebindCharacter(FromC<CharacterId>(character), ToCpp(*c, &streams)));
+  });
 }
 TendonResult tendon_unbind_character(TendonWorld* world, TendonCharacterId character) {
   if (world == nullptr) return NullArgument(nullptr, "world");

@@ -129,7 +129,8 @@ class CharacterBinding(C.Structure):
     _fields_ = [("archetype", C.c_uint64), ("model_world", C.POINTER(Transform)),
                 ("animated_local", C.POINTER(Transform)), ("output_local", C.POINTER(Transform)),
                 ("output_world", C.POINTER(Transform)), ("bone_count", _i32), ("collide_mode", C.c_int),
-                ("planar_normal", Vec3), ("freeze_when_settled", _i32), ("freeze_after_seconds", C.c_float)]
+                ("planar_normal", Vec3), ("freeze_when_settled", _i32), ("freeze_after_seconds", C.c_float),
+                ("pose_streams", C.POINTER(PoseStream)), ("pose_stream_count", _i32)]
 
 
 class CharacterState(C.Structure):
