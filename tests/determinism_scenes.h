@@ -18,7 +18,12 @@ namespace tendon::test {
 // struck, deactivated), 240 frames at a varying frame rate. The state hash after each frame.
 // The golden hashes were recorded before render interpolation, which changes what chains
 // write (in the hash) but not what they simulate: they run it off.
-inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, bool render_interpolation = true) {
+// With `split_step` each frame is World::BeginStep then World::FinishStep; with
+// `hanging_chains` the characters also write their world pose, and six more chains hang
+// from it (from a character's neck, reading its output) and from the ragdolls' last parts:
+// chains whose lane waits for the ragdoll phase. The golden hashes are of the default.
+inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, bool render_interpolation = true,
+                                      bool split_step = false, bool hanging_chains = false) {
   WorldSettings ws;
   ws.tasks = hooks;
   ws.isa = isa;
@@ -75,6 +80,7 @@ inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, boo
   const SkeletonSettings man_skeleton = StickmanSkeleton();
   std::vector<Transform> models(6);
   std::vector<std::vector<Transform>> man_out(6, man_skeleton.rest_local);
+  std::vector<std::vector<Transform>> man_world(6, std::vector<Transform>(man_skeleton.rest_local.size()));
   std::vector<CharacterId> men;
   for (int i = 0; i < 6; ++i) {
     models[i].translation = {static_cast<float>(i) * 1.5f, 1.0f, 6.0f};
@@ -83,7 +89,18 @@ inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, boo
     b.model_world = &models[i];
     b.animated_local = man_skeleton.rest_local;
     b.output_local = man_out[i];
+    if (hanging_chains) b.output_world = man_world[i];
     men.push_back(w->BindCharacter(b).value());
+  }
+  std::vector<std::unique_ptr<HostChain>> hanging;
+  if (hanging_chains) {
+    for (int i = 0; i < 6; ++i) {
+      hanging.push_back(std::make_unique<HostChain>(kinds[1]));
+      ChainBinding b = hanging.back()->Binding(ids[1]);
+      // Three hang from a character's neck; three from a limb's last part.
+      b.root_parent_world = i < 3 ? &man_world[i][1] : &limbs[i][2];
+      EXPECT_TRUE(w->BindChain(b).ok());
+    }
   }
   std::vector<uint64_t> hashes;
   bool saw_pairs = false;
@@ -103,7 +120,13 @@ inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, boo
     }
     for (std::size_t i = 0; i < joints.size(); ++i) joints[i].rotation = AxisAngle(Vec3{0, 0, 1}, std::sin(t * 4.0f + i));
     w->SetCamera(Vec3{std::sin(t) * 20.0f + 20.0f, 0, std::cos(t * 0.5f) * 15.0f + 15.0f});
-    w->Step(f % 11 == 0 ? 0.05f : 1.0f / (45.0f + (f % 5) * 20.0f));
+    const float dt = f % 11 == 0 ? 0.05f : 1.0f / (45.0f + (f % 5) * 20.0f);
+    if (split_step) {
+      EXPECT_TRUE(w->BeginStep(dt));
+      w->FinishStep();
+    } else {
+      w->Step(dt);
+    }
     hashes.push_back(w->StateHash());
     saw_pairs = saw_pairs || w->LastStats().ragdoll_pairs > 0;
   }

@@ -99,6 +99,89 @@ class ThreadPoolHooks {
   std::atomic<int32_t> next_{0};
 };
 
+// A host job system that allows what World::BeginStep needs: enqueue returns at once, and
+// enqueue / finish may be called again from inside a task. Whoever waits in finish runs
+// ranges of any job meanwhile (its own index: the caller is worker 0), so nested waits
+// never deadlock. One mutex guards everything, which ThreadSanitizer sees entirely.
+class NestingPoolHooks {
+ public:
+  explicit NestingPoolHooks(int workers) : workers_(workers) {
+    for (int i = 1; i < workers; ++i) threads_.emplace_back([this, i] { Loop(static_cast<uint32_t>(i)); });
+  }
+  ~NestingPoolHooks() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  TaskHooks hooks() { return TaskHooks{&Enqueue, &Finish, this, workers_}; }
+  int max_jobs_in_flight() const { return max_jobs_; }
+
+ private:
+  struct Job {
+    TaskFn* task;
+    void* ctx;
+    int32_t count, grain, next = 0, done = 0;
+  };
+  static thread_local uint32_t t_index;
+
+  static void* Enqueue(TaskFn* task, int32_t count, int32_t min_range, void* ctx, void* user) {
+    auto* self = static_cast<NestingPoolHooks*>(user);
+    auto* job = new Job{task, ctx, count, min_range < 1 ? 1 : min_range};
+    {
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      self->jobs_.push_back(job);
+      self->max_jobs_ = std::max(self->max_jobs_, static_cast<int>(self->jobs_.size()));
+    }
+    self->wake_.notify_all();
+    return job;
+  }
+  static void Finish(void* handle, void* user) {
+    auto* self = static_cast<NestingPoolHooks*>(user);
+    auto* job = static_cast<Job*>(handle);
+    std::unique_lock<std::mutex> lock(self->mutex_);
+    while (job->done < job->count) {
+      if (!self->RunOne(lock)) self->wake_.wait(lock);
+    }
+    self->jobs_.erase(std::find(self->jobs_.begin(), self->jobs_.end(), job));
+    delete job;
+  }
+  // Claims a range of the oldest job with ranges left and runs it unlocked.
+  bool RunOne(std::unique_lock<std::mutex>& lock) {
+    for (Job* job : jobs_) {
+      if (job->next >= job->count) continue;
+      const int32_t begin = job->next;
+      const int32_t end = std::min(job->count, begin + job->grain);
+      job->next = end;
+      lock.unlock();
+      job->task(begin, end, t_index, job->ctx);
+      lock.lock();
+      job->done += end - begin;
+      if (job->done == job->count) wake_.notify_all();
+      return true;
+    }
+    return false;
+  }
+  void Loop(uint32_t worker) {
+    t_index = worker;
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_) {
+      if (!RunOne(lock)) wake_.wait(lock);
+    }
+  }
+
+  int32_t workers_;
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<Job*> jobs_;
+  bool stop_ = false;
+  int max_jobs_ = 0;
+};
+thread_local uint32_t NestingPoolHooks::t_index = 0;
+
 TEST(Determinism, StateHashIsIdenticalForOneTwoAndEightWorkers) {
   const std::vector<uint64_t> serial = RunScene(TaskHooks{nullptr, nullptr, nullptr, 1});
   for (int workers : {1, 2, 8}) {
@@ -120,6 +203,56 @@ TEST(Determinism, StateHashIsIdenticalOnOneTbbForOneTwoAndEightWorkers) {
     ASSERT_EQ(threaded.size(), serial.size());
     for (std::size_t f = 0; f < serial.size(); ++f) ASSERT_EQ(threaded[f], serial[f]) << workers << " workers, frame " << f;
   }
+}
+
+// BeginStep / FinishStep: the frame's two lanes (characters, ragdolls and the chains
+// hanging from them; every other chain) side by side give Step's bits, frame after frame,
+// on a nesting std::thread pool (which ThreadSanitizer checks) and on oneTBB.
+TEST(Determinism, BeginStepAndFinishStepGiveStepsBitsForAnyWorkerCount) {
+  const std::vector<uint64_t> serial = RunScene(TaskHooks{nullptr, nullptr, nullptr, 1}, Isa::kAuto, true, false, true);
+  const std::vector<uint64_t> split = RunScene(TaskHooks{nullptr, nullptr, nullptr, 1}, Isa::kAuto, true, true, true);
+  ASSERT_EQ(split, serial) << "without task hooks";
+  for (int workers : {1, 2, 4}) {
+    NestingPoolHooks pool(workers);
+    const std::vector<uint64_t> threaded = RunScene(pool.hooks(), Isa::kAuto, true, true, true);
+    ASSERT_EQ(threaded.size(), serial.size());
+    for (std::size_t f = 0; f < serial.size(); ++f) ASSERT_EQ(threaded[f], serial[f]) << workers << " workers, frame " << f;
+    EXPECT_GE(pool.max_jobs_in_flight(), 2) << "the lanes' phases nest inside the frame's job";
+  }
+#ifndef TENDON_TSAN
+  for (int workers : {1, 2, 8}) {
+    TbbTaskSystem tasks(workers);
+    const std::vector<uint64_t> threaded = RunScene(tasks.hooks(), Isa::kAuto, true, true, true);
+    ASSERT_EQ(threaded.size(), serial.size());
+    for (std::size_t f = 0; f < serial.size(); ++f) ASSERT_EQ(threaded[f], serial[f]) << "oneTBB, " << workers << " workers, frame " << f;
+  }
+#endif
+}
+
+// While a frame is in flight the World refuses changes, and a second BeginStep; FinishStep
+// without a frame returns the last stats; a World destroyed mid-frame waits for it.
+TEST(Determinism, AFrameInFlightRefusesChangesAndIsWaitedForOnDestruction) {
+  NestingPoolHooks pool(2);
+  WorldSettings ws;
+  ws.tasks = pool.hooks();
+  auto w = MakeWorld(ws);
+  const ChainArchetypeSettings s = Strand(4);
+  const ChainArchetypeId a = w->BuildChainArchetype(s).value();
+  HostChain chain(s), other(s);
+  ASSERT_TRUE(w->BindChain(chain.Binding(a)).ok());
+  ASSERT_TRUE(w->BeginStep(1.0f / 60.0f));
+  EXPECT_FALSE(w->BeginStep(1.0f / 60.0f)) << "one frame at a time";
+  auto refused = w->BindChain(other.Binding(a));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kReentrant);
+  const FrameStats& st = w->FinishStep();
+  EXPECT_EQ(st.frame, 1u);
+  EXPECT_EQ(st.simulated_chains, 1);
+  EXPECT_EQ(w->FinishStep().frame, 1u) << "no frame in flight: the last stats";
+  EXPECT_TRUE(w->BindChain(other.Binding(a)).ok());
+  ASSERT_TRUE(w->BeginStep(1.0f / 60.0f));
+  w.reset();  // waits for the frame's tasks before the World goes
+  EXPECT_TRUE(IsFinite(chain.output[3]));
 }
 
 TEST(Determinism, ABigIslandSolvedByColourIsIdenticalForOneTwoAndEightWorkers) {

@@ -404,6 +404,31 @@ class World {
   // kReentrant (false, or nothing, for calls without an Error) and changes nothing, and a
   // nested Step returns the last frame's stats. Queries are safe from callbacks.
   const FrameStats& Step(float dt);
+
+  // Step in two halves, for a pre-render job that overlaps: BeginStep starts the frame and
+  // FinishStep waits for it and returns its stats. The frame has two lanes:
+  //   - lane 0: characters and ragdolls (the substeps), then the chains that depend on
+  //     them: a chain one of whose host buffers (root_parent_world, animated_local,
+  //     output_local, collider_frames, pose streams) a ragdoll or character also reads or
+  //     writes, such as a hair chain hanging from a character's output_world[head];
+  //   - lane 1: every other chain, which runs while the ragdoll substeps are in flight.
+  // Pendulums, counters and the trace run in FinishStep. Both halves (and Step) give the
+  // same bits for any worker count: chains' lanes never share memory.
+  //
+  // Threads: BeginStep hands the two lanes to WorldSettings::tasks as one job of 2 items
+  // (enqueue) and returns; FinishStep calls finish. Inside the lanes each phase splits its
+  // work through the same hooks, so enqueue and finish are then also called from the
+  // host's workers (nested). tendon::TbbTaskSystem runs the job asynchronously and nested
+  // calls inside it; a host job system must allow nesting to use BeginStep. Without task
+  // hooks, BeginStep runs the whole frame and FinishStep only closes it.
+  //
+  // Between the two, the host may do anything except call this World's mutating calls
+  // (kReentrant, as from inside Step) or touch the bound buffers: queries read a frame
+  // half written. BeginStep returns false and does nothing while a frame is in flight;
+  // FinishStep without a frame in flight returns the last stats. Step while a frame is in
+  // flight returns the last stats. Destroying the World waits for a frame in flight.
+  bool BeginStep(float dt);
+  const FrameStats& FinishStep();
   const FrameStats& LastStats() const;
 
   Isa ActiveIsa() const;

@@ -70,7 +70,10 @@ struct ChainSystem::Group {
   bool positions_swapped = false;
 
   int32_t Rows() const { return hot_rows + cold_rows; }
-  ChainBlockView View(int32_t block) {
+  // flipped: the view after this frame's solve when it swapped the position slots (an odd
+  // number of substeps) and EndFrame has not yet recorded it.
+  ChainBlockView View(int32_t block, bool flipped = false) {
+    const bool swapped = positions_swapped != flipped;
     ChainBlockView v;
     v.parent = parent.data();
     v.first_child = first_child.data();
@@ -81,8 +84,8 @@ struct ChainSystem::Group {
     v.vrm = vrm;
     v.hot = hot_slab.data() + static_cast<std::size_t>(block) * hot_rows * kBlockLanes;
     v.cold = cold_slab.data() + static_cast<std::size_t>(block) * cold_rows * kBlockLanes;
-    v.position = positions_swapped ? detail::kPos1x : detail::kPos0x;
-    v.previous = positions_swapped ? detail::kPos0x : detail::kPos1x;
+    v.position = swapped ? detail::kPos1x : detail::kPos0x;
+    v.previous = swapped ? detail::kPos0x : detail::kPos1x;
     return v;
   }
   void SetLaneToPadding(int32_t lane) {
@@ -167,6 +170,10 @@ struct ChainSystem::Slot {
   // The host's pose streams (tendon/pose_layout.h), their bones in lane order.
   std::vector<detail::BoundPoseStream> streams;
   bool matrix_streams = false;  // some stream is not kLocalTrs: the writeback fills world matrices
+  // A host buffer of this chain is one a ragdoll or character reads or writes in its phase
+  // (MarkDependents): the chain's pass waits for theirs (World::BeginStep).
+  bool depends_on_bodies = false;
+  bool late = false;  // this frame: in the second pass (PartitionPasses)
 };
 
 
@@ -249,6 +256,8 @@ void ChainSystem::ReserveGroup(Group& g) {
   for (const Group& other : groups_) total += other.capacity_blocks;
   if (static_cast<int32_t>(work_.size()) < total) {
     work_.resize(total);
+    work_partitioned_.resize(total);
+    work_late_.resize(total);
     work_counters_.resize(total);
   }
 }
@@ -505,6 +514,7 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
     lanes += groups_[gi].lanes_used;
   }
   selected_count_ = keep;  // candidates_[0, keep) are the selected chains (the pose phase reads them)
+  PartitionPasses();
   stats.simulated_chains = keep;
   stats.sleeping_chains = live - keep;
   stats.chain_blocks = work_count_;
@@ -585,6 +595,7 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
 void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
   const bool good = ReadLaneInput(slot, counters);
+  for (detail::BoundPoseStream& stream : slot.streams) detail::RefreshModel(stream);
   slot.frame_good = good;
   // A host frame that is not trusted this frame keeps last frame's colliders.
   const bool vrm = a.topology.model == ChainModel::kVrm;
@@ -681,24 +692,124 @@ TENDON_NOINLINE void ChainSystem::LaneRareWork(Group& g, const ChainBlockView& v
   }
 }
 
-void ChainSystem::Pose() {
+void ChainSystem::PartitionPasses() {
+  // Which selected chains and blocks wait for the ragdoll phase: a chain that depends on
+  // it, every block with one of its lanes, every chain with a lane in such a block, and so
+  // on until nothing changes (a chain's read must come before the pose of each of its
+  // blocks, and a block is posed in one pass). Without dependent chains, all in pass 0.
+  int32_t independent = selected_count_;
+  int32_t independent_work = work_count_;
+  if (any_dependent_) {
+    for (int32_t i = 0; i < selected_count_; ++i) {
+      Slot& c = chains_[candidates_[i].second];
+      c.late = c.depends_on_bodies;
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int32_t i = 0; i < work_count_; ++i) {
+        const Group& g = groups_[work_[i].group];
+        const int32_t* owners = g.lane_owner.data() + work_[i].block * kBlockLanes;
+        bool late = false;
+        for (int32_t l = 0; l < kBlockLanes && !late; ++l) late = owners[l] >= 0 && chains_[owners[l]].late;
+        work_late_[i] = late ? 1 : 0;
+        for (int32_t l = 0; late && l < kBlockLanes; ++l) {
+          if (owners[l] >= 0 && !chains_[owners[l]].late) {
+            chains_[owners[l]].late = true;
+            changed = true;
+          }
+        }
+      }
+    }
+    // Selected chains: pass 0 first (an unstable partition: each chain's read touches only
+    // its own slot and lanes, so their order is moot).
+    const auto first_late =
+        std::partition(candidates_.begin(), candidates_.begin() + selected_count_,
+                       [&](const std::pair<float, int32_t>& c) { return !chains_[c.second].late; });
+    independent = static_cast<int32_t>(first_late - candidates_.begin());
+    // Blocks: each part keeps its order (runs of a topology stay runs, which the solve
+    // interleaves).
+    int32_t n = 0;
+    for (int32_t i = 0; i < work_count_; ++i) {
+      if (work_late_[i] == 0) work_partitioned_[n++] = work_[i];
+    }
+    independent_work = n;
+    for (int32_t i = 0; i < work_count_; ++i) {
+      if (work_late_[i] != 0) work_partitioned_[n++] = work_[i];
+    }
+    std::copy(work_partitioned_.begin(), work_partitioned_.begin() + work_count_, work_.begin());
+  }
+  const int32_t chunks_a = (independent + kReadChunk - 1) / kReadChunk;
+  passes_[0] = {0, independent, 0, independent_work, 0};
+  passes_[1] = {independent, selected_count_, independent_work, work_count_, chunks_a};
+  read_chunk_count_ = chunks_a + (selected_count_ - independent + kReadChunk - 1) / kReadChunk;
+}
+
+void ChainSystem::MarkDependents(bool (*overlaps)(const void* data, std::size_t bytes, const void* context),
+                                 const void* context) {
+  any_dependent_ = false;
+  for (int32_t index : live_chains_) {
+    Slot& c = chains_[index];
+    int32_t span = c.bone_count;
+    for (int32_t k : c.bone_map) span = std::max(span, k + 1);
+    const std::size_t bytes = static_cast<std::size_t>(span) * sizeof(Transform);
+    bool depends = overlaps(c.root_parent_world, sizeof(Transform), context) || overlaps(c.animated, bytes, context) ||
+                   overlaps(c.output, bytes, context) ||
+                   overlaps(c.collider_frames, static_cast<std::size_t>(c.collider_frame_count) * sizeof(Transform), context);
+    for (const detail::BoundPoseStream& stream : c.streams) {
+      depends = depends || overlaps(stream.base, stream.extent, context) ||
+                (stream.model_world != nullptr && overlaps(stream.model_world, sizeof(Transform), context));
+    }
+    c.depends_on_bodies = depends;
+    any_dependent_ = any_dependent_ || depends;
+  }
+}
+
+void ChainSystem::BeginFrame(int32_t substeps, float dt, Vec3 wind, float frame_dt) {
+  solve_params_ = {};
+  solve_params_.substeps = substeps;
+  solve_params_.dt = dt;
+  solve_params_.gravity[0] = gravity_.x;
+  solve_params_.gravity[1] = gravity_.y;
+  solve_params_.gravity[2] = gravity_.z;
+  solve_params_.wind[0] = wind.x;
+  solve_params_.wind[1] = wind.y;
+  solve_params_.wind[2] = wind.z;
+  // kVrm topologies take one step of the frame's dt.
+  vrm_params_ = solve_params_;
+  vrm_params_.substeps = frame_dt > 0.0f ? 1 : 0;
+  vrm_params_.dt = frame_dt;
+  frame_open_ = true;
+}
+
+void ChainSystem::EndFrame() {
+  for (Group& g : groups_) {
+    if (Flipped(g)) g.positions_swapped = !g.positions_swapped;
+  }
+  frame_open_ = false;
+}
+
+bool ChainSystem::Flipped(const Group& g) const {
+  return frame_open_ && (g.vrm ? vrm_params_.substeps : solve_params_.substeps) % 2 == 1;
+}
+
+void ChainSystem::Pose(const ChainPass& pass) {
   // 1. Per selected chain (chunks of kReadChunk): see ReadChain.
-  const int32_t selected = selected_count_;
-  const int32_t read_chunks = (selected + kReadChunk - 1) / kReadChunk;
+  const int32_t first = pass.first_selected;
+  const int32_t selected = pass.end_selected;
+  const int32_t read_chunks = (selected - first + kReadChunk - 1) / kReadChunk;
   auto read = [&](int32_t begin, int32_t end, uint32_t) {
     for (int32_t chunk = begin; chunk < end; ++chunk) {
-      WorkCounters& counters = read_counters_[chunk];
+      WorkCounters& counters = read_counters_[pass.first_read_chunk + chunk];
       counters = {};
-      const int32_t last = std::min(selected, (chunk + 1) * kReadChunk);
-      for (int32_t i = chunk * kReadChunk; i < last; ++i) ReadChain(chains_[candidates_[i].second], counters);
+      const int32_t last = std::min(selected, first + (chunk + 1) * kReadChunk);
+      for (int32_t i = first + chunk * kReadChunk; i < last; ++i) ReadChain(chains_[candidates_[i].second], counters);
     }
   };
-  read_chunk_count_ = read_chunks;
   ParallelFor(tasks_, read_chunks, 1, read);
   // 2. Per block: the animated pose in lanes, then each lane's colliders and snap.
   const detail::ChainKernels* kernel_set = kernels_;
   auto task = [&](int32_t begin, int32_t end, uint32_t) {
-    for (int32_t i = begin; i < end; ++i) {
+    for (int32_t i = pass.first_work + begin; i < pass.first_work + end; ++i) {
       Group& g = groups_[work_[i].group];
       const ChainBlockView v = g.View(work_[i].block);
       work_counters_[i] = {};
@@ -722,42 +833,26 @@ void ChainSystem::Pose() {
       }
     }
   };
-  ParallelFor(tasks_, work_count_, 1, task);
+  ParallelFor(tasks_, pass.end_work - pass.first_work, 1, task);
 }
 
-void ChainSystem::Solve(int32_t substeps, float dt, Vec3 wind, float frame_dt) {
-  detail::ChainSolveParams params;
-  params.substeps = substeps;
-  params.dt = dt;
-  params.gravity[0] = gravity_.x;
-  params.gravity[1] = gravity_.y;
-  params.gravity[2] = gravity_.z;
-  params.wind[0] = wind.x;
-  params.wind[1] = wind.y;
-  params.wind[2] = wind.z;
-  // kVrm topologies take one step of the frame's dt.
-  detail::ChainSolveParams vrm_params = params;
-  vrm_params.substeps = frame_dt > 0.0f ? 1 : 0;
-  vrm_params.dt = frame_dt;
+void ChainSystem::Solve(const ChainPass& pass) {
   const detail::ChainKernels* k = kernels_;
   auto task = [&](int32_t begin, int32_t end, uint32_t) {
     // Runs of consecutive blocks of one topology go to the kernel together.
     ChainBlockView views[detail::kSolveInterleave];
-    int32_t i = begin;
-    while (i < end) {
+    int32_t i = pass.first_work + begin;
+    while (i < pass.first_work + end) {
       const int32_t group = work_[i].group;
       int32_t count = 0;
-      while (i < end && count < detail::kSolveInterleave && work_[i].group == group) {
+      while (i < pass.first_work + end && count < detail::kSolveInterleave && work_[i].group == group) {
         views[count++] = groups_[group].View(work_[i].block);
         ++i;
       }
-      k->solve(views, count, groups_[group].vrm ? vrm_params : params);
+      k->solve(views, count, groups_[group].vrm ? vrm_params_ : solve_params_);
     }
   };
-  ParallelFor(tasks_, work_count_, detail::kSolveInterleave, task);
-  for (Group& g : groups_) {
-    if ((g.vrm ? vrm_params.substeps : substeps) % 2 == 1) g.positions_swapped = !g.positions_swapped;
-  }
+  ParallelFor(tasks_, pass.end_work - pass.first_work, detail::kSolveInterleave, task);
 }
 
 void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand) {
@@ -821,18 +916,13 @@ void ChainSystem::CheckHostBuffers(ChainId only) const {
   for (int32_t slot : live_chains_) check(static_cast<uint32_t>(slot), chains_[slot]);
 }
 
-void ChainSystem::Writeback(float alpha) {
+void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
   const detail::ChainKernels* k = kernels_;
-  if (stream_chains_ > 0) {
-    for (int32_t index : live_chains_) {
-      for (detail::BoundPoseStream& stream : chains_[index].streams) detail::RefreshModel(stream);
-    }
-  }
   auto task = [&](int32_t begin, int32_t end, uint32_t worker) {
     float* scratch = writeback_scratch_[worker].data();
-    for (int32_t i = begin; i < end; ++i) {
+    for (int32_t i = pass.first_work + begin; i < pass.first_work + end; ++i) {
       Group& g = groups_[work_[i].group];
-      const ChainBlockView v = g.View(work_[i].block);
+      const ChainBlockView v = g.View(work_[i].block, Flipped(g));  // after this frame's solve
       const int32_t first_lane = work_[i].block * kBlockLanes;
       // World matrices only for a block where some lane's chain has pose streams.
       float* world_rows = nullptr;
@@ -868,7 +958,7 @@ void ChainSystem::Writeback(float alpha) {
       }
     }
   };
-  ParallelFor(tasks_, work_count_, 1, task);
+  ParallelFor(tasks_, pass.end_work - pass.first_work, 1, task);
 }
 
 void ChainSystem::EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows, int32_t l) {
@@ -907,7 +997,6 @@ Error ChainSystem::BindStreams(const ChainBinding& b, const ChainArchetype& a, s
 }
 
 void ChainSystem::SetStreams(Slot& slot, std::vector<detail::BoundPoseStream> streams) {
-  stream_chains_ += (streams.empty() ? 0 : 1) - (slot.streams.empty() ? 0 : 1);
   bool matrices = false;
   for (const detail::BoundPoseStream& s : streams) matrices = matrices || s.layout != PoseLayout::kLocalTrs;
   groups_[slot.group].matrix_stream_chains += (matrices ? 1 : 0) - (slot.matrix_streams ? 1 : 0);
@@ -1087,7 +1176,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   chunk_eligible_.resize((live_chains_.size() + kGatherChunk - 1) / kGatherChunk);
   chunk_kept_.resize(chunk_eligible_.size());
   chunk_bad_.resize(chunk_eligible_.size());
-  read_counters_.resize((live_chains_.size() + kReadChunk - 1) / kReadChunk);
+  read_counters_.resize((live_chains_.size() + kReadChunk - 1) / kReadChunk + 1);  // two passes: one more
   Group& g = groups_[arch.group];
   ++g.bound;
   g.bound_lanes += a.strands;

@@ -28,6 +28,7 @@
 // at build and bind time (and by SetMaxChains); the phases allocate nothing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -93,12 +94,31 @@ class ChainSystem {
   // Writes culled_by_distance, culled_by_budget, snapped_wake (=), simulated_chains,
   // sleeping_chains, chain_blocks, lanes_used and lane_occupancy, and adds the chains whose
   // root frame was not finite to snapped_bad_input; stats.frame marks the chains it selects.
+  // It also splits the selected chains and their blocks into two passes: passes()[0] the
+  // chains that do not depend on the ragdoll phase, passes()[1] those that do (see
+  // MarkDependents). Blocks are independent of each other, so running the passes in
+  // either order, or side by side, gives the same result.
   void Budget(const SimulatePredicate& predicate, FrameStats& stats);
-  void Pose();
-  // substeps of dt for kTendon topologies; one step of frame_dt (when > 0) for kVrm ones.
-  void Solve(int32_t substeps, float dt, Vec3 wind, float frame_dt);
+  // The frame's solve parameters: substeps of dt for kTendon topologies; one step of
+  // frame_dt (when > 0) for kVrm ones. Serial, after Budget.
+  void BeginFrame(int32_t substeps, float dt, Vec3 wind, float frame_dt);
+  // Pose, Solve and Writeback run one pass each; the two passes may run concurrently (they
+  // touch disjoint chains, blocks and counters; per-worker scratch is per thread).
+  struct ChainPass {
+    int32_t first_selected = 0, end_selected = 0;  // in the budget's selection
+    int32_t first_work = 0, end_work = 0;          // blocks
+    int32_t first_read_chunk = 0;                  // its read counters
+  };
+  const ChainPass& Pass(int32_t index) const { return passes_[index]; }
+  void Pose(const ChainPass& pass);
+  void Solve(const ChainPass& pass);
   // alpha: render interpolation between the last two substeps (1: the last one's).
-  void Writeback(float alpha);
+  void Writeback(const ChainPass& pass, float alpha);
+  // Serial, after both passes: records the solve's swap of the position slots.
+  void EndFrame();
+  // Marks the chains one of whose host buffers `overlaps` says a ragdoll or character
+  // reads or writes. Serial, between frames (the World calls it after binds change).
+  void MarkDependents(bool (*overlaps)(const void* data, std::size_t bytes, const void* context), const void* context);
   // Adds the pose and writeback items' counters (bad input, resets, teleports).
   void AddCounters(FrameStats& stats) const;
 
@@ -125,6 +145,8 @@ class ChainSystem {
   void LaneRareWork(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
   void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand);
   void SetHostMap(Slot& slot, const ChainArchetype& a, std::span<const int32_t> bone_map) const;
+  void PartitionPasses();
+  bool Flipped(const Group& g) const;
   // Pose streams: checked and put in lane order at bind; written from a lane's world
   // matrices (the writeback), or from locals composed here (a reset, an unbind).
   Error BindStreams(const ChainBinding& b, const ChainArchetype& a, std::vector<BoundPoseStream>* out) const;
@@ -160,7 +182,12 @@ class ChainSystem {
   std::vector<WorkItem> work_;
   std::vector<AlignedFloats> writeback_scratch_;  // per worker (see WrittenLocalRotation)
   std::vector<AlignedFloats> world_matrix_scratch_;  // per worker (see WrittenWorldMatrix)
-  int32_t stream_chains_ = 0;  // bound chains with pose streams
+  std::vector<WorkItem> work_partitioned_;  // scratch for PartitionPasses
+  std::vector<uint8_t> work_late_;          // per work item: in the second pass
+  ChainPass passes_[2];
+  bool any_dependent_ = false;
+  ChainSolveParams solve_params_{}, vrm_params_{};
+  bool frame_open_ = false;  // between BeginFrame and EndFrame: the solve's swap is pending
   int32_t work_count_ = 0;
   std::vector<WorkCounters> work_counters_;
   int32_t selected_count_ = 0;  // the budget's selection: candidates_[0, selected_count_)

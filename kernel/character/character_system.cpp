@@ -207,6 +207,24 @@ Error CharacterSystem::BindStreams(const CharacterBinding& b, int32_t bones, std
   return BindPoseStreams(b.pose_streams, bone_index, "pose_streams", out);
 }
 
+bool CharacterSystem::OverlapsHostBuffers(const void* data, std::size_t bytes) const {
+  for (const auto& slot : slots_) {
+    const Slot& c = *slot;
+    if (!c.live) continue;
+    if (RangesOverlap(data, bytes, c.model_world, sizeof(Transform)) ||
+        RangesOverlap(data, bytes, c.animated_local.data(), c.animated_local.size_bytes()) ||
+        RangesOverlap(data, bytes, c.output_local.data(), c.output_local.size_bytes()) ||
+        RangesOverlap(data, bytes, c.output_world.data(), c.output_world.size_bytes()))
+      return true;
+    for (const BoundPoseStream& stream : c.streams) {
+      if (RangesOverlap(data, bytes, stream.base, stream.extent) ||
+          RangesOverlap(data, bytes, stream.model_world, sizeof(Transform)))
+        return true;
+    }
+  }
+  return false;
+}
+
 void CharacterSystem::EmitStreams(Slot& c, std::span<const Transform> world) {
   for (BoundPoseStream& stream : c.streams) {
     RefreshModel(stream);

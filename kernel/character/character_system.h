@@ -13,6 +13,7 @@
 // Threading: the World's thread. Memory: BindCharacter allocates; nothing else does.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -66,6 +67,9 @@ class CharacterSystem {
   // Debug validation (kernel/core/host_buffers.h): every bound character's host buffers,
   // or the one of `only` when it is live.
   void CheckHostBuffers(CharacterId only = CharacterId{}) const;
+  // Whether [data, data + bytes) overlaps a host buffer a bound character reads or writes
+  // in its phase (model_world, animated_local, output_local, output_world, pose streams).
+  bool OverlapsHostBuffers(const void* data, std::size_t bytes) const;
 
   // Step's hooks. frame_dt: the host's frame time (animation velocities); sim_seconds: the
   // simulated time this frame advanced (timers), now: the world clock after it.

@@ -36,4 +36,12 @@ struct HostBufferOwner {
 // memory the host still owns (as far as this build can tell).
 void CheckHostBuffer(const HostBufferOwner& owner, const char* buffer, const void* data, std::size_t bytes);
 
+// Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte (null or empty: never). Used
+// to find chains whose host buffers a ragdoll or character also reads or writes.
+inline bool RangesOverlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  if (a == nullptr || b == nullptr || a_bytes == 0 || b_bytes == 0) return false;
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + b_bytes && y < x + a_bytes;
+}
+
 }  // namespace tendon::detail

@@ -355,6 +355,21 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
   return RagdollId{static_cast<uint32_t>(index), slot.generation};
 }
 
+bool RagdollSystem::OverlapsHostBuffers(const void* data, std::size_t bytes) const {
+  for (const RagdollSlot& r : store_.slots) {
+    if (!r.live) continue;
+    if (detail::RangesOverlap(data, bytes, r.output, static_cast<std::size_t>(r.part_count) * sizeof(Transform)) ||
+        detail::RangesOverlap(data, bytes, r.kinematic_root, sizeof(Transform)))
+      return true;
+    for (const detail::BoundPoseStream& stream : r.streams) {
+      if (detail::RangesOverlap(data, bytes, stream.base, stream.extent) ||
+          detail::RangesOverlap(data, bytes, stream.model_world, sizeof(Transform)))
+        return true;
+    }
+  }
+  return false;
+}
+
 void RagdollSystem::EmitStreams(RagdollSlot& slot) {
   for (detail::BoundPoseStream& stream : slot.streams) {
     detail::RefreshModel(stream);

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -108,6 +109,9 @@ class RagdollSystem {
   // Debug validation (kernel/core/host_buffers.h): every bound ragdoll's host buffers, or
   // the one of `only` when it is live.
   void CheckHostBuffers(RagdollId only = RagdollId{}) const;
+  // Whether [data, data + bytes) overlaps a host buffer a bound ragdoll reads or writes
+  // in its phase (output_parts, kinematic_root, pose streams).
+  bool OverlapsHostBuffers(const void* data, std::size_t bytes) const;
   // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
   void PoisonStateForTest(RagdollId id);
 

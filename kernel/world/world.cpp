@@ -85,6 +85,17 @@ struct World::Impl {
   FrameStats stats{};
   Vec3 frame_wind{};
   bool stepping = false;           // inside Step: calls that change the world are refused
+  bool dependencies_dirty = true;  // binds changed since chains were last sorted into passes
+  // The frame in flight between OpenFrame and CloseFrame (Step, or BeginStep .. FinishStep).
+  struct Frame {
+    uint64_t t0 = 0;
+    float dt = 0, step = 0, vrm_dt = 0;
+    int32_t substeps = 0;
+    bool rejected = false;
+    void* job = nullptr;    // the host's handle for the frame's two lanes (BeginStep)
+    bool in_flight = false;  // BeginStep returned; FinishStep has not yet run
+    PhaseTimes lane_times[2]{};
+  } frame_state;
   int32_t pending_bad_input = 0;   // non-finite host input between Steps (the camera)
 
   detail::StaticWorld static_world;
@@ -104,16 +115,64 @@ struct World::Impl {
     characters.SetMaxActive(s.max_active_characters);
   }
 
-  // The frame. Ragdolls (and the characters on them) run first: chains bound on a
-  // ragdolled bone then swing from this frame's pose, not the last one's.
+  // The frame. Its serial start (OpenFrame), two lanes, and its serial end (CloseFrame):
+  //   lane 0: characters before physics, the ragdoll substeps, characters after physics,
+  //           then the chains that hang from them (a chain one of whose host buffers a
+  //           ragdoll or character also reads or writes: ChainSystem::MarkDependents);
+  //   lane 1: every other chain.
+  // Step runs lane 0 then lane 1; BeginStep hands both to the host's job system at once.
+  // Chains' blocks never share memory, so both orders give the same bits.
   const FrameStats& Step(float dt) {
     if (stepping) return stats;  // from a callback inside Step
-    if constexpr (detail::kDebugValidation) CheckHostBuffers();
     detail::DenormalGuard guard;
+    if (OpenFrame(dt)) {
+      RunLane(0);
+      RunLane(1);
+    }
+    return CloseFrame();
+  }
+
+  bool BeginStep(float dt) {
+    if (stepping) return false;  // a frame in flight, or a callback inside Step
+    detail::DenormalGuard guard;
+    if (OpenFrame(dt)) {
+      if (settings.tasks.enqueue != nullptr) {
+        frame_state.job = settings.tasks.enqueue(&LaneTask, 2, 1, this, settings.tasks.user_context);
+      } else {
+        RunLane(0);
+        RunLane(1);
+      }
+    }
+    frame_state.in_flight = true;
+    return true;
+  }
+
+  const FrameStats& FinishStep() {
+    if (!frame_state.in_flight) return stats;
+    detail::DenormalGuard guard;
+    if (!frame_state.rejected && settings.tasks.enqueue != nullptr) {
+      settings.tasks.finish(frame_state.job, settings.tasks.user_context);
+      frame_state.job = nullptr;
+    }
+    frame_state.in_flight = false;
+    return CloseFrame();
+  }
+
+  static void LaneTask(int32_t begin, int32_t end, uint32_t, void* context) {
+    detail::DenormalGuard guard;  // MXCSR is per thread
+    for (int32_t lane = begin; lane < end; ++lane) static_cast<Impl*>(context)->RunLane(lane);
+  }
+
+  // Clock, wind, and the chains' gather and budget (every chain, on the root frames as the
+  // host left them before the frame: a chain hanging from a ragdolled bone is culled on
+  // where that bone was at the end of the last frame). False when nothing steps.
+  bool OpenFrame(float dt) {
+    if constexpr (detail::kDebugValidation) CheckHostBuffers();
     stepping = true;
     const uint64_t frame = stats.frame + 1;
     ticks.Calibrate(frame);
-    const uint64_t t0 = detail::Ticks();
+    frame_state.t0 = detail::Ticks();
+    frame_state.lane_times[0] = frame_state.lane_times[1] = PhaseTimes{};
     stats = FrameStats{};
     stats.frame = frame;
     stats.snapped_bad_input = pending_bad_input;
@@ -124,40 +183,77 @@ struct World::Impl {
     const detail::FixedClock::Tick tick = clock.Advance(dt);
     stats.dt_rejected = tick.rejected;
     stats.dropped_seconds = static_cast<float>(tick.dropped_seconds);
+    frame_state.rejected = tick.rejected;
     if (tick.rejected) {
       // Nothing steps and nothing is written; the host's buffers keep the last frame.
       stats.sleeping_chains = stats.bound_chains;
-      return Finish(t0);
+      return false;
     }
     stats.substeps = tick.substeps;
     stats.interpolation_alpha = settings.render_interpolation ? clock.Alpha() : 1.0f;
-    const float step = static_cast<float>(clock.step());
+    frame_state.dt = dt;
+    frame_state.substeps = tick.substeps;
+    frame_state.step = static_cast<float>(clock.step());
+    // kVrm chains take one step of the frame's dt, hitch-clamped as the fixed clock is.
+    frame_state.vrm_dt = std::min(dt, frame_state.step * static_cast<float>(settings.max_substeps));
     if (tick.substeps > 0) SampleWind();
-    // 2. Characters before physics, ragdolls, characters after physics.
-    Timed(ticks, stats.times.ragdoll_ms, [&] {
-      characters.BeforePhysics(dt, step * static_cast<float>(tick.substeps), clock.time(), settings.max_active_characters);
-      ragdolls.Step(tick.substeps, clock.step(), stats.interpolation_alpha, static_world, stats);
-      characters.AfterPhysics();
+    // 2. Which chains wait for the ragdoll phase (only after binds changed), then the
+    // chains' selection.
+    if (dependencies_dirty) {
+      chains.MarkDependents(&OverlapsBodies, this);
+      dependencies_dirty = false;
+    }
+    Timed(ticks, stats.times.gather_ms, [&] { chains.Gather(camera, predicate); });
+    Timed(ticks, stats.times.budget_ms, [&] { chains.Budget(predicate, stats); });
+    chains.BeginFrame(tick.substeps, frame_state.step, frame_wind, frame_state.vrm_dt);
+    return true;
+  }
+
+  static bool OverlapsBodies(const void* data, std::size_t bytes, const void* context) {
+    const auto* impl = static_cast<const Impl*>(context);
+    return impl->ragdolls.OverlapsHostBuffers(data, bytes) || impl->characters.OverlapsHostBuffers(data, bytes);
+  }
+
+  // One lane of the frame (see Step). Each writes its own phase times.
+  void RunLane(int32_t lane) {
+    PhaseTimes& times = frame_state.lane_times[lane];
+    if (lane == 0) {
+      Timed(ticks, times.ragdoll_ms, [&] {
+        characters.BeforePhysics(frame_state.dt, frame_state.step * static_cast<float>(frame_state.substeps), clock.time(),
+                                 settings.max_active_characters);
+        ragdolls.Step(frame_state.substeps, clock.step(), stats.interpolation_alpha, static_world, stats);
+        characters.AfterPhysics();
+      });
+    }
+    const detail::ChainSystem::ChainPass& pass = chains.Pass(lane == 0 ? 1 : 0);
+    Timed(ticks, times.pose_ms, [&] { chains.Pose(pass); });
+    Timed(ticks, times.solve_ms, [&] { chains.Solve(pass); });
+    Timed(ticks, times.writeback_ms, [&] { chains.Writeback(pass, stats.interpolation_alpha); });
+  }
+
+  // Counters, pendulums, stats and trace.
+  const FrameStats& CloseFrame() {
+    if (!frame_state.rejected) {
+      chains.EndFrame();
+      chains.AddCounters(stats);
       stats.bound_characters = characters.BoundCount();
       stats.active_characters = characters.ActiveCount();
       stats.dropped_character_events = characters.TakeDroppedEvents();
       stats.snapped_bad_input += characters.BadInputs();
-    });
-    // 3. Chains.
-    Timed(ticks, stats.times.gather_ms, [&] { chains.Gather(camera, predicate); });
-    Timed(ticks, stats.times.budget_ms, [&] { chains.Budget(predicate, stats); });
-    Timed(ticks, stats.times.pose_ms, [&] { chains.Pose(); });
-    // kVrm chains take one step of the frame's dt, hitch-clamped as the fixed clock is.
-    const float vrm_dt = std::min(dt, step * static_cast<float>(settings.max_substeps));
-    Timed(ticks, stats.times.solve_ms, [&] { chains.Solve(tick.substeps, step, frame_wind, vrm_dt); });
-    Timed(ticks, stats.times.writeback_ms, [&] { chains.Writeback(stats.interpolation_alpha); });
-    chains.AddCounters(stats);
-    // 4. Pendulums.
-    Timed(ticks, stats.times.pendulum_ms, [&] { pendulums.Step(tick.substeps, step, stats.interpolation_alpha, camera, frame_wind, stats); });
-    // 5. Stats and trace.
-    stats.simulated_instance_substeps =
-        static_cast<int64_t>(stats.simulated_chains + stats.simulated_pendulums) * tick.substeps;
-    return Finish(t0);
+      const PhaseTimes (&lt)[2] = frame_state.lane_times;
+      stats.times.ragdoll_ms = lt[0].ragdoll_ms;
+      stats.times.pose_ms = lt[0].pose_ms + lt[1].pose_ms;
+      stats.times.solve_ms = lt[0].solve_ms + lt[1].solve_ms;
+      stats.times.writeback_ms = lt[0].writeback_ms + lt[1].writeback_ms;
+      // 4. Pendulums.
+      Timed(ticks, stats.times.pendulum_ms, [&] {
+        pendulums.Step(frame_state.substeps, frame_state.step, stats.interpolation_alpha, camera, frame_wind, stats);
+      });
+      // 5. Stats and trace.
+      stats.simulated_instance_substeps =
+          static_cast<int64_t>(stats.simulated_chains + stats.simulated_pendulums) * frame_state.substeps;
+    }
+    return Finish(frame_state.t0);
   }
 
   // Debug validation: every bound instance's host buffers are still the host's.
@@ -190,7 +286,9 @@ struct World::Impl {
 // ---- World: creation ----
 
 World::World(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-World::~World() = default;
+World::~World() {
+  if (impl_ != nullptr && impl_->frame_state.in_flight) impl_->FinishStep();  // its tasks use the World
+}
 
 Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
   if (!IsFinite(s.gravity)) return Fail(ErrorCode::kNotFinite, -1, "gravity", "gravity is not finite");
@@ -261,15 +359,18 @@ Error World::RemoveChainArchetype(ChainArchetypeId id) {
 }
 Error World::RebindChain(ChainId id, const ChainBinding& b) {
   if (impl_->stepping) return Reentrant();
+  impl_->dependencies_dirty = true;
   return impl_->chains.Rebind(id, b);
 }
 Result<ChainId> World::BindChain(const ChainBinding& b) {
   if (impl_->stepping) return Reentrant();
+  impl_->dependencies_dirty = true;
   return impl_->chains.Bind(b);
 }
 Error World::UnbindChain(ChainId id) {
   if (impl_->stepping) return Reentrant();
   if constexpr (detail::kDebugValidation) impl_->chains.CheckHostBuffers(id);
+  impl_->dependencies_dirty = true;
   return impl_->chains.Unbind(id);
 }
 bool World::IsValid(ChainId id) const { return impl_->chains.IsValid(id); }
@@ -317,6 +418,7 @@ Error World::RemoveRagdollArchetype(RagdollArchetypeId id) {
 }
 Result<RagdollId> World::BindRagdoll(const RagdollBinding& b) {
   if (impl_->stepping) return Reentrant();
+  impl_->dependencies_dirty = true;
   return impl_->ragdolls.Bind(b);
 }
 Error World::UnbindRagdoll(RagdollId id) {
@@ -324,6 +426,7 @@ Error World::UnbindRagdoll(RagdollId id) {
   if (impl_->ragdolls.IsValid(id) && impl_->characters.CharacterOf(id).generation != 0)
     return Fail(ErrorCode::kInUse, -1, "ragdoll", "this ragdoll belongs to a character: UnbindCharacter frees it");
   if constexpr (detail::kDebugValidation) impl_->ragdolls.CheckHostBuffers(id);
+  impl_->dependencies_dirty = true;
   return impl_->ragdolls.Unbind(id);
 }
 bool World::IsValid(RagdollId id) const { return impl_->ragdolls.IsValid(id); }
@@ -334,6 +437,7 @@ Error World::SetRagdollEnabled(RagdollId id, bool enabled) {
 bool World::IsRagdollEnabled(RagdollId id) const { return impl_->ragdolls.IsEnabled(id); }
 Error World::SetRagdollKinematicRoot(RagdollId id, const Transform* root) {
   if (impl_->stepping) return Reentrant();
+  impl_->dependencies_dirty = true;
   return impl_->ragdolls.SetKinematicRoot(id, root);
 }
 Error World::ReserveRagdollKinematicToggle(RagdollArchetypeId archetype, int32_t instances) {
@@ -410,6 +514,7 @@ int32_t World::FindCharacterPart(CharacterArchetypeId id, std::string_view name)
 }
 Result<CharacterId> World::BindCharacter(const CharacterBinding& binding) {
   if (impl_->stepping) return Reentrant();
+  impl_->dependencies_dirty = true;
   return impl_->characters.Bind(binding);
 }
 Error World::RemoveCharacterArchetype(CharacterArchetypeId id) {
@@ -418,11 +523,13 @@ Error World::RemoveCharacterArchetype(CharacterArchetypeId id) {
 }
 Error World::RebindCharacter(CharacterId id, const CharacterBinding& b) {
   if (impl_->stepping) return Reentrant();
+  impl_->dependencies_dirty = true;
   return impl_->characters.Rebind(id, b);
 }
 Error World::UnbindCharacter(CharacterId id) {
   if (impl_->stepping) return Reentrant();
   if constexpr (detail::kDebugValidation) impl_->characters.CheckHostBuffers(id);
+  impl_->dependencies_dirty = true;
   return impl_->characters.Unbind(id);
 }
 bool World::IsValid(CharacterId id) const { return impl_->characters.IsValid(id); }
@@ -478,6 +585,7 @@ int32_t World::ActiveCharacterCount() const { return impl_->characters.ActiveCou
 int32_t World::BoundCharacterCount() const { return impl_->characters.BoundCount(); }
 
 int32_t World::UnbindAll() {
+  impl_->dependencies_dirty = true;
   if (impl_->stepping) return 0;
   if constexpr (detail::kDebugValidation) impl_->CheckHostBuffers();
   // Characters first: they own ragdolls.
@@ -506,6 +614,8 @@ void World::SetTraceWriter(TraceWriter* writer) {
 }
 
 const FrameStats& World::Step(float dt) { return impl_->Step(dt); }
+bool World::BeginStep(float dt) { return impl_->BeginStep(dt); }
+const FrameStats& World::FinishStep() { return impl_->FinishStep(); }
 const FrameStats& World::LastStats() const { return impl_->stats; }
 Isa World::ActiveIsa() const { return impl_->isa; }
 int32_t World::LaneWidth() const { return detail::kBlockLanes; }
@@ -523,11 +633,17 @@ uint64_t World::StateHash() const {
 void detail::WorldAccess::SolveOnly(World& world, int32_t substeps) {
   detail::DenormalGuard guard;
   const auto step = static_cast<float>(world.impl_->clock.step());
-  world.impl_->chains.Solve(substeps, step, world.impl_->frame_wind, step);
+  detail::ChainSystem& chains = world.impl_->chains;
+  chains.BeginFrame(substeps, step, world.impl_->frame_wind, step);
+  chains.Solve(chains.Pass(0));
+  chains.Solve(chains.Pass(1));
+  chains.EndFrame();
 }
 void detail::WorldAccess::WritebackOnly(World& world) {
   detail::DenormalGuard guard;
-  world.impl_->chains.Writeback(1.0f);
+  detail::ChainSystem& chains = world.impl_->chains;
+  chains.Writeback(chains.Pass(0), 1.0f);
+  chains.Writeback(chains.Pass(1), 1.0f);
 }
 int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.impl_->chains.SimulatedBlocks(); }
 void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
