@@ -8,6 +8,14 @@
 //       tracking the walk clip in place, 2 m apart on a plane; counters ms_per_frame, the
 //       mean joint tracking error in degrees (each joint's output relative rotation against
 //       the animation's, averaged over joints and characters) and part_substeps_per_s.
+//   BM_OverlappedFrame/<mode>/workers:2   the demo's kind of frame: 24 powered Jolt humans
+//       walking in place (the yard), each with a ponytail chain hanging from its head (a
+//       chain that waits for the ragdolls), and 3,000 chains of 8 nodes on a crowd's
+//       animated roots (the demo's budget), on 2 oneTBB workers. Modes: step (World::Step),
+//       overlap (BeginStep then FinishStep: the crowd's chains run beside the ragdoll
+//       substeps), step+host and overlap+host (the host thread also samples the walk clip
+//       for 400 more skeletons, its own pre-render work, after Step or between BeginStep
+//       and FinishStep). Counter ms_per_frame (wall, the whole iteration).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -151,6 +159,104 @@ void PoweredRagdolls(benchmark::State& state, int n, int workers, bool limb_moto
   state.SetItemsProcessed(state.iterations() * n);
 }
 
+// The demo's frame (see the header): characters, the chains on them, and a crowd's chains.
+struct DemoFrame {
+  std::unique_ptr<Crowd> crowd;
+  ChainArchetypeId ponytail, hair;
+  std::vector<std::vector<Transform>> tail_animated, tail_output;
+  std::vector<Transform> roots;
+  std::vector<std::vector<Transform>> hair_animated, hair_output;
+  std::vector<std::vector<Transform>> host_poses;  // the host's own work: other skeletons
+};
+
+std::unique_ptr<DemoFrame> MakeDemoFrame(benchmark::State& state, int workers) {
+  auto d = std::make_unique<DemoFrame>();
+  d->crowd = MakeCrowd(state, 24, workers);
+  if (d->crowd == nullptr) return nullptr;
+  World& w = *d->crowd->world;
+  ChainArchetypeSettings strand;
+  for (int i = 0; i < 8; ++i) strand.bones.push_back({i - 1, {{0, i == 0 ? 0.0f : -0.06f, 0}, {}, {1, 1, 1}}});
+  strand.settings.stiffness = 0.05f;
+  d->hair = w.BuildChainArchetype(strand).value();
+  ChainArchetypeSettings tail = strand;
+  tail.bones.resize(6);
+  d->ponytail = w.BuildChainArchetype(tail).value();
+  int32_t head = 0;
+  for (std::size_t b = 0; b < d->crowd->skeleton.names.size(); ++b) {
+    if (d->crowd->skeleton.names[b] == "C_Head_sjnt_0") head = static_cast<int32_t>(b);
+  }
+  d->tail_animated.assign(24, std::vector<Transform>());
+  d->tail_output.assign(24, std::vector<Transform>());
+  for (int i = 0; i < 24; ++i) {
+    for (const ChainBone& b : tail.bones) d->tail_animated[i].push_back(b.rest_local);
+    d->tail_output[i] = d->tail_animated[i];
+    ChainBinding b;
+    b.archetype = d->ponytail;
+    b.root_parent_world = &d->crowd->world_pose[i][head];
+    b.animated_local = d->tail_animated[i];
+    b.output_local = d->tail_output[i];
+    w.BindChain(b).value();
+  }
+  constexpr int kCrowdChains = 3000;
+  d->roots.resize(kCrowdChains);
+  d->hair_animated.assign(kCrowdChains, std::vector<Transform>());
+  d->hair_output.assign(kCrowdChains, std::vector<Transform>());
+  for (int i = 0; i < kCrowdChains; ++i) {
+    d->roots[i].translation = {0.5f * static_cast<float>(i % 60), 1.7f, 20.0f + 0.5f * static_cast<float>(i / 60)};
+    for (const ChainBone& b : strand.bones) d->hair_animated[i].push_back(b.rest_local);
+    d->hair_output[i] = d->hair_animated[i];
+    ChainBinding b;
+    b.archetype = d->hair;
+    b.root_parent_world = &d->roots[i];
+    b.animated_local = d->hair_animated[i];
+    b.output_local = d->hair_output[i];
+    w.BindChain(b).value();
+  }
+  d->host_poses.assign(400, d->crowd->animated);
+  return d;
+}
+
+void OverlappedFrame(benchmark::State& state, bool overlap, bool host_work) {
+  auto d = MakeDemoFrame(state, 2);
+  if (d == nullptr) return;
+  Crowd& c = *d->crowd;
+  World& w = *c.world;
+  w.SetMaxChains(3100);
+  Advance(c);
+  for (CharacterId id : c.ids) w.ActivateCharacter(id, {.strength = 1.0f, .anchored = true});
+  auto frame = [&] {
+    c.time += 1.0f / 60.0f;
+    ports::SampleJoltAnimation(c.walk, c.time, c.animated, true);
+    for (std::size_t i = 0; i < d->roots.size(); ++i) {
+      d->roots[i].translation.y = 1.7f + 0.05f * std::sin(4.0f * c.time + static_cast<float>(i));
+    }
+    auto work = [&] {
+      for (std::size_t k = 0; k < d->host_poses.size(); ++k) {
+        ports::SampleJoltAnimation(c.walk, c.time + 0.01f * static_cast<float>(k), d->host_poses[k], true);
+      }
+    };
+    if (overlap) {
+      w.BeginStep(1.0f / 60.0f);
+      if (host_work) work();
+      w.FinishStep();
+    } else {
+      w.Step(1.0f / 60.0f);
+      if (host_work) work();
+    }
+  };
+  for (int f = 0; f < 60; ++f) frame();
+  double ms = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    frame();
+    ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  const FrameStats& st = w.LastStats();
+  state.counters["ms_per_frame"] = ms / static_cast<double>(state.iterations());
+  state.counters["chains"] = st.simulated_chains;
+  state.counters["active"] = st.active_characters;
+}
+
 void RagdollToggle(benchmark::State& state, int n) {
   auto crowd = MakeCrowd(state, n, 1);
   if (crowd == nullptr) return;
@@ -171,6 +277,14 @@ void RagdollToggle(benchmark::State& state, int n) {
 }  // namespace
 
 void RegisterCharacterBenchmarks() {
+  for (const char* mode : {"step", "overlap", "step+host", "overlap+host"}) {
+    const std::string m = mode;
+    const bool overlap = m.rfind("overlap", 0) == 0, host = m.find("host") != std::string::npos;
+    const std::string name = "BM_OverlappedFrame/" + m + "/workers:2";
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { OverlappedFrame(s, overlap, host); })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
   benchmark::RegisterBenchmark("BM_RagdollToggle/characters:100", [](benchmark::State& s) { RagdollToggle(s, 100); })
       ->Unit(benchmark::kMicrosecond);
   for (int n : {100, 1000}) {

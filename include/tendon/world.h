@@ -8,9 +8,10 @@
 // the host's buffers once per frame. Accessory pendulums (BindPendulum) step alongside.
 // Ragdolls (BuildRagdollArchetype, BindRagdoll) are rigid parts solved with substepped
 // XPBD in SIMD lanes; characters (BuildCharacterArchetype, BindCharacter; character.h)
-// map whole skeletons onto ragdolls and toggle them. Per Step: characters' animated
-// poses and controls, the ragdoll substeps, characters' output poses, then chains (which
-// may hang from a ragdolled bone), then pendulums.
+// map whole skeletons onto ragdolls and toggle them. Per Step: the chains' culling and
+// budget (on the root frames as the host left them), characters' animated poses and
+// controls, the ragdoll substeps, characters' output poses, the chains that hang from
+// them, every other chain (BeginStep runs these beside the ragdolls), then pendulums.
 //
 // What it does NOT do: own host memory, animate, load assets, or allocate in Step.
 // Step never fails: bad dt steps nothing; non-finite input holds the instance at its last
