@@ -170,6 +170,11 @@ typedef struct TendonFrameStats {
 
 /* One frame (see tendon::World::Step); never fails. stats may be NULL. */
 TENDON_C_API void tendon_world_step(TendonWorld* world, float dt, TendonFrameStats* stats);
+/* The frame in two halves (World::BeginStep / FinishStep): begin hands the frame to the task
+   hooks and returns; finish waits and fills stats (may be NULL). Begin returns
+   TENDON_ERROR_REENTRANT while a frame is in flight. The hooks must allow nested calls. */
+TENDON_C_API TendonResult tendon_world_begin_step(TendonWorld* world, float dt);
+TENDON_C_API void tendon_world_finish_step(TendonWorld* world, TendonFrameStats* stats);
 TENDON_C_API void tendon_world_last_stats(const TendonWorld* world, TendonFrameStats* stats);
 TENDON_C_API void tendon_world_set_camera(TendonWorld* world, TendonVec3 position);
 TENDON_C_API TendonResult tendon_world_set_max_chains(TendonWorld* world, int32_t max_chains);

@@ -430,6 +430,18 @@ void tendon_world_step(TendonWorld* world, float dt, TendonFrameStats* stats) {
   const FrameStats& s = world->world->Step(dt);
   if (stats != nullptr) ToC(s, stats);
 }
+TendonResult tendon_world_begin_step(TendonWorld* world, float dt) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (!world->world->BeginStep(dt)) {
+    return Refuse(world, TENDON_ERROR_REENTRANT, "world", ": a frame is already in flight (call tendon_world_finish_step)");
+  }
+  return TENDON_OK;
+}
+void tendon_world_finish_step(TendonWorld* world, TendonFrameStats* stats) {
+  if (world == nullptr) return;
+  const FrameStats& s = world->world->FinishStep();
+  if (stats != nullptr) ToC(s, stats);
+}
 void tendon_world_last_stats(const TendonWorld* world, TendonFrameStats* stats) {
   if (world != nullptr && stats != nullptr) ToC(world->world->LastStats(), stats);
 }

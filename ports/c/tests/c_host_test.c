@@ -373,6 +373,16 @@ int main(void) {
   CHECK(tendon_world_set_trace_file(w, "/tmp/tendon_c_host_test_trace.json") == TENDON_OK);
   TestChain(w);
   TestPoseStreams(w);
+  {
+    /* The frame in two halves: a second begin while one is in flight is refused. */
+    TendonFrameStats before, after;
+    tendon_world_last_stats(w, &before);
+    CHECK(tendon_world_begin_step(w, 1.0f / 60.0f) == TENDON_OK);
+    CHECK(tendon_world_begin_step(w, 1.0f / 60.0f) == TENDON_ERROR_REENTRANT);
+    tendon_world_finish_step(w, &after);
+    CHECK(after.frame == before.frame + 1);
+    CHECK(tendon_world_begin_step(NULL, 0.1f) == TENDON_ERROR_NULL_ARGUMENT);
+  }
   TestCharacterAndRagdoll(w);
   TestVrm(w);
   CHECK(tendon_world_set_trace_file(w, NULL) == TENDON_OK);
