@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "tendon/export.h"
 #include "tendon/ids.h"
 #include "tendon/math.h"
 #include "tendon/pose_layout.h"
@@ -228,9 +229,9 @@ enum class HandBackSpace : uint8_t {
 };
 
 // Names for logs and dashboards ("released", "face_up", ...).
-const char* ToString(CharacterEndReason reason);
-const char* ToString(CharacterFacing facing);
-const char* ToString(HandBackSpace space);
+TENDON_API const char* ToString(CharacterEndReason reason);
+TENDON_API const char* ToString(CharacterFacing facing);
+TENDON_API const char* ToString(HandBackSpace space);
 
 struct CharacterEvent {
   enum class Type : uint8_t { kStarted, kEnded };

@@ -16,6 +16,8 @@
 #include <string>
 #include <utility>
 
+#include "tendon/export.h"
+
 namespace tendon {
 
 enum class ErrorCode : uint8_t {
@@ -39,7 +41,7 @@ enum class ErrorCode : uint8_t {
 };
 
 // The name of a code, for logs ("kParentNotBefore" -> "parent_not_before").
-const char* ToString(ErrorCode code);
+TENDON_API const char* ToString(ErrorCode code);
 
 struct Error {
   ErrorCode code = ErrorCode::kNone;
@@ -50,7 +52,7 @@ struct Error {
 
 namespace detail {
 // Prints "tendon: Result::value() on an error: <code> <field>: <message>" and aborts.
-[[noreturn]] void AbortOnValueOfError(const Error& error);
+[[noreturn]] TENDON_API void AbortOnValueOfError(const Error& error);
 }  // namespace detail
 
 template <class T>

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "tendon/export.h"
+
 namespace tendon {
 
 // The reference states its thresholds in Roblox studs (12 studs/s, 4.5 studs); Tendon's
@@ -30,7 +32,7 @@ enum class LandingVerdict : uint8_t {
   kLanded,   // slow and near the ground for hold_seconds
   kCeiling,  // ceiling_seconds passed without landing
 };
-const char* ToString(LandingVerdict verdict);  // "flying", "landed", "ceiling"
+TENDON_API const char* ToString(LandingVerdict verdict);  // "flying", "landed", "ceiling"
 
 // One body's watch. Start it with the time the ragdoll began and the body's generation (a
 // counter the host bumps, e.g. CharacterState::generation): a watch whose generation no
@@ -43,11 +45,11 @@ struct LandingWatch {
   LandingVerdict verdict = LandingVerdict::kFlying;
 };
 
-LandingWatch StartLandingWatch(double start_time, uint32_t generation);
+TENDON_API LandingWatch StartLandingWatch(double start_time, uint32_t generation);
 // Advances the watch by one sample taken at `time` (seconds, not before the previous one).
 // ground_distance < 0 means no ground was found below. Once landed (or past the ceiling)
 // the verdict stays.
-LandingWatch AdvanceLandingWatch(const LandingWatch& watch, const LandingRules& rules, double time, float speed,
+TENDON_API LandingWatch AdvanceLandingWatch(const LandingWatch& watch, const LandingRules& rules, double time, float speed,
                                  float ground_distance);
 inline bool IsStale(const LandingWatch& watch, uint32_t current_generation) {
   return watch.generation != current_generation;
@@ -56,6 +58,6 @@ inline bool IsStale(const LandingWatch& watch, uint32_t current_generation) {
 // A throw: strength (an impulse, mass x speed units) over the summed mass of the parts that
 // are not anchored, clamped to [min_speed, max_speed], so a crate and a person of the same
 // mass leave the hands at the same speed. A massless body gets max_speed.
-float ThrowSpeed(float strength, float unanchored_mass, float min_speed, float max_speed);
+TENDON_API float ThrowSpeed(float strength, float unanchored_mass, float min_speed, float max_speed);
 
 }  // namespace tendon

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 
+#include "tendon/export.h"
 #include "tendon/math.h"
 #include "tendon/ragdoll_settings.h"
 
@@ -36,6 +37,6 @@ struct JointMeasure {
 // Joint `part` (the joint between settings.parts[part] and its parent; part >= 1) in the
 // pose `parts` (one world frame per part, as BindRagdoll's output_parts). Out-of-range
 // arguments give a zero measure.
-JointMeasure MeasureJoint(const RagdollSettings& settings, std::span<const Transform> parts, int32_t part);
+TENDON_API JointMeasure MeasureJoint(const RagdollSettings& settings, std::span<const Transform> parts, int32_t part);
 
 }  // namespace tendon

@@ -16,11 +16,12 @@
 #include <cstdint>
 #include <memory>
 
+#include "tendon/export.h"
 #include "tendon/task_hooks.h"
 
 namespace tendon {
 
-class TbbTaskSystem {
+class TENDON_API TbbTaskSystem {
  public:
   // worker_count >= 1; 0 means "as many as the hardware has".
   explicit TbbTaskSystem(int32_t worker_count = 0);

@@ -13,11 +13,12 @@
 #include <cstdio>
 #include <string>
 
+#include "tendon/export.h"
 #include "tendon/stats.h"
 
 namespace tendon {
 
-class TraceWriter {
+class TENDON_API TraceWriter {
  public:
   TraceWriter() = default;
   ~TraceWriter();

@@ -38,6 +38,7 @@
 #include <span>
 #include <string_view>
 
+#include "tendon/export.h"
 #include "tendon/chain_settings.h"
 #include "tendon/pose_layout.h"
 #include "tendon/character.h"
@@ -62,9 +63,9 @@ struct WorldAccess;
 // build has the kernels of its target: the SSE and AVX2 ones on x86-64, NEON on ARM64
 // (xsimd's neon64, 4 lanes), and the scalar ones everywhere.
 enum class Isa : uint8_t { kAuto, kScalar, kScalarFma, kSse2, kSse42, kAvx2Fma, kNeon };
-const char* ToString(Isa isa);
+TENDON_API const char* ToString(Isa isa);
 // Whether this build has a kernel for `isa` and this CPU can run it.
-bool IsIsaSupported(Isa isa);
+TENDON_API bool IsIsaSupported(Isa isa);
 
 // A host wind sampler, called once per Step that runs a substep, with the simulation
 // time in seconds; its result is used for every substep of that frame.
@@ -229,7 +230,7 @@ struct PendulumBinding {
   Transform* accessory_offset = nullptr;
 };
 
-class World {
+class TENDON_API World {
  public:
   // Validates the settings (which field, why) and detects the instruction sets.
   static Result<std::unique_ptr<World>> Create(const WorldSettings& settings);
