@@ -241,6 +241,8 @@ TEST(Determinism, AFrameInFlightRefusesChangesAndIsWaitedForOnDestruction) {
   HostChain chain(s), other(s);
   ASSERT_TRUE(w->BindChain(chain.Binding(a)).ok());
   ASSERT_TRUE(w->BeginStep(1.0f / 60.0f));
+  EXPECT_TRUE(w->FrameInFlight());
+  EXPECT_EQ(w->LastStats().frame, 0u) << "mid-frame: the last whole frame's stats, not the ones being written";
   EXPECT_FALSE(w->BeginStep(1.0f / 60.0f)) << "one frame at a time";
   auto refused = w->BindChain(other.Binding(a));
   ASSERT_FALSE(refused.ok());

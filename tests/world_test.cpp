@@ -5,10 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <new>
-#include <sstream>
 
 #include "kernel/core/fpu.h"
 #include "kernel/world/wind.h"
@@ -522,36 +520,6 @@ TEST(Wind, AmbientGustsStayBetweenATenthAndFullStrengthAndAreSeeded) {
   EXPECT_LT(lo, 0.3f);  // it really gusts
   EXPECT_GT(hi, 0.8f);
   EXPECT_NE(detail::GustFactor(1, 3.3), detail::GustFactor(2, 3.3));
-}
-
-TEST(Trace, WritesOneEventPerPhasePerFrameAsJson) {
-  Scene s;
-  s.Add({});
-  const std::string path = ::testing::TempDir() + "tendon_trace_test.json";
-  TraceWriter trace;
-  ASSERT_TRUE(trace.Open(path));
-  s.world->SetTraceWriter(&trace);
-  for (int i = 0; i < 5; ++i) s.world->Step(kStep);
-  s.world->SetTraceWriter(nullptr);
-  trace.Close();
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string json = text.str();
-  ASSERT_FALSE(json.empty());
-  EXPECT_EQ(json.front(), '[');
-  EXPECT_EQ(json[json.find_last_not_of(" \n")], ']');
-  auto count = [&](const std::string& needle) {
-    int n = 0;
-    for (auto at = json.find(needle); at != std::string::npos; at = json.find(needle, at + 1)) ++n;
-    return n;
-  };
-  EXPECT_EQ(count("\"name\":\"solve\""), 5);
-  EXPECT_EQ(count("\"ph\":\"X\""), 5 * 7);  // a frame event and six phases
-  EXPECT_EQ(count("\"ph\":\"C\""), 5 * 3);
-  // Balanced braces: a cheap structural check of the JSON.
-  EXPECT_EQ(count("{"), count("}"));
-  std::remove(path.c_str());
 }
 
 // ---- pendulums ----

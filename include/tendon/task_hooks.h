@@ -9,8 +9,13 @@
 // Items never write each other's memory, so results do not depend on the split.
 // What it does NOT do: create threads. With `enqueue == nullptr` the World runs every
 // phase on the calling thread. tendon_tbb (tendon/tbb_task_system.h) implements it.
-// Threading: `enqueue` and `finish` are called from the thread that called World::Step.
-// `worker_index` must be < worker_count. Memory: Tendon allocates nothing for tasks.
+// Threading: `enqueue` and `finish` are called from the thread that called World::Step, in
+// pairs, one phase at a time. Under World::BeginStep they are also called from inside a
+// task (the frame is one job of two lanes, and each lane's phases are jobs of their own):
+// a job system used with BeginStep must allow that nesting (a worker waiting in `finish`
+// should run other work meanwhile, or nested jobs may deadlock). tendon::TbbTaskSystem
+// does. `worker_index` must be < worker_count and unique among the tasks running at one
+// time. Memory: Tendon allocates nothing for tasks.
 #pragma once
 
 // C and C++: tendon/tendon_c.h includes this header from C11.

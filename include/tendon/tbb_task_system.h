@@ -21,7 +21,7 @@
 
 namespace tendon {
 
-class TENDON_API TbbTaskSystem {
+class TENDON_TBB_API TbbTaskSystem {
  public:
   // worker_count >= 1; 0 means "as many as the hardware has".
   explicit TbbTaskSystem(int32_t worker_count = 0);

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tendon/profiler_hooks.h"
 #include "tendon/task_hooks.h"
 
 #if defined(_WIN32)
@@ -174,6 +175,9 @@ TENDON_C_API void tendon_world_step(TendonWorld* world, float dt, TendonFrameSta
    hooks and returns; finish waits and fills stats (may be NULL). Begin returns
    TENDON_ERROR_REENTRANT while a frame is in flight. The hooks must allow nested calls. */
 TENDON_C_API TendonResult tendon_world_begin_step(TendonWorld* world, float dt);
+/* Routes zones, counters and frame marks into the host's profiler (tendon/profiler_hooks.h:
+   Tracy's C API, Superluminal, PIX...); NULL detaches. Replaces a trace file's hooks. */
+TENDON_C_API TendonResult tendon_world_set_profiler_hooks(TendonWorld* world, const TendonProfilerHooks* hooks);
 TENDON_C_API void tendon_world_finish_step(TendonWorld* world, TendonFrameStats* stats);
 TENDON_C_API void tendon_world_last_stats(const TendonWorld* world, TendonFrameStats* stats);
 TENDON_C_API void tendon_world_set_camera(TendonWorld* world, TendonVec3 position);

@@ -41,6 +41,7 @@
 #include "tendon/export.h"
 #include "tendon/chain_settings.h"
 #include "tendon/pose_layout.h"
+#include "tendon/profiler_hooks.h"
 #include "tendon/character.h"
 #include "tendon/ragdoll_settings.h"
 #include "tendon/errors.h"
@@ -398,7 +399,12 @@ class TENDON_API World {
   void SetSimulatePredicate(SimulatePredicate predicate);  // null: distance test
   // Changes the budget between frames (e.g. from a device benchmark). kOutOfRange below 0.
   Error SetMaxChains(int32_t max_chains);
-  void SetTraceWriter(TraceWriter* writer);  // null detaches
+  // Routes every phase, task and frame counter into the host's profiler (see
+  // profiler_hooks.h); empty hooks detach. kOutOfRange when only one of zone_begin and
+  // zone_end is set; kReentrant during a frame.
+  Error SetProfilerHooks(const ProfilerHooks& hooks);
+  // A Chrome trace: SetProfilerHooks(writer->hooks()); null detaches.
+  void SetTraceWriter(TraceWriter* writer);
 
   // Advances the simulation by dt seconds and writes poses. Never fails; see FrameStats.
   // Host callbacks run inside it (the wind sampler, the simulate predicate, the trace
@@ -431,6 +437,8 @@ class TENDON_API World {
   // flight returns the last stats. Destroying the World waits for a frame in flight.
   bool BeginStep(float dt);
   const FrameStats& FinishStep();
+  // Between BeginStep and FinishStep. (LastStats then returns the last whole frame's.)
+  bool FrameInFlight() const;
   const FrameStats& LastStats() const;
 
   Isa ActiveIsa() const;

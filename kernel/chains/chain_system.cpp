@@ -429,7 +429,7 @@ void ChainSystem::Gather(Vec3 camera, const SimulatePredicate& predicate) {
       chunk_bad_[chunk] = bad;
     }
   };
-  ParallelFor(tasks_, chunks, 1, task);
+  ParallelFor(tasks_, chunks, 1, task, {profiler_, "chains.gather/task", kChainColor});
 }
 
 // Eligibility and the nearest-N budget, then lane changes. O(bound) only in one tight
@@ -805,7 +805,7 @@ void ChainSystem::Pose(const ChainPass& pass) {
       for (int32_t i = first + chunk * kReadChunk; i < last; ++i) ReadChain(chains_[candidates_[i].second], counters);
     }
   };
-  ParallelFor(tasks_, read_chunks, 1, read);
+  ParallelFor(tasks_, read_chunks, 1, read, {profiler_, "chains.read/task", kChainColor});
   // 2. Per block: the animated pose in lanes, then each lane's colliders and snap.
   const detail::ChainKernels* kernel_set = kernels_;
   auto task = [&](int32_t begin, int32_t end, uint32_t) {
@@ -833,7 +833,7 @@ void ChainSystem::Pose(const ChainPass& pass) {
       }
     }
   };
-  ParallelFor(tasks_, pass.end_work - pass.first_work, 1, task);
+  ParallelFor(tasks_, pass.end_work - pass.first_work, 1, task, {profiler_, "chains.pose/task", kChainColor});
 }
 
 void ChainSystem::Solve(const ChainPass& pass) {
@@ -852,7 +852,8 @@ void ChainSystem::Solve(const ChainPass& pass) {
       k->solve(views, count, groups_[group].vrm ? vrm_params_ : solve_params_);
     }
   };
-  ParallelFor(tasks_, pass.end_work - pass.first_work, detail::kSolveInterleave, task);
+  ParallelFor(tasks_, pass.end_work - pass.first_work, detail::kSolveInterleave, task,
+              {profiler_, "chains.solve/task", kChainColor});
 }
 
 void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand) {
@@ -958,7 +959,7 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
       }
     }
   };
-  ParallelFor(tasks_, pass.end_work - pass.first_work, 1, task);
+  ParallelFor(tasks_, pass.end_work - pass.first_work, 1, task, {profiler_, "chains.writeback/task", kChainColor});
 }
 
 void ChainSystem::EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows, int32_t l) {
@@ -981,7 +982,27 @@ Error ChainSystem::BindStreams(const ChainBinding& b, const ChainArchetype& a, s
     const bool is_virtual = a.virtual_tip[a.lane_node[j]] != 0;
     default_element[j] = is_virtual ? -1 : (b.bone_map.empty() ? j : b.bone_map[j]);
   }
-  if (Error e = detail::BindPoseStreams(b.pose_streams, default_element, "pose_streams", out); !Ok(e)) return e;
+  // A virtual tip has no host bone: whatever a stream's element_of_bone says for it is
+  // ignored (not checked, not written). Spans that BindPoseStreams refuses (null, too many)
+  // are passed on untouched.
+  std::span<const PoseStream> checked = b.pose_streams;
+  std::vector<PoseStream> streams;
+  std::vector<std::vector<int32_t>> elements;
+  if (a.any_virtual_tip && b.pose_streams.data() != nullptr && b.pose_streams.size() <= detail::kMaxPoseStreams) {
+    streams.assign(b.pose_streams.begin(), b.pose_streams.end());
+    elements.resize(streams.size());
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      const std::span<const int32_t> map = streams[i].element_of_bone;
+      if (map.data() == nullptr || map.size() != static_cast<std::size_t>(a.node_count)) continue;  // refused below
+      elements[i].assign(map.begin(), map.end());
+      for (int32_t j = 0; j < a.node_count; ++j) {
+        if (a.virtual_tip[a.lane_node[j]] != 0) elements[i][j] = -1;
+      }
+      streams[i].element_of_bone = elements[i];
+    }
+    checked = streams;
+  }
+  if (Error e = detail::BindPoseStreams(checked, default_element, "pose_streams", out); !Ok(e)) return e;
   for (detail::BoundPoseStream& stream : *out) {
     std::vector<int32_t> element(a.node_count);
     std::vector<detail::Affine> inverse_bind(stream.inverse_bind.empty() ? 0 : a.node_count);

@@ -40,6 +40,7 @@
 #include "kernel/chains/chain_block.h"
 #include "kernel/core/frame_counters.h"
 #include "kernel/core/pose_streams.h"
+#include "tendon/profiler_hooks.h"
 #include "tendon/stats.h"
 #include "tendon/world.h"
 
@@ -77,6 +78,8 @@ class ChainSystem {
   int32_t UnbindAll();
   bool IsValid(ChainId id) const { return Find(id) != nullptr; }
   void SetMaxChains(int32_t max_chains);
+  // The World's profiler hooks, or null (kernel/core/profile.h): names the phases' tasks.
+  void SetProfiler(const ProfilerHooks* profiler) { profiler_ = profiler; }
 
   // ---- queries ----
   bool IsSimulated(ChainId id) const;
@@ -156,6 +159,7 @@ class ChainSystem {
                    const Transform& root_parent);
 
   TaskHooks tasks_;
+  const ProfilerHooks* profiler_ = nullptr;
   const ChainKernels* kernels_;
   int32_t max_chains_;
   float max_distance_;

@@ -7,6 +7,7 @@
 // grown by their relative speed over the frame (the reach PairContacts::Find uses). Pairs
 // are written in sweep order, which the islands keep within each island: the order of a
 // pair's solve never depends on the worker count.
+#include "kernel/core/profile.h"
 #include "kernel/contacts/broad_phase.h"
 
 #include <algorithm>
@@ -76,7 +77,7 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
       }
     }
   };
-  ParallelFor(tasks_, boxes, 8, bounds);
+  ParallelFor(tasks_, boxes, 8, bounds, {profiler_, "ragdolls.broad_phase/task", kRagdollColor});
   for (int32_t i = 0; i < boxes; ++i) box_order_[i] = i;
   std::sort(box_order_.begin(), box_order_.begin() + boxes, [&](int32_t a, int32_t b) {
     return ragdoll_boxes_[a].lo.x < ragdoll_boxes_[b].lo.x || (ragdoll_boxes_[a].lo.x == ragdoll_boxes_[b].lo.x && a < b);

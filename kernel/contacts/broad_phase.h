@@ -24,6 +24,7 @@
 #include "kernel/rigid/ragdoll_store.h"
 #include "kernel/rigid/sleep.h"
 #include "tendon/stats.h"
+#include "tendon/profiler_hooks.h"
 #include "tendon/task_hooks.h"
 
 namespace tendon::detail {
@@ -48,6 +49,7 @@ struct PairMotion {
 class BroadPhase {
  public:
   explicit BroadPhase(const TaskHooks& tasks) : tasks_(tasks) {}
+  void SetProfiler(const ProfilerHooks* profiler) { profiler_ = profiler; }
 
   // Room for `total_parts` bound parts and `slot_count` ragdoll slots (bind time).
   void Reserve(int32_t total_parts, int32_t slot_count);
@@ -77,6 +79,7 @@ class BroadPhase {
   };
 
   TaskHooks tasks_;
+  const ProfilerHooks* profiler_ = nullptr;
   std::vector<PairBody> bodies_;
   std::vector<BroadEntry> broad_;  // per body (broad_[i].body == i)
   std::vector<PairMotion> motion_;  // per body

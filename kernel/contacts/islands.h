@@ -47,12 +47,12 @@ class Islands {
   // pairs in order; then the big islands' colours one after another, the pairs of a
   // colour in parallel (they share no body), the overflow colour serially.
   template <class F>
-  void ForEach(const TaskHooks& tasks, const F& stage) const {
+  void ForEach(const TaskHooks& tasks, const F& stage, TaskProfile profile = {}) const {
     auto islands = [&](int32_t b, int32_t e, uint32_t) {
       for (int32_t k = b; k < e; ++k)
         for (int32_t i = island_start_[k]; i < island_start_[k + 1]; ++i) stage(i);
     };
-    ParallelFor(tasks, island_count_, 1, islands);
+    ParallelFor(tasks, island_count_, 1, islands, profile);
     for (int32_t c = 0; c < kPairColours; ++c) {
       const int32_t begin = colour_start_[c], end = colour_start_[c + 1];
       if (begin == end) continue;
@@ -63,7 +63,7 @@ class Islands {
       auto task = [&](int32_t b, int32_t e, uint32_t) {
         for (int32_t i = begin + b; i < begin + e; ++i) stage(i);
       };
-      ParallelFor(tasks, end - begin, 16, task);
+      ParallelFor(tasks, end - begin, 16, task, profile);
     }
   }
 

@@ -9,6 +9,7 @@
 // or slowly sliding contact). A point that went deeper than kPairRemeasureDepth, or slid
 // kPairRemeasureSlide along the surface, may be passing beside the shape (the tangent
 // plane extends past it), so it is measured against the exact shape again.
+#include "kernel/core/profile.h"
 #include "kernel/contacts/pair_contacts.h"
 
 #include <algorithm>
@@ -37,16 +38,18 @@ void PairContacts::Find(int32_t pair_count, float frame_seconds) {
   auto find = [&](int32_t begin, int32_t end, uint32_t) {
     for (int32_t i = begin; i < end; ++i) FindOne(i, frame_seconds);
   };
-  ParallelFor(settings_.tasks, pair_count, 64, find);
+  ParallelFor(settings_.tasks, pair_count, 64, find, {settings_.profiler, "ragdolls.pairs/task", kRagdollColor});
 }
 
 void PairContacts::SolvePositions(float h) {
   const float max_push = settings_.max_push_speed * h;
-  islands_.ForEach(settings_.tasks, [&](int32_t i) { PositionsOne(i, max_push); });
+  islands_.ForEach(settings_.tasks, [&](int32_t i) { PositionsOne(i, max_push); },
+                   {settings_.profiler, "ragdolls.pair_positions/task", kRagdollColor});
 }
 
 void PairContacts::SolveVelocities(float h) {
-  islands_.ForEach(settings_.tasks, [&](int32_t i) { VelocitiesOne(i, h); });
+  islands_.ForEach(settings_.tasks, [&](int32_t i) { VelocitiesOne(i, h); },
+                   {settings_.profiler, "ragdolls.pair_velocities/task", kRagdollColor});
 }
 
 PairContacts::PairSides PairContacts::LoadPair(int32_t pair_index) {

@@ -27,6 +27,7 @@
 #include "kernel/contacts/broad_phase.h"
 #include "kernel/contacts/islands.h"
 #include "kernel/rigid/ragdoll_store.h"
+#include "tendon/profiler_hooks.h"
 #include "tendon/task_hooks.h"
 
 namespace tendon::detail {
@@ -37,6 +38,7 @@ inline constexpr int32_t kContactsPerPair = 4;  // contacts of a pair, found onc
 
 struct PairContactSettings {
   TaskHooks tasks{};
+  const ProfilerHooks* profiler = nullptr;  // the World's, or null (profile.h)
   Vec3 gravity{};                       // restitution applies only above 2 g h of approach
   float contact_angular_damping = 0;    // 1/s: rolling resistance between touching parts
   float max_push_speed = INFINITY;      // m/s: how fast a penetration a substep starts with is taken out
@@ -48,6 +50,7 @@ class PairContacts {
       : settings_(settings), store_(store), broad_(broad), islands_(islands) {}
 
   void Reserve(std::size_t pair_capacity);
+  void SetProfiler(const ProfilerHooks* profiler) { settings_.profiler = profiler; }
   // The contacts of the first `pair_count` ordered pairs.
   void Find(int32_t pair_count, float frame_seconds);
   // The position half, between the kernel's positions and velocities of a substep; h is

@@ -2,7 +2,8 @@
 //
 // What it does: hands [0, count) to the host's TaskHooks as one job (enqueue, then finish)
 // and runs `f(begin, end, worker)` over the ranges the host gives out, with denormals
-// flushed to zero in every task (MXCSR is per thread). With no task hooks it runs f(0,
+// flushed to zero in every task (MXCSR is per thread), each range a zone in the host's
+// profiler when the World has one (profile.h). With no task hooks it runs f(0,
 // count, 0) on the calling thread.
 // What it does NOT do: split work itself, or choose grains (the caller's min_range does),
 // or order anything: a caller whose result must not depend on the worker count writes
@@ -16,24 +17,37 @@
 #include <cstdint>
 
 #include "kernel/core/fpu.h"
+#include "kernel/core/profile.h"
 #include "tendon/task_hooks.h"
 
 namespace tendon::detail {
 
 template <class F>
-void TaskTrampoline(int32_t begin, int32_t end, uint32_t worker, void* context) {
-  DenormalGuard guard;
-  (*static_cast<F*>(context))(begin, end, worker);
-}
+struct TaskCall {
+  F* f;
+  TaskProfile profile;
+};
 
 template <class F>
-void ParallelFor(const TaskHooks& hooks, int32_t count, int32_t min_range, F& f) {
+void TaskTrampoline(int32_t begin, int32_t end, uint32_t worker, void* context) {
+  DenormalGuard guard;
+  auto* call = static_cast<TaskCall<F>*>(context);
+  ProfileZone zone(call->profile.hooks, call->profile.name, call->profile.color, worker);
+  (*call->f)(begin, end, worker);
+}
+
+// `profile` names the tasks in the host's profiler: one zone per range a worker runs
+// (none when the phase runs on the calling thread without task hooks: its phase zone
+// covers it).
+template <class F>
+void ParallelFor(const TaskHooks& hooks, int32_t count, int32_t min_range, F& f, TaskProfile profile = {}) {
   if (count <= 0) return;
   if (hooks.enqueue == nullptr) {
     f(0, count, 0u);
     return;
   }
-  void* handle = hooks.enqueue(&TaskTrampoline<F>, count, min_range, &f, hooks.user_context);
+  TaskCall<F> call{&f, profile.name != nullptr ? profile : TaskProfile{}};
+  void* handle = hooks.enqueue(&TaskTrampoline<F>, count, min_range, &call, hooks.user_context);
   hooks.finish(handle, hooks.user_context);
 }
 

@@ -32,9 +32,10 @@ bool FiniteAffine(const Affine& m) {
   return probe == 0.0f;
 }
 
-// inverse(T R S) = S^-1 R^T (x - t).
+// inverse(T R S) = S^-1 R^T (x - t); the rotation normalised first (a good model's is only
+// within 1e-3 of unit, and R^T is R's inverse only for a unit one).
 Affine InverseAffineOf(const Transform& t) {
-  const Affine m = AffineOf(Transform{{}, t.rotation, {1, 1, 1}});
+  const Affine m = AffineOf(Transform{{}, Normalize(t.rotation), {1, 1, 1}});
   const float inv_s[3] = {1.0f / t.scale.x, 1.0f / t.scale.y, 1.0f / t.scale.z};
   Affine inv;
   for (int32_t r = 0; r < 3; ++r) {
@@ -237,7 +238,7 @@ void StoreTrs(const BoundPoseStream& s, unsigned char* element, const Transform&
 
 void EmitLocal(const BoundPoseStream& s, int32_t bone, const Transform& local) {
   const int32_t e = s.element[bone];
-  if (e < 0) return;
+  if (e < 0 || !IsFinite(local)) return;  // a host's own NaN (an aliased buffer) is not copied on
   StoreTrs(s, s.base + static_cast<std::ptrdiff_t>(e) * s.stride, local);
 }
 

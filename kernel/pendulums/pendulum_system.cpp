@@ -216,7 +216,7 @@ void PendulumSystem::Step(int32_t substeps, float dt, float alpha, Vec3 camera, 
       }
     }
   };
-  ParallelFor(settings_.tasks, chunks, 1, task);
+  ParallelFor(settings_.tasks, chunks, 1, task, {profiler_, "pendulums/task", kPendulumColor});
   int32_t awake = 0, woke = 0;
   for (int32_t i = 0; i < live; ++i) {
     awake += awake_this_frame_[i] != 0 ? 1 : 0;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernel/core/frame_counters.h"
+#include "tendon/profiler_hooks.h"
 #include "tendon/stats.h"
 #include "tendon/world.h"
 
@@ -56,6 +57,9 @@ class PendulumSystem {
   // the one of `only` when it is live.
   void CheckHostBuffers(PendulumId only = PendulumId{}) const;
 
+  // The World's profiler hooks, or null (kernel/core/profile.h): names its tasks.
+  void SetProfiler(const ProfilerHooks* profiler) { profiler_ = profiler; }
+
  private:
   struct Slot {
     uint32_t generation = 1;
@@ -84,6 +88,7 @@ class PendulumSystem {
                uint8_t& awake_flag) const;
 
   PendulumSystemSettings settings_;
+  const ProfilerHooks* profiler_ = nullptr;
   std::vector<Slot> pendulums_;
   std::vector<int32_t> free_pendulums_;
   std::vector<int32_t> live_pendulums_;

@@ -174,7 +174,7 @@ RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidK
       kernels_(&kernels),
       sleep_(SleepSettings{settings.ragdoll_sleep_speed, settings.ragdoll_sleep_seconds, settings.ragdoll_settle_damping}),
       broad_(settings.tasks),
-      contacts_(PairContactSettings{settings.tasks, settings.gravity, settings.ragdoll_contact_angular_damping,
+      contacts_(PairContactSettings{settings.tasks, nullptr, settings.gravity, settings.ragdoll_contact_angular_damping,
                                     settings.ragdoll_max_push_speed}, store_,
                 broad_, islands_) {}
 
@@ -656,8 +656,14 @@ Error RagdollSystem::GetVelocities(RagdollId id, std::span<Vec3> linear, std::sp
   return {};
 }
 
+void RagdollSystem::SetProfiler(const ProfilerHooks* profiler) {
+  profiler_ = profiler;
+  broad_.SetProfiler(profiler);
+  contacts_.SetProfiler(profiler);
+}
+
 void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world,
-                         FrameStats& stats) {
+                         FrameStats& stats, uint32_t thread) {
   int32_t count = 0, enabled = 0;
   for (int32_t gi = 0; gi < static_cast<int32_t>(store_.groups.size()); ++gi) {
     // Only blocks with enabled lanes are work: disabled instances cost the solver nothing.
@@ -732,17 +738,27 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
       }
     }
   };
-  ParallelFor(settings_.tasks, count, 1, pre);
+  {
+    ProfileZone zone(profiler_, "ragdolls.prepare", kRagdollColor, thread);
+    ParallelFor(settings_.tasks, count, 1, pre, {profiler_, "ragdolls.prepare/task", kRagdollColor});
+  }
   // 2. The substeps: all at once per block when no two store_.slots can touch this frame;
   //    otherwise one at a time, each followed by the coloured pair contacts.
   stats.ragdoll_pairs = stats.dropped_ragdoll_pairs = 0;
   broad_.Clear();
   if (substeps > 0 && enabled > 1) {
-    broad_.Run(store_, sleep_, frame_seconds, stats);
+    {
+      ProfileZone zone(profiler_, "ragdolls.broad_phase", kRagdollColor, thread);
+      broad_.Run(store_, sleep_, frame_seconds, stats);
+    }
+    ProfileZone zone(profiler_, "ragdolls.islands", kRagdollColor, thread);
     islands_.Order(broad_.pairs(), broad_.bodies(), broad_.body_count(), store_.slots, stats);
   }
   const int32_t pair_count = broad_.pair_count();
-  if (pair_count > 0) contacts_.Find(pair_count, frame_seconds);
+  if (pair_count > 0) {
+    ProfileZone zone(profiler_, "ragdolls.pairs", kRagdollColor, thread);
+    contacts_.Find(pair_count, frame_seconds);
+  }
   const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
   params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
   // A kernel over every block: 0 the whole substeps, 1 positions, 2 velocities.
@@ -757,10 +773,11 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
         (which == 0 ? kernel_set->solve : (which == 1 ? kernel_set->positions : kernel_set->velocities))(&view, 1, local);
       }
     };
-    ParallelFor(settings_.tasks, count, 1, task_fn);
+    ParallelFor(settings_.tasks, count, 1, task_fn, {profiler_, "ragdolls.substeps/task", kRagdollColor});
   };
   const float h = params.dt;
   for (int32_t call = 0; call < calls; ++call) {
+    ProfileZone substep_zone(profiler_, "ragdolls.substep", kRagdollColor, thread);
     if (pair_count == 0) {
       run(0);
       continue;
@@ -850,7 +867,10 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
       resets_[i] = resets;
     }
   };
-  ParallelFor(settings_.tasks, count, 1, task);
+  {
+    ProfileZone zone(profiler_, "ragdolls.writeback", kRagdollColor, thread);
+    ParallelFor(settings_.tasks, count, 1, task, {profiler_, "ragdolls.writeback/task", kRagdollColor});
+  }
   for (int32_t i = 0; i < count; ++i) {
     stats.reset_non_finite += resets_[i];
     stats.snapped_bad_input += bad_inputs_[i];

@@ -35,6 +35,7 @@
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/ragdoll_store.h"
 #include "kernel/rigid/sleep.h"
+#include "tendon/profiler_hooks.h"
 #include "tendon/stats.h"
 #include "tendon/world.h"
 
@@ -103,7 +104,12 @@ class RagdollSystem {
   // alpha < 1: render interpolation; every part frame written is alpha of the way from the
   // pose at the start of the last fixed step to the pose now (the start found along the
   // frame's path when it ran several; exact for one).
-  void Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world, FrameStats& stats);
+  // `thread`: the worker index of the thread it runs on (its zones' track in the host's
+  // profiler; kTendonCallerThread on the thread that called World::Step).
+  void Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world, FrameStats& stats,
+            uint32_t thread = kTendonCallerThread);
+  // The World's profiler hooks, or null (kernel/core/profile.h). Between frames.
+  void SetProfiler(const ProfilerHooks* profiler);
   // Feeds every bound instance's lane state, in slot order.
   void HashState(StateHasher& hasher) const;
   // Debug validation (kernel/core/host_buffers.h): every bound ragdoll's host buffers, or
@@ -135,6 +141,7 @@ class RagdollSystem {
   void ReserveContacts();
 
   RagdollSystemSettings settings_;
+  const ProfilerHooks* profiler_ = nullptr;
   const RigidKernels* kernels_;
   std::vector<RagdollArchetype> archetypes_;
   std::vector<bool> removed_;  // per archetype: RemoveArchetype made its id stale

@@ -28,6 +28,7 @@
 #include "kernel/core/fpu.h"
 #include "kernel/core/frame_counters.h"
 #include "kernel/core/host_buffers.h"
+#include "kernel/core/profile.h"
 #include "kernel/core/tick_clock.h"
 #include "kernel/core/validation.h"
 #include "kernel/pendulums/pendulum_system.h"
@@ -53,9 +54,12 @@ Error Reentrant() {
               "a World call from inside Step (a host callback) would change the world mid-frame: refused");
 }
 
-// Runs one phase and records its wall time in `ms` (CPU ticks: see tick_clock.h).
+// Runs one phase, a zone in the host's profiler when it has one, and records its wall time
+// in `ms` (CPU ticks: see tick_clock.h).
 template <class F>
-void Timed(const detail::TickClock& clock, double& ms, F&& phase) {
+void Timed(const detail::TickClock& clock, double& ms, const ProfilerHooks* profiler, const char* name, uint32_t color,
+           uint32_t thread, F&& phase) {
+  detail::ProfileZone zone(profiler, name, color, thread);
   const uint64_t t0 = detail::Ticks();
   phase();
   ms = clock.Ms(detail::TicksSince(t0));
@@ -80,9 +84,11 @@ struct World::Impl {
   Vec3 camera{};
   WindSampler wind_sampler{};
   SimulatePredicate predicate{};
-  TraceWriter* trace = nullptr;
+  ProfilerHooks profiler_hooks{};           // as the host set them
+  const ProfilerHooks* profiler = nullptr;  // &profiler_hooks when they have zones, else null
   detail::TickClock ticks;  // the phases' clock; its creation is the trace's time zero
   FrameStats stats{};
+  FrameStats previous_stats{};  // what LastStats and a refused Step return while a frame is in flight
   Vec3 frame_wind{};
   bool stepping = false;           // inside Step: calls that change the world are refused
   bool dependencies_dirty = true;  // binds changed since chains were last sorted into passes
@@ -123,24 +129,31 @@ struct World::Impl {
   // Step runs lane 0 then lane 1; BeginStep hands both to the host's job system at once.
   // Chains' blocks never share memory, so both orders give the same bits.
   const FrameStats& Step(float dt) {
-    if (stepping) return stats;  // from a callback inside Step
+    // From a callback inside Step: the frame in progress's stats (same thread); mid-frame
+    // (BeginStep .. FinishStep) the last whole frame's: the lanes are writing these.
+    if (stepping) return frame_state.in_flight ? previous_stats : stats;
     detail::DenormalGuard guard;
-    if (OpenFrame(dt)) {
-      RunLane(0);
-      RunLane(1);
+    {
+      detail::ProfileZone zone(profiler, "frame", detail::kFrameColor, kTendonCallerThread);
+      if (OpenFrame(dt)) {
+        RunLane(0, kTendonCallerThread);
+        RunLane(1, kTendonCallerThread);
+      }
+      CloseFrame();
     }
-    return CloseFrame();
+    return MarkFrame();
   }
 
   bool BeginStep(float dt) {
     if (stepping) return false;  // a frame in flight, or a callback inside Step
     detail::DenormalGuard guard;
+    detail::ProfileZone zone(profiler, "begin_step", detail::kFrameColor, kTendonCallerThread);
     if (OpenFrame(dt)) {
       if (settings.tasks.enqueue != nullptr) {
         frame_state.job = settings.tasks.enqueue(&LaneTask, 2, 1, this, settings.tasks.user_context);
       } else {
-        RunLane(0);
-        RunLane(1);
+        RunLane(0, kTendonCallerThread);
+        RunLane(1, kTendonCallerThread);
       }
     }
     frame_state.in_flight = true;
@@ -150,17 +163,55 @@ struct World::Impl {
   const FrameStats& FinishStep() {
     if (!frame_state.in_flight) return stats;
     detail::DenormalGuard guard;
-    if (!frame_state.rejected && settings.tasks.enqueue != nullptr) {
-      settings.tasks.finish(frame_state.job, settings.tasks.user_context);
-      frame_state.job = nullptr;
+    {
+      detail::ProfileZone zone(profiler, "finish_step", detail::kFrameColor, kTendonCallerThread);
+      if (!frame_state.rejected && settings.tasks.enqueue != nullptr) {
+        settings.tasks.finish(frame_state.job, settings.tasks.user_context);
+        frame_state.job = nullptr;
+      }
+      frame_state.in_flight = false;
+      CloseFrame();
     }
-    frame_state.in_flight = false;
-    return CloseFrame();
+    return MarkFrame();
   }
 
-  static void LaneTask(int32_t begin, int32_t end, uint32_t, void* context) {
+  static void LaneTask(int32_t begin, int32_t end, uint32_t worker, void* context) {
     detail::DenormalGuard guard;  // MXCSR is per thread
-    for (int32_t lane = begin; lane < end; ++lane) static_cast<Impl*>(context)->RunLane(lane);
+    for (int32_t lane = begin; lane < end; ++lane) static_cast<Impl*>(context)->RunLane(lane, worker);
+  }
+
+  // The frame's counters and its mark, into the host's profiler (when it takes them).
+  const FrameStats& MarkFrame() {
+    const ProfilerHooks& p = profiler_hooks;
+    if (p.counter != nullptr) {
+      const struct {
+        const char* name;
+        double value;
+      } counters[] = {
+          {"chains.bound", static_cast<double>(stats.bound_chains)},
+          {"chains.simulated", static_cast<double>(stats.simulated_chains)},
+          {"chains.sleeping", static_cast<double>(stats.sleeping_chains)},
+          {"chains.culled_by_distance", static_cast<double>(stats.culled_by_distance)},
+          {"chains.culled_by_budget", static_cast<double>(stats.culled_by_budget)},
+          {"chains.woken", static_cast<double>(stats.snapped_wake)},
+          {"chains.lane_occupancy", static_cast<double>(stats.lane_occupancy)},
+          {"chains.blocks", static_cast<double>(stats.chain_blocks)},
+          {"pendulums.simulated", static_cast<double>(stats.simulated_pendulums)},
+          {"ragdolls.bound", static_cast<double>(stats.bound_ragdolls)},
+          {"ragdolls.simulated", static_cast<double>(stats.simulated_ragdolls)},
+          {"ragdolls.sleeping", static_cast<double>(stats.sleeping_ragdolls)},
+          {"ragdolls.frozen", static_cast<double>(stats.frozen_ragdolls)},
+          {"ragdolls.pairs", static_cast<double>(stats.ragdoll_pairs)},
+          {"ragdolls.islands", static_cast<double>(stats.ragdoll_islands)},
+          {"characters.active", static_cast<double>(stats.active_characters)},
+          {"snapped.teleport", static_cast<double>(stats.snapped_teleport)},
+          {"snapped.bad_input", static_cast<double>(stats.snapped_bad_input)},
+          {"reset.non_finite", static_cast<double>(stats.reset_non_finite)},
+      };
+      for (const auto& c : counters) p.counter(c.name, c.value, p.user_context);
+    }
+    if (p.frame_mark != nullptr) p.frame_mark(stats.frame, p.user_context);
+    return stats;
   }
 
   // Clock, wind, and the chains' gather and budget (every chain, on the root frames as the
@@ -173,6 +224,7 @@ struct World::Impl {
     ticks.Calibrate(frame);
     frame_state.t0 = detail::Ticks();
     frame_state.lane_times[0] = frame_state.lane_times[1] = PhaseTimes{};
+    previous_stats = stats;
     stats = FrameStats{};
     stats.frame = frame;
     stats.snapped_bad_input = pending_bad_input;
@@ -203,8 +255,10 @@ struct World::Impl {
       chains.MarkDependents(&OverlapsBodies, this);
       dependencies_dirty = false;
     }
-    Timed(ticks, stats.times.gather_ms, [&] { chains.Gather(camera, predicate); });
-    Timed(ticks, stats.times.budget_ms, [&] { chains.Budget(predicate, stats); });
+    Timed(ticks, stats.times.gather_ms, profiler, "gather", detail::kChainColor, kTendonCallerThread,
+          [&] { chains.Gather(camera, predicate); });
+    Timed(ticks, stats.times.budget_ms, profiler, "budget", detail::kChainColor, kTendonCallerThread,
+          [&] { chains.Budget(predicate, stats); });
     chains.BeginFrame(tick.substeps, frame_state.step, frame_wind, frame_state.vrm_dt);
     return true;
   }
@@ -214,21 +268,29 @@ struct World::Impl {
     return impl->ragdolls.OverlapsHostBuffers(data, bytes) || impl->characters.OverlapsHostBuffers(data, bytes);
   }
 
-  // One lane of the frame (see Step). Each writes its own phase times.
-  void RunLane(int32_t lane) {
+  // One lane of the frame (see Step), on `thread` (kTendonCallerThread, or the worker that
+  // runs it under BeginStep). Each writes its own phase times.
+  void RunLane(int32_t lane, uint32_t thread) {
     PhaseTimes& times = frame_state.lane_times[lane];
+    detail::ProfileZone lane_zone(thread == kTendonCallerThread ? nullptr : profiler, lane == 0 ? "lane 0" : "lane 1",
+                             detail::kFrameColor, thread);
     if (lane == 0) {
-      Timed(ticks, times.ragdoll_ms, [&] {
-        characters.BeforePhysics(frame_state.dt, frame_state.step * static_cast<float>(frame_state.substeps), clock.time(),
-                                 settings.max_active_characters);
-        ragdolls.Step(frame_state.substeps, clock.step(), stats.interpolation_alpha, static_world, stats);
+      Timed(ticks, times.ragdoll_ms, profiler, "ragdolls", detail::kRagdollColor, thread, [&] {
+        {
+          detail::ProfileZone before(profiler, "characters.before", detail::kCharacterColor, thread);
+          characters.BeforePhysics(frame_state.dt, frame_state.step * static_cast<float>(frame_state.substeps),
+                                   clock.time(), settings.max_active_characters);
+        }
+        ragdolls.Step(frame_state.substeps, clock.step(), stats.interpolation_alpha, static_world, stats, thread);
+        detail::ProfileZone after(profiler, "characters.after", detail::kCharacterColor, thread);
         characters.AfterPhysics();
       });
     }
     const detail::ChainSystem::ChainPass& pass = chains.Pass(lane == 0 ? 1 : 0);
-    Timed(ticks, times.pose_ms, [&] { chains.Pose(pass); });
-    Timed(ticks, times.solve_ms, [&] { chains.Solve(pass); });
-    Timed(ticks, times.writeback_ms, [&] { chains.Writeback(pass, stats.interpolation_alpha); });
+    Timed(ticks, times.pose_ms, profiler, "pose", detail::kChainColor, thread, [&] { chains.Pose(pass); });
+    Timed(ticks, times.solve_ms, profiler, "solve", detail::kChainColor, thread, [&] { chains.Solve(pass); });
+    Timed(ticks, times.writeback_ms, profiler, "writeback", detail::kChainColor, thread,
+          [&] { chains.Writeback(pass, stats.interpolation_alpha); });
   }
 
   // Counters, pendulums, stats and trace.
@@ -246,7 +308,7 @@ struct World::Impl {
       stats.times.solve_ms = lt[0].solve_ms + lt[1].solve_ms;
       stats.times.writeback_ms = lt[0].writeback_ms + lt[1].writeback_ms;
       // 4. Pendulums.
-      Timed(ticks, stats.times.pendulum_ms, [&] {
+      Timed(ticks, stats.times.pendulum_ms, profiler, "pendulums", detail::kPendulumColor, kTendonCallerThread, [&] {
         pendulums.Step(frame_state.substeps, frame_state.step, stats.interpolation_alpha, camera, frame_wind, stats);
       });
       // 5. Stats and trace.
@@ -277,7 +339,6 @@ struct World::Impl {
 
   const FrameStats& Finish(uint64_t t0) {
     stats.times.total_ms = ticks.Ms(detail::TicksSince(t0));
-    if (trace != nullptr) trace->WriteFrame(stats, ticks.MsSinceStart(t0) * 1e3);
     stepping = false;
     return stats;
   }
@@ -609,14 +670,30 @@ void World::SetWindSampler(WindSampler sampler) {
 void World::SetSimulatePredicate(SimulatePredicate predicate) {
   if (!impl_->stepping) impl_->predicate = predicate;
 }
+Error World::SetProfilerHooks(const ProfilerHooks& hooks) {
+  if (impl_->stepping) return Reentrant();
+  if ((hooks.zone_begin == nullptr) != (hooks.zone_end == nullptr))
+    return Fail(ErrorCode::kOutOfRange, -1, "profiler", "zone_begin and zone_end must both be set or both null");
+  impl_->profiler_hooks = hooks;
+  impl_->profiler = hooks.zone_begin != nullptr ? &impl_->profiler_hooks : nullptr;
+  impl_->chains.SetProfiler(impl_->profiler);
+  impl_->ragdolls.SetProfiler(impl_->profiler);
+  impl_->pendulums.SetProfiler(impl_->profiler);
+  return {};
+}
 void World::SetTraceWriter(TraceWriter* writer) {
-  if (!impl_->stepping) impl_->trace = writer;
+  SetProfilerHooks(writer != nullptr ? writer->hooks() : ProfilerHooks{});
 }
 
 const FrameStats& World::Step(float dt) { return impl_->Step(dt); }
 bool World::BeginStep(float dt) { return impl_->BeginStep(dt); }
 const FrameStats& World::FinishStep() { return impl_->FinishStep(); }
-const FrameStats& World::LastStats() const { return impl_->stats; }
+const FrameStats& World::LastStats() const {
+  // While a BeginStep frame runs its stats are being written (lane 0 writes the ragdolls'):
+  // the last whole frame's instead.
+  return impl_->frame_state.in_flight ? impl_->previous_stats : impl_->stats;
+}
+bool World::FrameInFlight() const { return impl_->frame_state.in_flight; }
 Isa World::ActiveIsa() const { return impl_->isa; }
 int32_t World::LaneWidth() const { return detail::kBlockLanes; }
 

@@ -414,6 +414,7 @@ TendonResult tendon_world_create(const TendonWorldSettings* settings, TendonWorl
 
 void tendon_world_destroy(TendonWorld* world) {
   if (world == nullptr) return;
+  if (world->world->FrameInFlight()) world->world->FinishStep();  // its lanes write the buffers freed below
   world->world->SetTraceWriter(nullptr);
   delete world;  // avatars unbind themselves before the World goes (member order)
 }
@@ -429,6 +430,10 @@ void tendon_world_step(TendonWorld* world, float dt, TendonFrameStats* stats) {
   if (world == nullptr) return;
   const FrameStats& s = world->world->Step(dt);
   if (stats != nullptr) ToC(s, stats);
+}
+TendonResult tendon_world_set_profiler_hooks(TendonWorld* world, const TendonProfilerHooks* hooks) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(world, [&] { return Record(world, world->world->SetProfilerHooks(hooks != nullptr ? *hooks : ProfilerHooks{})); });
 }
 TendonResult tendon_world_begin_step(TendonWorld* world, float dt) {
   if (world == nullptr) return NullArgument(nullptr, "world");
@@ -454,6 +459,9 @@ TendonResult tendon_world_set_max_chains(TendonWorld* world, int32_t max_chains)
 }
 TendonResult tendon_world_set_trace_file(TendonWorld* world, const char* path) {
   if (world == nullptr) return NullArgument(nullptr, "world");
+  if (world->world->FrameInFlight()) {
+    return Refuse(world, TENDON_ERROR_REENTRANT, "world", ": a frame is in flight (call tendon_world_finish_step)");
+  }
   return Guard(world, [&] {
     world->world->SetTraceWriter(nullptr);
     world->trace.Close();
@@ -465,6 +473,10 @@ TendonResult tendon_world_set_trace_file(TendonWorld* world, const char* path) {
 }
 int32_t tendon_world_unbind_all(TendonWorld* world) {
   if (world == nullptr) return 0;
+  if (world->world->FrameInFlight()) {
+    Refuse(world, TENDON_ERROR_REENTRANT, "world", ": a frame is in flight (call tendon_world_finish_step)");
+    return 0;
+  }
   int32_t count = 0;
   Guard(world, [&] {
     for (auto& slot : world->vrm_avatars.slots) {
@@ -1112,7 +1124,7 @@ TendonResult tendon_unbind_vrm_avatar(TendonWorld* world, TendonVrmAvatarId avat
   if (a == nullptr) return Record(world, TENDON_ERROR_STALE_HANDLE, "the avatar id is null or stale", "avatar");
   return Guard(world, [&] {
     const Error e = (*a)->Unbind();
-    world->vrm_avatars.Remove(avatar);
+    if (e.code != ErrorCode::kReentrant) world->vrm_avatars.Remove(avatar);  // mid-frame: still bound
     return Record(world, e);
   });
 }

@@ -345,6 +345,9 @@ void VrmAvatar::UpdateWorld() {
 
 Error VrmAvatar::Unbind() {
   if (world_ == nullptr) return {};
+  // Mid-frame the World refuses unbinds: nothing changes, and the buffers stay bound.
+  if (world_->FrameInFlight())
+    return Error{ErrorCode::kReentrant, -1, "world", "a frame is in flight: call FinishStep before unbinding"};
   Error first{};
   for (ChainId id : chains) {
     const Error e = world_->UnbindChain(id);
@@ -360,6 +363,10 @@ Error VrmAvatar::Unbind() {
   return first;
 }
 
-VrmAvatar::~VrmAvatar() { (void)Unbind(); }
+VrmAvatar::~VrmAvatar() {
+  // Its buffers go with it: a frame still writing into them is finished first.
+  if (world_ != nullptr && world_->FrameInFlight()) world_->FinishStep();
+  (void)Unbind();
+}
 
 }  // namespace tendon::ports

@@ -40,6 +40,26 @@ static int FiniteT(const TendonTransform* t) {
   return 1;
 }
 
+/* Profiler hooks that count what arrives. */
+static int g_zone_depth = 0, g_zones = 0, g_counters = 0, g_marks = 0, g_unbalanced = 0;
+static void ZoneBegin(const char* name, uint32_t color, uint32_t worker, void* user) {
+  (void)name, (void)color, (void)worker, (void)user;
+  ++g_zones;
+  ++g_zone_depth;
+}
+static void ZoneEnd(const char* name, uint32_t worker, void* user) {
+  (void)name, (void)worker, (void)user;
+  if (--g_zone_depth < 0) ++g_unbalanced;
+}
+static void CountValue(const char* name, double value, void* user) {
+  (void)name, (void)value, (void)user;
+  ++g_counters;
+}
+static void Mark(uint64_t frame, void* user) {
+  (void)frame, (void)user;
+  ++g_marks;
+}
+
 static void TestChain(TendonWorld* w) {
   enum { kBones = 4 };
   TendonChainBone bones[kBones];
@@ -382,6 +402,24 @@ int main(void) {
     tendon_world_finish_step(w, &after);
     CHECK(after.frame == before.frame + 1);
     CHECK(tendon_world_begin_step(NULL, 0.1f) == TENDON_ERROR_NULL_ARGUMENT);
+  }
+  {
+    /* Profiler hooks: zones balance, and each frame brings counters and one mark. */
+    TendonProfilerHooks hooks;
+    memset(&hooks, 0, sizeof hooks);
+    hooks.zone_begin = ZoneBegin;
+    CHECK(tendon_world_set_profiler_hooks(w, &hooks) == TENDON_ERROR_OUT_OF_RANGE); /* zone_end missing */
+    hooks.zone_end = ZoneEnd;
+    hooks.counter = CountValue;
+    hooks.frame_mark = Mark;
+    CHECK(tendon_world_set_profiler_hooks(w, &hooks) == TENDON_OK);
+    tendon_world_step(w, 1.0f / 60.0f, NULL);
+    tendon_world_step(w, 1.0f / 60.0f, NULL);
+    CHECK(g_zones > 2 && g_zone_depth == 0 && g_unbalanced == 0);
+    CHECK(g_marks == 2 && g_counters > 2 && g_counters % 2 == 0);
+    CHECK(tendon_world_set_profiler_hooks(w, NULL) == TENDON_OK);
+    tendon_world_step(w, 1.0f / 60.0f, NULL);
+    CHECK(g_marks == 2);
   }
   TestCharacterAndRagdoll(w);
   TestVrm(w);
