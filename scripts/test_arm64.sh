@@ -30,7 +30,9 @@ cmake --build build/arm64 -j "$jobs"
 # - two ragdoll tests whose bounds hold for the AVX2 kernel's roundings only: on x86-64 the
 #   scalar kernel fails them too (TENDON_FORCE_SCALAR=1: the human dropped on a plane
 #   sleeps 415 frames after landing against a 180-frame bound);
-# - the trace test whose zone durations must match FrameStats' within 5%: under emulation
-#   nothing is timed (the hooks' counting test still runs).
+# - the profiler tests: they step a busy world on 2 and 3 oneTBB workers (emulated workers
+#   spin on two cores for many minutes, as the threaded tests would), and one compares zone
+#   durations with FrameStats' within 5% (nothing is timed under emulation). The C host's
+#   profiler-hook checks still run here.
 ctest --test-dir build/arm64 --output-on-failure -j "$jobs" -LE 'soak|threads' \
-  -E 'DeathTest|RigidSolve.TheHumanDroppedOnAPlaneRestsAboveItAndSleeps|RigidSolve.TheHumanDroppedOnStairsRestsAboveThem|Profiler.ATraceHasEveryPhaseInsideItsFrameWithFrameStatsDurations'
+  -E 'DeathTest|RigidSolve.TheHumanDroppedOnAPlaneRestsAboveItAndSleeps|RigidSolve.TheHumanDroppedOnStairsRestsAboveThem|Profiler\.'
