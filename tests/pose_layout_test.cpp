@@ -129,7 +129,7 @@ struct StreamHost {
   Transform model{{0.3f, 1.0f, -0.2f}, AxisAngle(NormalizeOr(Vec3{0.2f, 1, 0.1f}, Vec3{0, 1, 0}), 0.7f), {1.2f, 1.2f, 1.2f}};
   std::vector<PoseStream> streams;
 
-  void Make(int bones_in_chain, const std::vector<int32_t>& bone_map) {
+  void Make(int bones_in_chain) {
     for (HostBone& b : bones) b.flags = 0xC0FFEEu;
     palette_joint.clear();
     inverse_bind.clear();
@@ -140,7 +140,6 @@ struct StreamHost {
       const std::vector<float> ib = ColumnMajor(Inverse(MatrixOf(bind)));
       inverse_bind.insert(inverse_bind.end(), ib.begin(), ib.end());
     }
-    (void)bone_map;
     streams.assign(4, PoseStream{});
     PoseStream& trs = streams[0];
     trs.base = bones.data();
@@ -230,7 +229,7 @@ TEST(PoseLayouts, EveryChainLayoutEqualsTheTrsOutputComposedByHandOnEveryInstruc
       for (int k = 0; k < n; ++k) animated[bone_map[k]] = s.bones[k].rest_local;
       Transform root_parent{{0, 1.5f, 0}, {}, {1, 1, 1}};
       StreamHost host;
-      host.Make(n, bone_map);
+      host.Make(n);
       ChainBinding b;
       b.archetype = a;
       b.root_parent_world = &root_parent;
@@ -284,6 +283,10 @@ TEST(PoseLayouts, AKVrmChainOfStrandsWritesItsStreamsInTheSettingsOrder) {
   std::vector<float> matrices(12 * 9, -7.0f);
   stream.base = matrices.data();
   stream.element_count = 9;
+  // The virtual tips' entries name element 0 again: a tip has no host bone, so they are
+  // neither checked nor written.
+  const std::vector<int32_t> elements = {0, 1, 2, 3, 4, 5, 0, 0, 0};
+  stream.element_of_bone = elements;
   ChainBinding b = chain.Binding(a);
   b.pose_streams = std::span<const PoseStream>(&stream, 1);
   ASSERT_TRUE(w->BindChain(b).ok());
@@ -298,30 +301,12 @@ TEST(PoseLayouts, AKVrmChainOfStrandsWritesItsStreamsInTheSettingsOrder) {
   EXPECT_GT(std::fabs(chain.output[3].rotation.x) + std::fabs(chain.output[3].rotation.z), 1e-3f) << "the strands swung";
 }
 
-RagdollSettings TwoParts() {
-  RagdollSettings s;
-  PartSettings root;
-  root.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
-  root.mass = 2;
-  s.parts.push_back(root);
-  PartSettings arm;
-  arm.parent = 0;
-  arm.pose.translation = {0, -0.4f, 0};
-  arm.shape = {.type = PartShape::kCapsule, .radius = 0.05f, .half_height = 0.2f};
-  arm.mass = 1;
-  arm.joint.anchor = {0, -0.1f, 0};
-  arm.joint.normal_half_cone_degrees = 170;
-  arm.joint.plane_half_cone_degrees = 170;
-  s.parts.push_back(arm);
-  return s;
-}
-
 TEST(PoseLayouts, RagdollPartFramesAreWrittenInEveryLayout) {
   auto w = MakeWorld();
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(TwoParts()).value();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(TwoPartPendulum()).value();
   std::vector<Transform> parts(2);
   StreamHost host;
-  host.Make(2, {});
+  host.Make(2);
   RagdollBinding b;
   b.archetype = a;
   b.placement.translation = {0, 2, 0};
@@ -451,14 +436,14 @@ TEST(PoseLayouts, SteppingWithStreamsAllocatesNothing) {
   const ChainArchetypeId a = w->BuildChainArchetype(s).value();
   HostChain chain(s);
   StreamHost host;
-  host.Make(static_cast<int>(s.bones.size()), {});
+  host.Make(static_cast<int>(s.bones.size()));
   ChainBinding b = chain.Binding(a);
   b.pose_streams = host.streams;
   ASSERT_TRUE(w->BindChain(b).ok());
-  const RagdollArchetypeId r = w->BuildRagdollArchetype(TwoParts()).value();
+  const RagdollArchetypeId r = w->BuildRagdollArchetype(TwoPartPendulum()).value();
   std::vector<Transform> parts(2);
   StreamHost ragdoll_host;
-  ragdoll_host.Make(2, {});
+  ragdoll_host.Make(2);
   RagdollBinding rb;
   rb.archetype = r;
   rb.output_parts = parts;

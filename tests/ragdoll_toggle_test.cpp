@@ -10,25 +10,6 @@ namespace {
 
 constexpr float kStep = 1.0f / 60.0f;
 
-// A two-part pendulum: a box root and a capsule hanging from it on a free ball joint.
-RagdollSettings Pendulum() {
-  RagdollSettings s;
-  PartSettings root;
-  root.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
-  root.mass = 2;
-  s.parts.push_back(root);
-  PartSettings arm;
-  arm.parent = 0;
-  arm.pose.translation = {0, -0.4f, 0};
-  arm.shape = {.type = PartShape::kCapsule, .radius = 0.05f, .half_height = 0.2f};
-  arm.mass = 1;
-  arm.joint.anchor = {0, -0.1f, 0};
-  arm.joint.normal_half_cone_degrees = 170;
-  arm.joint.plane_half_cone_degrees = 170;
-  s.parts.push_back(arm);
-  return s;
-}
-
 struct Bound {
   std::vector<Transform> parts = std::vector<Transform>(2);
   RagdollId id;
@@ -36,7 +17,7 @@ struct Bound {
 
 TEST(RagdollToggle, ADisabledRagdollIsNotSteppedAndResumesWhereItWas) {
   auto w = MakeWorld();
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(Pendulum()).value();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(TwoPartPendulum()).value();
   Bound falling, parked;
   RagdollBinding b;
   b.archetype = a;
@@ -81,7 +62,7 @@ TEST(RagdollToggle, TogglingOneRagdollLeavesItsNeighboursInTheBlockAlone) {
   // must keep its own state (its lane follows it).
   // The same ten spinning pendulums in two worlds.
   auto spinning = [](World& world, std::vector<Bound>& bound) {
-    const RagdollArchetypeId a = world.BuildRagdollArchetype(Pendulum()).value();
+    const RagdollArchetypeId a = world.BuildRagdollArchetype(TwoPartPendulum()).value();
     for (int i = 0; i < 10; ++i) {
       RagdollBinding b;
       b.archetype = a;
@@ -111,7 +92,7 @@ TEST(RagdollToggle, TogglingOneRagdollLeavesItsNeighboursInTheBlockAlone) {
 
 TEST(RagdollToggle, AKinematicRootFollowsItsFrameAndLetsGoWhenCleared) {
   auto w = MakeWorld();
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(Pendulum()).value();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(TwoPartPendulum()).value();
   ASSERT_EQ(w->ReserveRagdollKinematicToggle(a, 1).code, ErrorCode::kNone);
   Bound r;
   RagdollBinding b;
@@ -146,7 +127,7 @@ TEST(RagdollToggle, PartStatesPlaceTheBodyWithVelocities) {
   WorldSettings ws;
   ws.gravity = {};
   auto w = MakeWorld(ws);
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(Pendulum()).value();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(TwoPartPendulum()).value();
   Bound r;
   RagdollBinding b;
   b.archetype = a;
@@ -212,7 +193,7 @@ TEST(RagdollSleep, SettleDampingBringsASlowDrifterToRestAndLeavesAFastOneAlone) 
     ws.gravity = {};
     ws.ragdoll_settle_damping = settle;
     auto w = MakeWorld(ws);
-    RagdollSettings s = Pendulum();
+    RagdollSettings s = TwoPartPendulum();
     for (PartSettings& p : s.parts) p.linear_damping = p.angular_damping = 0;
     const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
     Bound r;
@@ -244,7 +225,7 @@ TEST(RagdollSleep, SettleDampingBringsASlowDrifterToRestAndLeavesAFastOneAlone) 
 TEST(RagdollJoints, JointFrictionHoldsALimbItCanCarryAndNotOneItCannot) {
   auto sag = [](float friction_per_kg) {
     auto w = MakeWorld();
-    RagdollSettings s = Pendulum();
+    RagdollSettings s = TwoPartPendulum();
     // The arm sticks out sideways: 1 kg whose centre is 0.25 m from the joint, about
     // 2.5 N m of gravity torque.
     s.parts[1].pose = Transform{{0.25f, -0.1f, 0}, AxisAngle(Vec3{0, 0, 1}, 1.5707963f), {1, 1, 1}};

@@ -24,6 +24,25 @@ inline ChainArchetypeSettings Strand(int nodes, float segment = 0.1f, Vec3 direc
   return s;
 }
 
+// A two-part pendulum: a box root and a capsule hanging from it on a free ball joint.
+inline RagdollSettings TwoPartPendulum() {
+  RagdollSettings s;
+  PartSettings root;
+  root.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
+  root.mass = 2;
+  s.parts.push_back(root);
+  PartSettings arm;
+  arm.parent = 0;
+  arm.pose.translation = {0, -0.4f, 0};
+  arm.shape = {.type = PartShape::kCapsule, .radius = 0.05f, .half_height = 0.2f};
+  arm.mass = 1;
+  arm.joint.anchor = {0, -0.1f, 0};
+  arm.joint.normal_half_cone_degrees = 170;
+  arm.joint.plane_half_cone_degrees = 170;
+  s.parts.push_back(arm);
+  return s;
+}
+
 // The host side of one chain instance: buffers Tendon reads and writes.
 struct HostChain {
   Transform root_parent{};

@@ -982,33 +982,13 @@ Error ChainSystem::BindStreams(const ChainBinding& b, const ChainArchetype& a, s
     const bool is_virtual = a.virtual_tip[a.lane_node[j]] != 0;
     default_element[j] = is_virtual ? -1 : (b.bone_map.empty() ? j : b.bone_map[j]);
   }
-  // A virtual tip has no host bone: whatever a stream's element_of_bone says for it is
-  // ignored (not checked, not written). Spans that BindPoseStreams refuses (null, too many)
-  // are passed on untouched.
-  std::span<const PoseStream> checked = b.pose_streams;
-  std::vector<PoseStream> streams;
-  std::vector<std::vector<int32_t>> elements;
-  if (a.any_virtual_tip && b.pose_streams.data() != nullptr && b.pose_streams.size() <= detail::kMaxPoseStreams) {
-    streams.assign(b.pose_streams.begin(), b.pose_streams.end());
-    elements.resize(streams.size());
-    for (std::size_t i = 0; i < streams.size(); ++i) {
-      const std::span<const int32_t> map = streams[i].element_of_bone;
-      if (map.data() == nullptr || map.size() != static_cast<std::size_t>(a.node_count)) continue;  // refused below
-      elements[i].assign(map.begin(), map.end());
-      for (int32_t j = 0; j < a.node_count; ++j) {
-        if (a.virtual_tip[a.lane_node[j]] != 0) elements[i][j] = -1;
-      }
-      streams[i].element_of_bone = elements[i];
-    }
-    checked = streams;
-  }
-  if (Error e = detail::BindPoseStreams(checked, default_element, "pose_streams", out); !Ok(e)) return e;
+  if (Error e = detail::BindPoseStreams(b.pose_streams, default_element, "pose_streams", out); !Ok(e)) return e;
   for (detail::BoundPoseStream& stream : *out) {
     std::vector<int32_t> element(a.node_count);
     std::vector<detail::Affine> inverse_bind(stream.inverse_bind.empty() ? 0 : a.node_count);
     for (int32_t k = 0; k < a.node_count; ++k) {
       const int32_t j = a.settings_node[k];
-      element[k] = a.virtual_tip[k] != 0 ? -1 : stream.element[j];
+      element[k] = stream.element[j];  // -1 for a virtual tip (BindPoseStreams)
       if (!inverse_bind.empty()) inverse_bind[k] = stream.inverse_bind[j];
     }
     stream.element = std::move(element);

@@ -144,6 +144,10 @@ Error BindPoseStreams(std::span<const PoseStream> streams, std::span<const int32
     std::vector<std::pair<int32_t, int32_t>> written;  // (element, bone), sorted to find repeats
     written.reserve(static_cast<std::size_t>(bones));
     for (int32_t k = 0; k < bones; ++k) {
+      if (default_element[k] < 0) {  // no host bone
+        b.element[k] = -1;
+        continue;
+      }
       const int32_t e = s.element_of_bone.empty() ? default_element[k] : s.element_of_bone[k];
       if (e < -1 || e >= s.element_count)
         return Fail(ErrorCode::kBadReference, item, f + "element_of_bone",
@@ -167,6 +171,7 @@ Error BindPoseStreams(std::span<const PoseStream> streams, std::span<const int32
                         std::to_string(s.inverse_bind.size()));
       b.inverse_bind.resize(static_cast<std::size_t>(bones));
       for (int32_t k = 0; k < bones; ++k) {
+        if (default_element[k] < 0) continue;  // no host bone: never read
         const float* m = s.inverse_bind.data() + 16 * k;  // column-major: m[c * 4 + r]
         for (int32_t v = 0; v < 16; ++v) {
           if (!std::isfinite(m[v]))

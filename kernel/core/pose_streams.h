@@ -49,8 +49,10 @@ struct BoundPoseStream {
 };
 
 // Checks `streams` for an instance of `bones` bones and copies them into `out`.
-// default_element[k] is bone k's element when a stream's element_of_bone is empty (-1: not
-// written, as a virtual tip); `field` names the binding's member in messages.
+// default_element[k] is bone k's element when a stream's element_of_bone is empty. -1 marks
+// a bone with no host bone (a chain's virtual tip): it is never written, and what a
+// stream's element_of_bone or inverse_bind says for it is neither checked nor kept.
+// `field` names the binding's member in messages.
 Error BindPoseStreams(std::span<const PoseStream> streams, std::span<const int32_t> default_element,
                       const char* field, std::vector<BoundPoseStream>* out);
 

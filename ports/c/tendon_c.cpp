@@ -138,6 +138,10 @@ TendonResult Refuse(TendonWorld* w, TendonResult code, const char* field, const 
   }
 }
 TendonResult NullArgument(TendonWorld* w, const char* what) { return Refuse(w, TENDON_ERROR_NULL_ARGUMENT, what, " is NULL"); }
+// What a call that a frame in flight forbids gets (between begin_step and finish_step).
+TendonResult InFlight(TendonWorld* w) {
+  return Refuse(w, TENDON_ERROR_REENTRANT, "world", ": a frame is in flight (call tendon_world_finish_step)");
+}
 
 // Runs a body that returns a TendonResult; no exception leaves the C ABI.
 template <class F>
@@ -438,7 +442,7 @@ TendonResult tendon_world_set_profiler_hooks(TendonWorld* world, const TendonPro
 TendonResult tendon_world_begin_step(TendonWorld* world, float dt) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (!world->world->BeginStep(dt)) {
-    return Refuse(world, TENDON_ERROR_REENTRANT, "world", ": a frame is already in flight (call tendon_world_finish_step)");
+    return InFlight(world);
   }
   return TENDON_OK;
 }
@@ -460,7 +464,7 @@ TendonResult tendon_world_set_max_chains(TendonWorld* world, int32_t max_chains)
 TendonResult tendon_world_set_trace_file(TendonWorld* world, const char* path) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (world->world->FrameInFlight()) {
-    return Refuse(world, TENDON_ERROR_REENTRANT, "world", ": a frame is in flight (call tendon_world_finish_step)");
+    return InFlight(world);
   }
   return Guard(world, [&] {
     world->world->SetTraceWriter(nullptr);
@@ -474,7 +478,7 @@ TendonResult tendon_world_set_trace_file(TendonWorld* world, const char* path) {
 int32_t tendon_world_unbind_all(TendonWorld* world) {
   if (world == nullptr) return 0;
   if (world->world->FrameInFlight()) {
-    Refuse(world, TENDON_ERROR_REENTRANT, "world", ": a frame is in flight (call tendon_world_finish_step)");
+    InFlight(world);
     return 0;
   }
   int32_t count = 0;
