@@ -70,6 +70,8 @@ class RagdollSystem {
   int32_t PartCount(RagdollArchetypeId id) const;
   Error GetPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const;
   const RagdollArchetype* Archetype(RagdollArchetypeId id) const;
+  // Bound instances (enabled or not).
+  int32_t LiveCount() const { return live_count_; }
   // Forgets an archetype and frees its lanes; kInUse while instances of it are bound.
   Error RemoveArchetype(RagdollArchetypeId id);
 
