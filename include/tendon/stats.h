@@ -10,7 +10,20 @@
 
 namespace tendon {
 
-// Wall time of each phase of a frame, milliseconds.
+// What the millisecond budget (WorldSettings::frame_budget_ms) decided after a frame, for
+// the next one.
+enum class BudgetAction : uint8_t {
+  kOff,       // no budget set
+  kHeld,      // within its band (or a frame that ran no substep): limits unchanged
+  kCut,       // over the budget: fewer chains, then fewer ragdoll substeps
+  kRestored,  // well under it with something cut: substeps back first, then chains
+  kAtFloor,   // over the budget with nothing left to cut (no chains, substeps at the floor)
+};
+
+// Wall time of each phase of a frame, milliseconds. Each phase's time runs from the end
+// of the phase before it on the same thread (so the few instructions between two phases
+// count in the later one); a phase with no work (no ragdolls, an empty chain pass, no
+// pendulums) is 0.
 struct PhaseTimes {
   double gather_ms = 0;     // read host poses of every bound chain, teleport guard, distance keys
   double budget_ms = 0;     // eligibility, nearest-N selection, lane repacking
@@ -73,6 +86,13 @@ struct FrameStats {
   int32_t chain_blocks = 0;          // blocks of lanes holding simulated chains
   int32_t lanes_used = 0;            // of chain_blocks * lane width
   float lane_occupancy = 0;          // lanes_used / (chain_blocks * lane width), 0 when none
+
+  // The millisecond budget (WorldSettings::frame_budget_ms). The limits it set for this
+  // frame, and what it decided from this frame's cost for the next.
+  int32_t budget_max_chains = -1;       // chains it let simulate this frame; -1: no cap (or off)
+  int32_t budget_ragdoll_substeps = 0;  // ragdoll substeps per fixed step it allowed; 0 when off
+  BudgetAction budget_action = BudgetAction::kOff;
+  float budget_estimate_ms = 0;  // its smoothed cost of this frame, per frame of the usual substep count
 
   PhaseTimes times{};
 };

@@ -130,6 +130,8 @@ typedef struct TendonWorldSettings {
   float ragdoll_sleep_seconds;
   float ragdoll_settle_damping;
   int32_t max_active_characters;
+  float frame_budget_ms;               /* 0: no millisecond budget (see tendon::WorldSettings) */
+  int32_t budget_min_ragdoll_substeps; /* the budget's floor, [1, ragdoll_substeps] */
   TendonIsa isa;
   TendonTaskHooks tasks; /* enqueue NULL: every phase on the calling thread */
 } TendonWorldSettings;
@@ -150,6 +152,15 @@ typedef struct TendonPhaseTimes {
   double gather_ms, budget_ms, pose_ms, solve_ms, writeback_ms, pendulum_ms, ragdoll_ms, total_ms;
 } TendonPhaseTimes;
 
+/* tendon::BudgetAction: what the millisecond budget decided after a frame. */
+typedef enum TendonBudgetAction {
+  TENDON_BUDGET_OFF = 0,
+  TENDON_BUDGET_HELD = 1,
+  TENDON_BUDGET_CUT = 2,
+  TENDON_BUDGET_RESTORED = 3,
+  TENDON_BUDGET_AT_FLOOR = 4
+} TendonBudgetAction;
+
 /* tendon::FrameStats, field for field (bools as int32_t). */
 typedef struct TendonFrameStats {
   uint64_t frame;
@@ -166,6 +177,9 @@ typedef struct TendonFrameStats {
   int32_t snapped_teleport, snapped_wake, snapped_bad_input, reset_non_finite;
   int32_t chain_blocks, lanes_used;
   float lane_occupancy;
+  int32_t budget_max_chains, budget_ragdoll_substeps; /* -1 / 0 when there is no budget */
+  TendonBudgetAction budget_action;
+  float budget_estimate_ms;
   TendonPhaseTimes times;
 } TendonFrameStats;
 

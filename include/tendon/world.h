@@ -148,6 +148,26 @@ struct WorldSettings {
   // At most this many characters are active (ragdolled) at once: activating past it
   // releases the oldest. >= 0; 0 refuses every activation.
   int32_t max_active_characters = 16;
+  // A budget for Step in milliseconds, held adaptively (as Unreal's Animation Budget
+  // Allocator holds skeletal work to one). After each frame that runs a substep the World
+  // measures what a simulated chain and what one ragdoll substep cost, and sets the next
+  // frame's limits so that Step costs between 90% and 100% of the budget: over it, fewer
+  // chains simulate (the farthest are cut first, and snap to the animation when they
+  // simulate again, as culled chains do), and once no chain is left, ragdolls run fewer
+  // substeps per fixed step, down to budget_min_ragdoll_substeps; under 90% it gives back
+  // substeps first, then chains. The cost is smoothed over frames (each change resets the
+  // estimate to its prediction), so the limits settle instead of oscillating; a frame
+  // with more fixed substeps than usual (a hitch) counts at the usual count. FrameStats
+  // reports the limits and each decision. The budget caps what max_chains and
+  // ragdoll_substeps allow; it never raises them. When set, which chains simulate and how
+  // many substeps ragdolls run depend on the machine's timing, so results are no longer
+  // reproducible across runs, machines or worker counts. ms, finite, >= 0; 0 disables
+  // (the default: nothing changes and results are deterministic).
+  float frame_budget_ms = 0;
+  // The fewest ragdoll substeps per fixed step the budget may cut to, [1, ragdoll_substeps].
+  // Fewer substeps make joints and contacts softer (Macklin et al. 2019, "Small Steps in
+  // Physics Simulation": the error falls with the substep length squared); 1 allows anything.
+  int32_t budget_min_ragdoll_substeps = 4;
   Isa isa = Isa::kAuto;
   TaskHooks tasks{nullptr, nullptr, nullptr, 1};
 };

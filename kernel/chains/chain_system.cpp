@@ -403,7 +403,7 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
 void ChainSystem::Gather(Vec3 camera, const SimulatePredicate& predicate) {
   const auto live = static_cast<int32_t>(live_chains_.size());
   const float max_d2 = std::isinf(max_distance_) ? INFINITY : max_distance_ * max_distance_;
-  const bool prefilter = predicate.should_simulate == nullptr && last_cutoff2_ >= 0.0f && max_chains_ < live;
+  const bool prefilter = predicate.should_simulate == nullptr && last_cutoff2_ >= 0.0f && MaxChains() < live;
   gather_cutoff2_ = prefilter ? std::min(max_d2, last_cutoff2_ * 1.21f) : max_d2;
   const float cutoff2 = gather_cutoff2_;
   const int32_t chunks = (live + kGatherChunk - 1) / kGatherChunk;
@@ -441,7 +441,7 @@ void ChainSystem::Gather(Vec3 camera, const SimulatePredicate& predicate) {
 void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) {
   const float max_d2 = std::isinf(max_distance_) ? INFINITY : max_distance_ * max_distance_;
   const auto live = static_cast<int32_t>(live_chains_.size());
-  const int32_t max_chains = max_chains_;
+  const int32_t max_chains = MaxChains();
   int32_t eligible = 0;
   int32_t count = 0;
   const int32_t gather_chunks = (live + kGatherChunk - 1) / kGatherChunk;

@@ -28,6 +28,7 @@
 // at build and bind time (and by SetMaxChains); the phases allocate nothing.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -78,6 +79,9 @@ class ChainSystem {
   int32_t UnbindAll();
   bool IsValid(ChainId id) const { return Find(id) != nullptr; }
   void SetMaxChains(int32_t max_chains);
+  // A cap for the coming frames under max_chains (the World's millisecond budget);
+  // INT32_MAX: none. Lanes are reserved for max_chains, so it never allocates.
+  void SetFrameChainCap(int32_t cap) { frame_chain_cap_ = std::max(cap, 0); }
   // The World's profiler hooks, or null (kernel/core/profile.h): names the phases' tasks.
   void SetProfiler(const ProfilerHooks* profiler) { profiler_ = profiler; }
 
@@ -162,6 +166,8 @@ class ChainSystem {
   const ProfilerHooks* profiler_ = nullptr;
   const ChainKernels* kernels_;
   int32_t max_chains_;
+  int32_t frame_chain_cap_ = INT32_MAX;
+  int32_t MaxChains() const { return std::min(max_chains_, frame_chain_cap_); }
   float max_distance_;
   Vec3 gravity_;
   float teleport_distance2_;

@@ -675,12 +675,12 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
   stats.disabled_ragdolls = live_count_ - enabled;
   stats.simulated_ragdolls = 0;
   if (count == 0) return;
-  const int32_t ragdoll_steps = substeps * settings_.ragdoll_substeps;
+  const int32_t ragdoll_steps = substeps * frame_substeps_;
   stats.ragdoll_substeps = ragdoll_steps;
   detail::RigidSolveParams params;
   params.substeps = ragdoll_steps;
   params.iterations = settings_.ragdoll_iterations;
-  params.dt = static_cast<float>(step_seconds) / static_cast<float>(settings_.ragdoll_substeps);
+  params.dt = static_cast<float>(step_seconds) / static_cast<float>(frame_substeps_);
   params.gravity[0] = settings_.gravity.x;
   params.gravity[1] = settings_.gravity.y;
   params.gravity[2] = settings_.gravity.z;

@@ -21,6 +21,7 @@
 // other controls do not.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -99,6 +100,9 @@ class RagdollSystem {
   bool Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const;
 
   // ---- the frame ----
+  // XPBD substeps per fixed step from the next Step on, [1, ragdoll_substeps] (the World's
+  // millisecond budget lowers it).
+  void SetFrameSubsteps(int32_t substeps) { frame_substeps_ = std::clamp(substeps, 1, settings_.ragdoll_substeps); }
   // `substeps` fixed steps of step_seconds each, every one ragdoll_substeps XPBD substeps.
   // Writes the ragdoll fields of `stats` (bound, disabled, simulated, sleeping, frozen,
   // substeps, pairs, islands), adds its resets to reset_non_finite and its non-finite
@@ -143,6 +147,7 @@ class RagdollSystem {
   void ReserveContacts();
 
   RagdollSystemSettings settings_;
+  int32_t frame_substeps_ = settings_.ragdoll_substeps;
   const ProfilerHooks* profiler_ = nullptr;
   const RigidKernels* kernels_;
   std::vector<RagdollArchetype> archetypes_;

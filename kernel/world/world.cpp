@@ -35,6 +35,7 @@
 #include "kernel/ragdolls/ragdoll_system.h"
 #include "kernel/rigid/rigid_kernels.h"
 #include "kernel/world/fixed_clock.h"
+#include "kernel/world/frame_budget.h"
 #include "kernel/world/wind.h"
 #include "kernel/world/world_access.h"
 #include "tendon/trace.h"
@@ -62,11 +63,20 @@ Error Reentrant() {
 // next phase's time.
 class PhaseRun {
  public:
-  PhaseRun(const detail::TickClock& clock, const ProfilerHooks* profiler, uint32_t thread)
-      : clock_(clock), profiler_(profiler), thread_(thread) {}
+  PhaseRun(const detail::TickClock& clock, const ProfilerHooks* profiler, const detail::PhaseClock* test_clock,
+           uint32_t thread)
+      : clock_(clock), profiler_(profiler), test_clock_(test_clock), thread_(thread) {}
 
-  template <class F>
-  void Phase(double& ms, const char* name, uint32_t color, bool has_work, F&& phase) {
+  // `items()` is the phase's work for a test's clock (world_access.h), asked after it ran.
+  template <class F, class Items>
+  void Phase(double& ms, detail::FramePhase id, const char* name, uint32_t color, bool has_work, F&& phase,
+             Items&& items) {
+    if (test_clock_ != nullptr) {
+      detail::ProfileZone zone(profiler_, name, color, thread_);
+      phase();
+      ms = test_clock_->ms(id, items(), test_clock_->user);
+      return;
+    }
     if (!has_work && profiler_ == nullptr) {
       phase();
       ms = 0;
@@ -85,6 +95,7 @@ class PhaseRun {
  private:
   const detail::TickClock& clock_;
   const ProfilerHooks* profiler_;
+  const detail::PhaseClock* test_clock_;  // null: the CPU counter
   uint32_t thread_;
   uint64_t last_ = 0;  // the last phase's end; 0 until the run's first timed phase
 };
@@ -111,6 +122,9 @@ struct World::Impl {
   ProfilerHooks profiler_hooks{};           // as the host set them
   const ProfilerHooks* profiler = nullptr;  // &profiler_hooks when they have zones, else null
   detail::TickClock ticks;  // the phases' clock; its creation is the trace's time zero
+  detail::PhaseClock phase_clock{};  // a test's, in place of `ticks` (world_access.h)
+  detail::FrameBudget frame_budget{settings.frame_budget_ms, settings.ragdoll_substeps,
+                                   settings.budget_min_ragdoll_substeps};  // WorldSettings::frame_budget_ms
   FrameStats stats{};
   FrameStats previous_stats{};  // what LastStats and a refused Step return while a frame is in flight
   Vec3 frame_wind{};
@@ -231,6 +245,10 @@ struct World::Impl {
           {"snapped.teleport", static_cast<double>(stats.snapped_teleport)},
           {"snapped.bad_input", static_cast<double>(stats.snapped_bad_input)},
           {"reset.non_finite", static_cast<double>(stats.reset_non_finite)},
+          {"budget.max_chains", static_cast<double>(stats.budget_max_chains)},
+          {"budget.ragdoll_substeps", static_cast<double>(stats.budget_ragdoll_substeps)},
+          {"budget.action", static_cast<double>(stats.budget_action)},
+          {"budget.estimate_ms", static_cast<double>(stats.budget_estimate_ms)},
       };
       for (const auto& c : counters) p.counter(c.name, c.value, p.user_context);
     }
@@ -279,9 +297,19 @@ struct World::Impl {
       chains.MarkDependents(&OverlapsBodies, this);
       dependencies_dirty = false;
     }
-    PhaseRun run(ticks, profiler, kTendonCallerThread);
-    run.Phase(stats.times.gather_ms, "gather", detail::kChainColor, true, [&] { chains.Gather(camera, predicate); });
-    run.Phase(stats.times.budget_ms, "budget", detail::kChainColor, true, [&] { chains.Budget(predicate, stats); });
+    if (frame_budget.enabled()) {
+      const int32_t cap = frame_budget.chain_cap();
+      chains.SetFrameChainCap(cap);
+      ragdolls.SetFrameSubsteps(frame_budget.ragdoll_substeps());
+      stats.budget_max_chains = cap == INT32_MAX ? -1 : cap;
+      stats.budget_ragdoll_substeps = frame_budget.ragdoll_substeps();
+    }
+    PhaseRun run(ticks, profiler, test_clock(), kTendonCallerThread);
+    const auto bound_chains = [&] { return stats.bound_chains; };
+    run.Phase(stats.times.gather_ms, detail::FramePhase::kGather, "gather", detail::kChainColor, true,
+              [&] { chains.Gather(camera, predicate); }, bound_chains);
+    run.Phase(stats.times.budget_ms, detail::FramePhase::kBudget, "budget", detail::kChainColor, true,
+              [&] { chains.Budget(predicate, stats); }, bound_chains);
     chains.BeginFrame(tick.substeps, frame_state.step, frame_wind, frame_state.vrm_dt);
     return true;
   }
@@ -297,27 +325,36 @@ struct World::Impl {
     PhaseTimes& times = frame_state.lane_times[lane];
     detail::ProfileZone lane_zone(thread == kTendonCallerThread ? nullptr : profiler, lane == 0 ? "lane 0" : "lane 1",
                              detail::kFrameColor, thread);
-    PhaseRun run(ticks, profiler, thread);
+    PhaseRun run(ticks, profiler, test_clock(), thread);
     if (lane == 0) {
       const bool bodies = ragdolls.LiveCount() > 0 || characters.BoundCount() > 0;
-      run.Phase(times.ragdoll_ms, "ragdolls", detail::kRagdollColor, bodies, [&] {
-        {
-          detail::ProfileZone before(profiler, "characters.before", detail::kCharacterColor, thread);
-          characters.BeforePhysics(frame_state.dt, frame_state.step * static_cast<float>(frame_state.substeps),
-                                   clock.time(), settings.max_active_characters);
-        }
-        ragdolls.Step(frame_state.substeps, clock.step(), stats.interpolation_alpha, static_world, stats, thread);
-        detail::ProfileZone after(profiler, "characters.after", detail::kCharacterColor, thread);
-        characters.AfterPhysics();
-      });
+      run.Phase(
+          times.ragdoll_ms, detail::FramePhase::kRagdolls, "ragdolls", detail::kRagdollColor, bodies,
+          [&] {
+            {
+              detail::ProfileZone before(profiler, "characters.before", detail::kCharacterColor, thread);
+              characters.BeforePhysics(frame_state.dt, frame_state.step * static_cast<float>(frame_state.substeps),
+                                       clock.time(), settings.max_active_characters);
+            }
+            ragdolls.Step(frame_state.substeps, clock.step(), stats.interpolation_alpha, static_world, stats, thread);
+            detail::ProfileZone after(profiler, "characters.after", detail::kCharacterColor, thread);
+            characters.AfterPhysics();
+          },
+          [&] { return stats.simulated_ragdolls * stats.ragdoll_substeps; });
     }
     const detail::ChainSystem::ChainPass& pass = chains.Pass(lane == 0 ? 1 : 0);
-    const bool chain_work = pass.end_selected > pass.first_selected || pass.end_work > pass.first_work;
-    run.Phase(times.pose_ms, "pose", detail::kChainColor, chain_work, [&] { chains.Pose(pass); });
-    run.Phase(times.solve_ms, "solve", detail::kChainColor, chain_work, [&] { chains.Solve(pass); });
-    run.Phase(times.writeback_ms, "writeback", detail::kChainColor, chain_work,
-              [&] { chains.Writeback(pass, stats.interpolation_alpha); });
+    const int32_t pass_chains = pass.end_selected - pass.first_selected;
+    const bool chain_work = pass_chains > 0 || pass.end_work > pass.first_work;
+    const auto items = [&] { return pass_chains; };
+    run.Phase(times.pose_ms, detail::FramePhase::kPose, "pose", detail::kChainColor, chain_work,
+              [&] { chains.Pose(pass); }, items);
+    run.Phase(times.solve_ms, detail::FramePhase::kSolve, "solve", detail::kChainColor, chain_work,
+              [&] { chains.Solve(pass); }, items);
+    run.Phase(times.writeback_ms, detail::FramePhase::kWriteback, "writeback", detail::kChainColor, chain_work,
+              [&] { chains.Writeback(pass, stats.interpolation_alpha); }, items);
   }
+
+  const detail::PhaseClock* test_clock() const { return phase_clock.ms != nullptr ? &phase_clock : nullptr; }
 
   // Counters, pendulums, stats and trace.
   const FrameStats& CloseFrame() {
@@ -334,10 +371,15 @@ struct World::Impl {
       stats.times.solve_ms = lt[0].solve_ms + lt[1].solve_ms;
       stats.times.writeback_ms = lt[0].writeback_ms + lt[1].writeback_ms;
       // 4. Pendulums.
-      PhaseRun run(ticks, profiler, kTendonCallerThread);
-      run.Phase(stats.times.pendulum_ms, "pendulums", detail::kPendulumColor, pendulums.BoundCount() > 0, [&] {
-        pendulums.Step(frame_state.substeps, frame_state.step, stats.interpolation_alpha, camera, frame_wind, stats);
-      });
+      PhaseRun run(ticks, profiler, test_clock(), kTendonCallerThread);
+      run.Phase(
+          stats.times.pendulum_ms, detail::FramePhase::kPendulums, "pendulums", detail::kPendulumColor,
+          pendulums.BoundCount() > 0,
+          [&] {
+            pendulums.Step(frame_state.substeps, frame_state.step, stats.interpolation_alpha, camera, frame_wind,
+                           stats);
+          },
+          [&] { return stats.simulated_pendulums; });
       // 5. Stats and trace.
       stats.simulated_instance_substeps =
           static_cast<int64_t>(stats.simulated_chains + stats.simulated_pendulums) * frame_state.substeps;
@@ -365,7 +407,22 @@ struct World::Impl {
   }
 
   const FrameStats& Finish(uint64_t t0) {
-    stats.times.total_ms = ticks.Ms(detail::TicksSince(t0));
+    const PhaseTimes& t = stats.times;
+    stats.times.total_ms = test_clock() != nullptr ? t.gather_ms + t.budget_ms + t.ragdoll_ms + t.pose_ms + t.solve_ms +
+                                                         t.writeback_ms + t.pendulum_ms
+                                                   : ticks.Ms(detail::TicksSince(t0));
+    if (frame_budget.enabled()) {
+      detail::FrameBudgetSample sample;
+      sample.total_ms = t.total_ms;
+      sample.chain_ms = t.pose_ms + t.solve_ms + t.writeback_ms;
+      sample.ragdoll_ms = t.ragdoll_ms;
+      sample.simulated_chains = stats.simulated_chains;
+      sample.budget_culled_chains = stats.culled_by_budget;
+      sample.simulated_ragdolls = stats.simulated_ragdolls;
+      sample.substeps = stats.substeps;
+      stats.budget_action = frame_budget.Observe(sample);
+      stats.budget_estimate_ms = static_cast<float>(frame_budget.estimate_ms());
+    }
     stepping = false;
     return stats;
   }
@@ -396,6 +453,11 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
   if (s.max_chains < 0) return Fail(ErrorCode::kOutOfRange, -1, "max_chains", "max_chains must be >= 0");
   if (s.ragdoll_substeps < 1 || s.ragdoll_substeps > 64)
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_substeps", "ragdoll_substeps must be within [1, 64]");
+  if (!(s.frame_budget_ms >= 0) || !std::isfinite(s.frame_budget_ms))
+    return Fail(ErrorCode::kOutOfRange, -1, "frame_budget_ms", "frame_budget_ms must be finite and >= 0 (0: no budget)");
+  if (s.budget_min_ragdoll_substeps < 1 || s.budget_min_ragdoll_substeps > s.ragdoll_substeps)
+    return Fail(ErrorCode::kOutOfRange, -1, "budget_min_ragdoll_substeps",
+                "budget_min_ragdoll_substeps must be within [1, ragdoll_substeps]");
   if (!(s.ragdoll_sleep_speed >= 0) || !std::isfinite(s.ragdoll_sleep_speed))
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_sleep_speed", "ragdoll_sleep_speed must be finite and >= 0");
   if (!(s.ragdoll_contact_angular_damping >= 0 && s.ragdoll_contact_angular_damping <= 1000))
@@ -749,6 +811,7 @@ void detail::WorldAccess::WritebackOnly(World& world) {
   chains.Writeback(chains.Pass(0), 1.0f);
   chains.Writeback(chains.Pass(1), 1.0f);
 }
+void detail::WorldAccess::SetPhaseClock(World& world, PhaseClock clock) { world.impl_->phase_clock = clock; }
 int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.impl_->chains.SimulatedBlocks(); }
 void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
   world.impl_->ragdolls.PoisonStateForTest(ragdoll);

@@ -11,6 +11,19 @@
 
 namespace tendon::detail {
 
+// The phases a frame times (FrameStats::times).
+enum class FramePhase : int32_t { kGather, kBudget, kRagdolls, kPose, kSolve, kWriteback, kPendulums };
+
+// A test's clock for the phase times: when set, each phase's time is ms(phase, items)
+// instead of the CPU counter's, and a frame's total is the sum of its phases, so a test
+// can give a scene an exact cost. items: bound chains (gather, budget), the pass's
+// simulated chains (pose, solve, writeback), simulated ragdolls x ragdoll substeps run
+// (ragdolls), simulated pendulums (pendulums).
+struct PhaseClock {
+  double (*ms)(FramePhase phase, int32_t items, void* user) = nullptr;
+  void* user = nullptr;
+};
+
 struct WorldAccess {
   // Runs `substeps` substeps of the solve phase over every simulated block (through the
   // World's task hooks), without reading host poses or writing them.
@@ -21,6 +34,8 @@ struct WorldAccess {
   // Writes NaN into a ragdoll's solver state (its root part's velocity), as an overflow
   // inside the substeps would: for tests of the reset path, which no valid input reaches.
   static void PoisonRagdollState(World& world, RagdollId ragdoll);
+  // Replaces the CPU counter for the phase times (null ms: the counter again).
+  static void SetPhaseClock(World& world, PhaseClock clock);
 };
 
 }  // namespace tendon::detail

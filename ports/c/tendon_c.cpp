@@ -26,6 +26,8 @@ static_assert(sizeof(TendonVec3) == sizeof(tendon::Vec3) && sizeof(TendonQuat) =
               "the C value types are the C++ ones, bit for bit");
 static_assert(static_cast<int>(tendon::ErrorCode::kInUse) == TENDON_ERROR_IN_USE, "TendonResult mirrors ErrorCode");
 static_assert(static_cast<int>(tendon::Isa::kNeon) == TENDON_ISA_NEON, "TendonIsa mirrors Isa");
+static_assert(static_cast<int>(tendon::BudgetAction::kAtFloor) == TENDON_BUDGET_AT_FLOOR,
+              "TendonBudgetAction mirrors BudgetAction");
 static_assert(static_cast<int>(tendon::PoseLayout::kSkinningMatrix) == TENDON_POSE_SKINNING_MATRIX &&
                   static_cast<int>(tendon::QuatOrder::kWxyz) == TENDON_QUAT_WXYZ &&
                   static_cast<int>(tendon::MatrixForm::kRowMajor3x4) == TENDON_MATRIX_ROW_MAJOR_3X4,
@@ -187,6 +189,8 @@ WorldSettings ToCpp(const TendonWorldSettings& c) {
   s.ragdoll_sleep_seconds = c.ragdoll_sleep_seconds;
   s.ragdoll_settle_damping = c.ragdoll_settle_damping;
   s.max_active_characters = c.max_active_characters;
+  s.frame_budget_ms = c.frame_budget_ms;
+  s.budget_min_ragdoll_substeps = c.budget_min_ragdoll_substeps;
   s.isa = static_cast<Isa>(c.isa);
   s.tasks = c.tasks;
   return s;
@@ -228,6 +232,10 @@ void ToC(const FrameStats& s, TendonFrameStats* c) {
   c->chain_blocks = s.chain_blocks;
   c->lanes_used = s.lanes_used;
   c->lane_occupancy = s.lane_occupancy;
+  c->budget_max_chains = s.budget_max_chains;
+  c->budget_ragdoll_substeps = s.budget_ragdoll_substeps;
+  c->budget_action = static_cast<TendonBudgetAction>(s.budget_action);
+  c->budget_estimate_ms = s.budget_estimate_ms;
   c->times = {s.times.gather_ms,   s.times.budget_ms,   s.times.pose_ms,    s.times.solve_ms,
               s.times.writeback_ms, s.times.pendulum_ms, s.times.ragdoll_ms, s.times.total_ms};
 }
@@ -396,6 +404,8 @@ void tendon_world_settings_defaults(TendonWorldSettings* c) {
   c->ragdoll_sleep_seconds = s.ragdoll_sleep_seconds;
   c->ragdoll_settle_damping = s.ragdoll_settle_damping;
   c->max_active_characters = s.max_active_characters;
+  c->frame_budget_ms = s.frame_budget_ms;
+  c->budget_min_ragdoll_substeps = s.budget_min_ragdoll_substeps;
   c->isa = static_cast<TendonIsa>(s.isa);
   c->tasks = s.tasks;
 }

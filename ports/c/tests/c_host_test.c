@@ -131,6 +131,8 @@ static void TestChain(TendonWorld* w) {
     tendon_world_step(w, 1.0f / 60.0f, &st);
   }
   CHECK(st.frame == 90 && st.simulated_chains >= 1 && st.reset_non_finite == 0);
+  CHECK(st.budget_action == TENDON_BUDGET_HELD && st.budget_max_chains == -1 && st.budget_ragdoll_substeps == 16 &&
+        st.budget_estimate_ms > 0.0f && st.times.total_ms > 0.0);
   CHECK(tendon_chain_is_simulated(w, chain) == 1);
   CHECK(tendon_get_chain_node_positions(w, chain, nodes, kBones) == TENDON_OK);
   for (i = 1; i < kBones; ++i) CHECK(fabsf(Dist(nodes[i], nodes[i - 1]) - 0.1f) < 0.01f); /* links keep their length */
@@ -386,6 +388,12 @@ int main(void) {
   CHECK(tendon_world_create(&ws, &w) == TENDON_ERROR_OUT_OF_RANGE && w == NULL);
   CHECK(strstr(tendon_last_error(), "fixed_hz") != NULL || strcmp(tendon_last_error_field(), "fixed_hz") == 0);
   tendon_world_settings_defaults(&ws);
+  CHECK(ws.frame_budget_ms == 0.0f && ws.budget_min_ragdoll_substeps == 4);
+  ws.frame_budget_ms = -1.0f;
+  CHECK(tendon_world_create(&ws, &w) == TENDON_ERROR_OUT_OF_RANGE && w == NULL);
+  CHECK(strcmp(tendon_last_error_field(), "frame_budget_ms") == 0);
+  tendon_world_settings_defaults(&ws);
+  ws.frame_budget_ms = 1000.0f; /* a budget that never binds */
   ws.max_distance = INFINITY;
   ws.render_interpolation = 0;
   CHECK(tendon_world_create(&ws, &w) == TENDON_OK && w != NULL);

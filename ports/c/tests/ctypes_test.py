@@ -55,6 +55,7 @@ class WorldSettings(C.Structure):
                 ("ragdoll_sleep_speed", C.c_float), ("ragdoll_contact_angular_damping", C.c_float),
                 ("ragdoll_max_push_speed", C.c_float), ("ragdoll_sleep_seconds", C.c_float),
                 ("ragdoll_settle_damping", C.c_float), ("max_active_characters", C.c_int32),
+                ("frame_budget_ms", C.c_float), ("budget_min_ragdoll_substeps", C.c_int32),
                 ("isa", C.c_int), ("tasks", TaskHooks)]
 
 
@@ -76,7 +77,8 @@ class FrameStats(C.Structure):
                                      "active_characters", "dropped_character_events", "snapped_teleport",
                                      "snapped_wake", "snapped_bad_input", "reset_non_finite", "chain_blocks",
                                      "lanes_used")] +
-                [("lane_occupancy", C.c_float), ("times", PhaseTimes)])
+                [("lane_occupancy", C.c_float), ("budget_max_chains", _i32), ("budget_ragdoll_substeps", _i32),
+                 ("budget_action", C.c_int), ("budget_estimate_ms", C.c_float), ("times", PhaseTimes)])
 
 
 class ChainBone(C.Structure):
@@ -175,6 +177,11 @@ lib.tendon_vrm_kind_joint_count.argtypes = [W, C.c_uint64]
 settings = WorldSettings()
 lib.tendon_world_settings_defaults(C.byref(settings))
 check(abs(settings.fixed_hz - 60.0) < 1e-6 and settings.max_substeps == 3, "the defaults are WorldSettings'")
+check(settings.frame_budget_ms == 0 and settings.budget_min_ragdoll_substeps == 4, "no millisecond budget by default")
+settings.frame_budget_ms = float("nan")
+check(lib.tendon_world_create(C.byref(settings), C.byref(W())) != 0, "a NaN budget is refused")
+check(lib.tendon_last_error_field() == b"frame_budget_ms", "the refusal names the budget")
+settings.frame_budget_ms = 0
 settings.max_distance = float("inf")
 settings.render_interpolation = 0
 world = W()
@@ -204,6 +211,8 @@ for f in range(90):
     root.translation.x = 0.4 * math.sin(0.1 * f)
     lib.tendon_world_step(world, C.c_float(1 / 60), C.byref(stats))
 check(stats.frame == 90 and stats.simulated_chains == 1 and stats.times.total_ms > 0, "stats come back")
+check(stats.budget_action == 0 and stats.budget_max_chains == -1 and stats.budget_ragdoll_substeps == 0,
+      "without a budget the stats say so")
 nodes = (Vec3 * 4)()
 check(lib.tendon_get_chain_node_positions(world, chain, nodes, 4) == 0, "node positions")
 lengths = [math.dist((nodes[i].x, nodes[i].y, nodes[i].z), (nodes[i - 1].x, nodes[i - 1].y, nodes[i - 1].z))
