@@ -44,6 +44,7 @@ struct Options {
   double seconds = 20.0;
   int workers = 0;  // 0: all hardware threads
   int budget = 3000;
+  double budget_ms = 0;  // WorldSettings::frame_budget_ms (0: none)
   int ragdolls = 24;
   Isa isa = Isa::kAuto;
   std::string trace = "tendon-demo.trace.json";
@@ -71,6 +72,11 @@ int Parse(int argc, char** argv, Options* o) {
   app.add_option("--budget", o->budget, "max simultaneously simulated chains")
       ->check(CLI::Number)
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--budget-ms", o->budget_ms,
+                 "hold each Step under this many milliseconds (fewer chains, then fewer ragdoll substeps); 0: off")
+      ->check(CLI::Number)
+      ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
   app.add_option("--ragdolls", o->ragdolls, "ragdoll characters in the yard (needs ../shared/data)")
       ->check(CLI::Number)
@@ -447,6 +453,7 @@ int main(int argc, char** argv) {
   WorldSettings ws;
   ws.isa = opt.isa;
   ws.max_chains = opt.budget;
+  ws.frame_budget_ms = static_cast<float>(opt.budget_ms);
   ws.max_distance = 40.0f;
   ws.pendulum_max_distance = 40.0f;
   ws.ambient_wind = {2.5f, 0.0f, 1.0f};
@@ -593,6 +600,8 @@ int main(int argc, char** argv) {
 
   // Frames: a frame rate that wanders between 30 and 144 fps, with a hitch every ~3 s.
   std::vector<double> total_ms, gather_ms, budget_ms, pose_ms, solve_ms, writeback_ms, pendulum_ms, host_ms;
+  std::vector<double> budgeted_ms;  // frames that ran a substep, with --budget-ms
+  long long budget_actions[5] = {};  // per BudgetAction
   std::vector<int> simulated, sleeping;
   std::vector<float> occupancy;
   int64_t snapped_teleport = 0, snapped_wake = 0, snapped_bad = 0, resets = 0, instance_substeps = 0, frames = 0;
@@ -646,6 +655,8 @@ int main(int argc, char** argv) {
     snapped_bad += s.snapped_bad_input;
     resets += s.reset_non_finite;
     instance_substeps += s.simulated_instance_substeps;
+    budget_actions[static_cast<int>(s.budget_action)] += 1;
+    if (s.substeps > 0) budgeted_ms.push_back(s.times.total_ms);
     const int percent = static_cast<int>(100.0 * std::min(t / opt.seconds, 1.0));
     if (percent / 5 != last_percent / 5) {
       last_percent = percent;
@@ -670,6 +681,17 @@ int main(int argc, char** argv) {
     for (const Transform& x : a->output_local) non_finite += IsFinite(x) ? 0 : 1;
 
   const FrameStats& last = world.LastStats();
+  if (opt.budget_ms > 0) {
+    int over = 0;
+    for (double ms : budgeted_ms) over += ms > opt.budget_ms ? 1 : 0;
+    std::printf("\nbudget %.2f ms: frames with substeps median %.3f ms, p95 %.3f ms, %d of %zu over; %lld cuts, "
+                "%lld give-backs, %lld frames at the floor; last frame %d chains, %d ragdoll substeps\n",
+                opt.budget_ms, Percentile(budgeted_ms, 0.5), Percentile(budgeted_ms, 0.95), over, budgeted_ms.size(),
+                budget_actions[static_cast<int>(BudgetAction::kCut)],
+                budget_actions[static_cast<int>(BudgetAction::kRestored)],
+                budget_actions[static_cast<int>(BudgetAction::kAtFloor)], last.simulated_chains,
+                last.budget_ragdoll_substeps);
+  }
   std::printf("\nsummary over %lld frames (%.1f simulated seconds, %lld hitches, %lld frames clamped), wall %.2f s\n",
               static_cast<long long>(frames), t, static_cast<long long>(hitches),
               static_cast<long long>(dropped_frames), wall_s);
