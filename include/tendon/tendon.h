@@ -5,6 +5,7 @@
 
 #include "tendon/chain_settings.h"
 #include "tendon/character.h"
+#include "tendon/device_profile.h"
 #include "tendon/errors.h"
 #include "tendon/ids.h"
 #include "tendon/landing.h"

@@ -53,6 +53,7 @@
 namespace tendon {
 
 class TraceWriter;
+struct DeviceProfile;  // tendon/device_profile.h
 namespace detail {
 struct WorldAccess;
 }
@@ -80,6 +81,17 @@ struct WindSampler {
 struct SimulatePredicate {
   bool (*should_simulate)(ChainId chain, Vec3 root_world, void* user) = nullptr;
   void* user = nullptr;
+};
+
+// The settings a device profile (WorldSettings::device_profile) may fill in: bits of
+// WorldSettings::from_device_profile.
+enum ProfiledSetting : uint32_t {
+  kProfiledMaxChains = 1u << 0,
+  kProfiledMaxDistance = 1u << 1,
+  kProfiledMaxActiveCharacters = 1u << 2,
+  kProfiledRagdollSubsteps = 1u << 3,
+  kProfiledFixedHz = 1u << 4,
+  kProfiledIsa = 1u << 5,  // isa kAuto: the profile's measured best_isa
 };
 
 // The most instances of one ragdoll archetype a world holds, bound or reserved.
@@ -168,6 +180,15 @@ struct WorldSettings {
   // Fewer substeps make joints and contacts softer (Macklin et al. 2019, "Small Steps in
   // Physics Simulation": the error falls with the substep length squared); 1 allows anything.
   int32_t budget_min_ragdoll_substeps = 4;
+  // A device profile (tendon/device_profile.h, from CalibrateDevice or a profile file):
+  // each profiled setting still at its default value here (max_chains, max_distance,
+  // max_active_characters, ragdoll_substeps, fixed_hz; isa kAuto) takes the profile's value in
+  // Create; a value the host set stays. Create validates the profile (kOutOfRange naming
+  // "device_profile.<field>") and keeps no pointer to it. Null: none.
+  const DeviceProfile* device_profile = nullptr;
+  // Which settings came from device_profile (ProfiledSetting bits), in World::Settings();
+  // ignored on input.
+  uint32_t from_device_profile = 0;
   Isa isa = Isa::kAuto;
   TaskHooks tasks{nullptr, nullptr, nullptr, 1};
 };
@@ -461,6 +482,9 @@ class TENDON_API World {
   bool FrameInFlight() const;
   const FrameStats& LastStats() const;
 
+  // The settings the World runs with: the host's, with a device profile applied
+  // (from_device_profile says which came from it; device_profile is null here).
+  const WorldSettings& Settings() const;
   Isa ActiveIsa() const;
   int32_t LaneWidth() const;  // lanes per block (a layout constant of this build)
   // Whether the chain simulated in the last Step.

@@ -38,6 +38,7 @@
 #include "kernel/world/frame_budget.h"
 #include "kernel/world/wind.h"
 #include "kernel/world/world_access.h"
+#include "tendon/device_profile.h"
 #include "tendon/trace.h"
 
 namespace tendon {
@@ -435,7 +436,55 @@ World::~World() {
   if (impl_ != nullptr && impl_->frame_state.in_flight) impl_->FinishStep();  // its tasks use the World
 }
 
-Result<std::unique_ptr<World>> World::Create(const WorldSettings& s) {
+namespace {
+
+// Every profiled setting still at its default takes the profile's value.
+Result<WorldSettings> ApplyDeviceProfile(WorldSettings s) {
+  s.from_device_profile = 0;
+  const DeviceProfile* p = s.device_profile;
+  s.device_profile = nullptr;
+  if (p == nullptr) return s;
+  if (Error e = ValidateDeviceProfile(*p); e.code != ErrorCode::kNone) {
+    e.field = "device_profile." + e.field;
+    return e;
+  }
+  const WorldSettings defaults{};
+  if (s.max_chains == defaults.max_chains) {
+    s.max_chains = p->max_chains;
+    s.from_device_profile |= kProfiledMaxChains;
+  }
+  if (s.max_distance == defaults.max_distance) {
+    s.max_distance = p->max_distance;
+    s.from_device_profile |= kProfiledMaxDistance;
+  }
+  if (s.max_active_characters == defaults.max_active_characters) {
+    s.max_active_characters = p->max_active_characters;
+    s.from_device_profile |= kProfiledMaxActiveCharacters;
+  }
+  if (s.ragdoll_substeps == defaults.ragdoll_substeps) {
+    s.ragdoll_substeps = p->ragdoll_substeps;
+    s.from_device_profile |= kProfiledRagdollSubsteps;
+    // The budget's floor follows when the host left it too (it may not pass the substeps).
+    if (s.budget_min_ragdoll_substeps == defaults.budget_min_ragdoll_substeps)
+      s.budget_min_ragdoll_substeps = std::min(s.budget_min_ragdoll_substeps, s.ragdoll_substeps);
+  }
+  if (s.fixed_hz == defaults.fixed_hz) {
+    s.fixed_hz = p->fixed_hz;
+    s.from_device_profile |= kProfiledFixedHz;
+  }
+  if (s.isa == Isa::kAuto) {
+    s.isa = p->best_isa;
+    s.from_device_profile |= kProfiledIsa;
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<World>> World::Create(const WorldSettings& host_settings) {
+  auto applied = ApplyDeviceProfile(host_settings);
+  if (!applied.ok()) return applied.error();
+  const WorldSettings& s = applied.value();
   if (!IsFinite(s.gravity)) return Fail(ErrorCode::kNotFinite, -1, "gravity", "gravity is not finite");
   if (!IsFinite(s.ambient_wind)) return Fail(ErrorCode::kNotFinite, -1, "ambient_wind", "ambient_wind is not finite");
   if (!(s.fixed_hz >= 10.0f && s.fixed_hz <= 1000.0f))
@@ -783,6 +832,7 @@ const FrameStats& World::LastStats() const {
   return impl_->frame_state.in_flight ? impl_->previous_stats : impl_->stats;
 }
 bool World::FrameInFlight() const { return impl_->frame_state.in_flight; }
+const WorldSettings& World::Settings() const { return impl_->settings; }
 Isa World::ActiveIsa() const { return impl_->isa; }
 int32_t World::LaneWidth() const { return detail::kBlockLanes; }
 

@@ -1,0 +1,197 @@
+#include "ports/device/device_profile_json.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tendon::ports {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr Isa kIsas[] = {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon};
+constexpr DeviceTier kTiers[] = {DeviceTier::kLow, DeviceTier::kMid, DeviceTier::kHigh, DeviceTier::kUltra};
+
+Error Refuse(std::string_view source, const std::string& path, const std::string& why) {
+  return Error{ErrorCode::kOutOfRange, -1, path, std::string(source) + ": " + path + ": " + why};
+}
+
+// Strict readers: the member must exist with the right type and range.
+struct Reader {
+  std::string_view source;
+  Error error{};
+
+  const json* Member(const json& object, const std::string& path, const char* key) {
+    if (error.code != ErrorCode::kNone) return nullptr;
+    if (!object.is_object()) {
+      error = Refuse(source, path, "is not an object");
+      return nullptr;
+    }
+    const auto it = object.find(key);
+    if (it == object.end()) {
+      error = Refuse(source, Join(path, key), "is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+  static std::string Join(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+
+  double Number(const json& object, const std::string& path, const char* key) {
+    const json* v = Member(object, path, key);
+    if (v == nullptr) return 0;
+    if (!v->is_number() || !std::isfinite(v->get<double>())) {
+      error = Refuse(source, Join(path, key), "is not a finite number");
+      return 0;
+    }
+    return v->get<double>();
+  }
+  int32_t Int(const json& object, const std::string& path, const char* key, int32_t lo, int32_t hi) {
+    const double d = Number(object, path, key);
+    if (error.code != ErrorCode::kNone) return 0;
+    if (!(d >= lo && d <= hi) || d != std::floor(d)) {
+      error = Refuse(source, Join(path, key),
+                     "must be an integer within [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      return 0;
+    }
+    return static_cast<int32_t>(d);
+  }
+  std::string String(const json& object, const std::string& path, const char* key) {
+    const json* v = Member(object, path, key);
+    if (v == nullptr) return "";
+    if (!v->is_string()) {
+      error = Refuse(source, Join(path, key), "is not a string");
+      return "";
+    }
+    return v->get<std::string>();
+  }
+  Isa IsaOf(const json& object, const std::string& path, const char* key) {
+    const std::string name = String(object, path, key);
+    if (error.code != ErrorCode::kNone) return Isa::kScalar;
+    for (Isa isa : kIsas)
+      if (name == ToString(isa)) return isa;
+    error = Refuse(source, Join(path, key), "\"" + name + "\" is not an instruction set Tendon knows");
+    return Isa::kScalar;
+  }
+};
+
+}  // namespace
+
+std::string DeviceProfileToJson(const DeviceProfile& p) {
+  using ordered = nlohmann::ordered_json;  // members in the order written here
+  ordered measurements = ordered::array();
+  for (const DeviceMeasurement& m : p.measurements) {
+    measurements.push_back({{"isa", ToString(m.isa)},
+                            {"workers", m.workers},
+                            {"chain_solve", m.axes.chain_solve},
+                            {"pose_writeback", m.axes.pose_writeback},
+                            {"rigid_substeps", m.axes.rigid_substeps},
+                            {"pair_contacts", m.axes.pair_contacts}});
+  }
+  const ordered doc = {
+      {"format", kDeviceProfileFormat},
+      {"version", p.version},
+      {"machine", p.machine},
+      {"reference_machine", kReferenceMachine},
+      {"tier", ToString(p.tier)},
+      {"best_isa", ToString(p.best_isa)},
+      {"useful_workers", p.useful_workers},
+      {"compute", {{"all", p.compute}, {"chains", p.chain_compute}, {"rigid", p.rigid_compute}}},
+      {"budgets",
+       {{"max_chains", p.max_chains},
+        {"max_distance", p.max_distance},
+        {"max_active_characters", p.max_active_characters},
+        {"ragdoll_substeps", p.ragdoll_substeps},
+        {"fixed_hz", p.fixed_hz}}},
+      {"measurements", measurements},
+  };
+  return doc.dump(2) + "\n";
+}
+
+Result<DeviceProfile> DeviceProfileFromJson(std::string_view text, std::string_view source) {
+  const json doc = json::parse(text.begin(), text.end(), nullptr, false);
+  if (doc.is_discarded()) return Refuse(source, "", "is not JSON");
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kDeviceProfileFormat)
+    return Refuse(source, "format", std::string("is not a Tendon device profile (\"format\" must be \"") +
+                                        kDeviceProfileFormat + "\")");
+  Reader r{source};
+  DeviceProfile p;
+  p.version = r.Int(doc, "", "version", 0, 1 << 30);
+  if (r.error.code == ErrorCode::kNone && p.version != DeviceProfile::kVersion)
+    return Refuse(source, "version",
+                  "profile version " + std::to_string(p.version) + " is not the version this build reads (" +
+                      std::to_string(DeviceProfile::kVersion) + "): calibrate again");
+  p.machine = r.String(doc, "", "machine");
+  const std::string tier = r.String(doc, "", "tier");
+  bool tier_known = false;
+  for (DeviceTier t : kTiers) {
+    if (tier == ToString(t)) {
+      p.tier = t;
+      tier_known = true;
+    }
+  }
+  if (r.error.code == ErrorCode::kNone && !tier_known)
+    return Refuse(source, "tier", "\"" + tier + "\" is not low, mid, high or ultra");
+  p.best_isa = r.IsaOf(doc, "", "best_isa");
+  p.useful_workers = r.Int(doc, "", "useful_workers", 1, 1024);
+  const json* compute = r.Member(doc, "", "compute");
+  if (compute != nullptr) {
+    p.compute = r.Number(*compute, "compute", "all");
+    p.chain_compute = r.Number(*compute, "compute", "chains");
+    p.rigid_compute = r.Number(*compute, "compute", "rigid");
+  }
+  const json* budgets = r.Member(doc, "", "budgets");
+  if (budgets != nullptr) {
+    p.max_chains = r.Int(*budgets, "budgets", "max_chains", 1, 1 << 30);
+    p.max_distance = static_cast<float>(r.Number(*budgets, "budgets", "max_distance"));
+    p.max_active_characters = r.Int(*budgets, "budgets", "max_active_characters", 1, 1 << 30);
+    p.ragdoll_substeps = r.Int(*budgets, "budgets", "ragdoll_substeps", 1, 64);
+    p.fixed_hz = static_cast<float>(r.Number(*budgets, "budgets", "fixed_hz"));
+  }
+  const json* measurements = r.Member(doc, "", "measurements");
+  if (measurements != nullptr && !measurements->is_array())
+    return Refuse(source, "measurements", "is not an array");
+  if (measurements != nullptr) {
+    if (measurements->size() > 4096) return Refuse(source, "measurements", "has more than 4096 entries");
+    for (std::size_t i = 0; i < measurements->size() && r.error.code == ErrorCode::kNone; ++i) {
+      const json& e = (*measurements)[i];
+      const std::string path = "measurements[" + std::to_string(i) + "]";
+      DeviceMeasurement m;
+      m.isa = r.IsaOf(e, path, "isa");
+      m.workers = r.Int(e, path, "workers", 1, 1024);
+      m.axes.chain_solve = r.Number(e, path, "chain_solve");
+      m.axes.pose_writeback = r.Number(e, path, "pose_writeback");
+      m.axes.rigid_substeps = r.Number(e, path, "rigid_substeps");
+      m.axes.pair_contacts = r.Number(e, path, "pair_contacts");
+      p.measurements.push_back(m);
+    }
+  }
+  if (r.error.code != ErrorCode::kNone) return r.error;
+  if (Error e = ValidateDeviceProfile(p); e.code != ErrorCode::kNone) {
+    e.message = std::string(source) + ": " + e.field + ": " + e.message;
+    return e;
+  }
+  return p;
+}
+
+Result<DeviceProfile> LoadDeviceProfile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorCode::kBadReference, -1, "path", path + ": cannot be opened"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return DeviceProfileFromJson(text.str(), path);
+}
+
+Error SaveDeviceProfile(const DeviceProfile& profile, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error{ErrorCode::kBadReference, -1, "path", path + ": cannot be written"};
+  out << DeviceProfileToJson(profile);
+  out.close();
+  if (!out) return Error{ErrorCode::kBadReference, -1, "path", path + ": writing failed"};
+  return {};
+}
+
+}  // namespace tendon::ports
