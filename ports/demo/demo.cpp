@@ -29,6 +29,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ports/device/device_profile_json.h"
 #include "ports/gltf/vrm_avatar.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/shared_data.h"
@@ -45,6 +46,7 @@ struct Options {
   int workers = 0;  // 0: all hardware threads
   int budget = 3000;
   double budget_ms = 0;  // WorldSettings::frame_budget_ms (0: none)
+  std::string device_profile;  // a tendon-devicebench profile (empty: none)
   int ragdolls = 24;
   Isa isa = Isa::kAuto;
   std::string trace = "tendon-demo.trace.json";
@@ -78,6 +80,10 @@ int Parse(int argc, char** argv, Options* o) {
       ->check(CLI::Number)
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
+  app.add_option("--device-profile", o->device_profile,
+                 "a profile from tendon-devicebench: its budgets replace the demo's chain budget, distances, "
+                 "active characters, substeps and rate")
+      ->check(CLI::ExistingFile);
   app.add_option("--ragdolls", o->ragdolls, "ragdoll characters in the yard (needs ../shared/data)")
       ->check(CLI::Number)
       ->check(CLI::Range(0, 4096))
@@ -459,12 +465,35 @@ int main(int argc, char** argv) {
   ws.ambient_wind = {2.5f, 0.0f, 1.0f};
   ws.max_active_characters = 8;  // small, so that the budget's evictions show
   ws.tasks = tasks.hooks();
+  DeviceProfile profile;
+  if (!opt.device_profile.empty()) {
+    auto loaded = ports::LoadDeviceProfile(opt.device_profile);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "tendon-demo: --device-profile: %s\n", loaded.error().message.c_str());
+      return 1;
+    }
+    profile = std::move(loaded.value());
+    // The profile's budgets instead of the demo's own: left at their defaults, they are
+    // the profile's to fill.
+    const WorldSettings defaults{};
+    ws.max_chains = defaults.max_chains;
+    ws.max_distance = defaults.max_distance;
+    ws.max_active_characters = defaults.max_active_characters;
+    ws.device_profile = &profile;
+  }
   auto created = World::Create(ws);
   if (!created.ok()) {
     std::fprintf(stderr, "World::Create: %s (%s)\n", created.error().message.c_str(), created.error().field.c_str());
     return 1;
   }
   World& world = *created.value();
+  if (ws.device_profile != nullptr) {
+    const WorldSettings& applied = world.Settings();
+    std::printf("tendon-demo: device profile %s (tier %s, %s): max_chains %d, max_distance %.0f m, %d active "
+                "characters, %d ragdoll substeps, %.0f Hz\n",
+                opt.device_profile.c_str(), ToString(profile.tier), profile.machine.c_str(), applied.max_chains,
+                applied.max_distance, applied.max_active_characters, applied.ragdoll_substeps, applied.fixed_hz);
+  }
 
   // Archetypes: two hair lengths and two cape widths give several topologies (blocks).
   std::vector<ChainArchetypeSettings> settings;
@@ -596,7 +625,8 @@ int main(int argc, char** argv) {
   std::printf("tendon-demo: %d characters, %d chains and %d pendulums bound; %s kernel, %d lanes per block, "
               "%d workers, budget %d chains; %d ragdoll characters (at most %d active)\n",
               opt.count, static_cast<int>(crowd.size() * 6), opt.count, ToString(world.ActiveIsa()), world.LaneWidth(),
-              tasks.worker_count(), opt.budget, static_cast<int>(yard.men.size()), ws.max_active_characters);
+              tasks.worker_count(), world.Settings().max_chains, static_cast<int>(yard.men.size()),
+              world.Settings().max_active_characters);
 
   // Frames: a frame rate that wanders between 30 and 144 fps, with a hitch every ~3 s.
   std::vector<double> total_ms, gather_ms, budget_ms, pose_ms, solve_ms, writeback_ms, pendulum_ms, host_ms;
