@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "tendon/tbb_task_system.h"
 #include "tendon/tendon.h"
 
@@ -319,7 +320,7 @@ void RegisterBulletBenchmarks() {
       ->Iterations(1)
       ->UseManualTime()
       ->Unit(benchmark::kSecond);
-  for (int w : {1, 2}) {
+  for (int w : tendon::bench::WorkerCounts()) {
     const std::string name = "BM_BulletRagdolls/tendon/workers:" + std::to_string(w);
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { TendonRagdolls(s, w); })
         ->Iterations(1)

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "kernel/world/world_access.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/shared_data.h"
@@ -227,7 +228,7 @@ void RegisterAll() {
     const Isa isa = std::string(impl) == "scalar" ? Isa::kScalar : Isa::kAuto;
     for (int n : {5, 8}) {
       for (int c : {1024, 8192, 65536}) {
-        for (int w : {1, 2}) {
+        for (int w : tendon::bench::WorkerCounts()) {
           const std::string name = std::string("BM_ChainStep/") + impl + "/nodes:" + std::to_string(n) +
                                    "/chains:" + std::to_string(c) + "/workers:" + std::to_string(w);
           benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { ChainStep(s, isa, n, c, w); })

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/shared_data.h"
 #include "tendon/tbb_task_system.h"
@@ -216,8 +217,8 @@ std::unique_ptr<DemoFrame> MakeDemoFrame(benchmark::State& state, int workers) {
   return d;
 }
 
-void OverlappedFrame(benchmark::State& state, bool overlap, bool host_work) {
-  auto d = MakeDemoFrame(state, 2);
+void OverlappedFrame(benchmark::State& state, bool overlap, bool host_work, int workers = 2) {
+  auto d = MakeDemoFrame(state, workers);
   if (d == nullptr) return;
   Crowd& c = *d->crowd;
   World& w = *c.world;
@@ -285,10 +286,18 @@ void RegisterCharacterBenchmarks() {
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }
+  // The demo's frame (a crowd's chains and active characters, one Step) per worker count:
+  // the worker-scaling row of bench/run-matrix.sh.
+  for (int w : tendon::bench::WorkerCounts()) {
+    const std::string name = "BM_DemoFrame/workers:" + std::to_string(w);
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { OverlappedFrame(s, false, false, w); })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
   benchmark::RegisterBenchmark("BM_RagdollToggle/characters:100", [](benchmark::State& s) { RagdollToggle(s, 100); })
       ->Unit(benchmark::kMicrosecond);
   for (int n : {100, 1000}) {
-    for (int w : {1, 2}) {
+    for (int w : tendon::bench::WorkerCounts()) {
       for (bool limb : {false, true}) {
         const std::string name = "BM_PoweredRagdolls/characters:" + std::to_string(n) + "/workers:" + std::to_string(w) +
                                  (limb ? "/limb_motors" : "");

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/shared_data.h"
 #include "tendon/tbb_task_system.h"
@@ -152,7 +153,8 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
     hash = world->StateHash();
     // Untimed: how long until every body sleeps (Jolt's scene reports ~23 s), up to 30 s
     // (SIMD runs only: the scalar reference would take minutes).
-    for (int step = kSteps; isa != Isa::kScalar && step < 1800 && asleep_at < 0; ++step) {
+    const bool simd = world->ActiveIsa() != Isa::kScalar && world->ActiveIsa() != Isa::kScalarFma;
+    for (int step = kSteps; simd && step < 1800 && asleep_at < 0; ++step) {
       if (world->Step(kStep).sleeping_ragdolls == kPiles * kPerPile) asleep_at = (step + 1) * kStep;
     }
   }
@@ -176,7 +178,7 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
 void RegisterPileBenchmarks() {
   for (const char* impl : {"scalar", "simd"}) {
     const Isa isa = std::string(impl) == "scalar" ? Isa::kScalar : Isa::kAuto;
-    for (int w : {1, 2}) {
+    for (int w : tendon::bench::WorkerCounts()) {
       for (bool piled : {true, false}) {
         const std::string name =
             std::string(piled ? "BM_RagdollPiles/" : "BM_RagdollFree/") + impl + "/workers:" + std::to_string(w);
@@ -190,7 +192,7 @@ void RegisterPileBenchmarks() {
   // The substeps knob (WorldSettings::ragdoll_substeps; the scene runs 8, the world's
   // default is 16): speed against fidelity.
   for (int substeps : {4, 6, 16}) {
-    for (int w : {1, 2}) {
+    for (int w : tendon::bench::WorkerCounts()) {
       const std::string name = "BM_RagdollPiles/simd/workers:" + std::to_string(w) + "/substeps:" + std::to_string(substeps);
       benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { Piles(s, Isa::kAuto, w, true, substeps); })
           ->Iterations(1)

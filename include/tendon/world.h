@@ -59,7 +59,8 @@ struct WorldAccess;
 }
 
 // Which kernel runs the solve. kAuto picks the best the CPU has; the environment
-// variable TENDON_FORCE_SCALAR=1 turns kAuto into kScalar. kScalar is the reference for
+// variable TENDON_FORCE_SCALAR=1 turns kAuto into kScalar, and TENDON_ISA=<ToString name>
+// (sse2, avx2+fma, ...) into that one where the CPU runs it. kScalar is the reference for
 // the SSE kernels (separate multiply and add); kScalarFma is the reference for kAvx2Fma
 // and kNeon (fused multiply-add, std::fma): each pair evaluates the same arithmetic. A
 // build has the kernels of its target: the SSE and AVX2 ones on x86-64, NEON on ARM64

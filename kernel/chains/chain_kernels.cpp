@@ -50,6 +50,12 @@ Isa ResolveIsa(Isa requested) {
   if (requested != Isa::kAuto) return requested;
   const char* force = std::getenv("TENDON_FORCE_SCALAR");
   if (force != nullptr && force[0] != '\0' && std::strcmp(force, "0") != 0) return Isa::kScalar;
+  // TENDON_ISA=<name> (ToString's names: scalar, scalar+fma, sse2, sse4.2, avx2+fma,
+  // neon64) when this CPU runs it: bench/run-matrix.sh measures every instruction set so.
+  if (const char* named = std::getenv("TENDON_ISA"); named != nullptr) {
+    for (Isa isa : {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon})
+      if (std::strcmp(named, ToString(isa)) == 0 && IsIsaSupported(isa)) return isa;
+  }
   if (IsIsaSupported(Isa::kNeon)) return Isa::kNeon;
   if (IsIsaSupported(Isa::kAvx2Fma)) return Isa::kAvx2Fma;
   if (IsIsaSupported(Isa::kSse42)) return Isa::kSse42;

@@ -14,7 +14,8 @@ const ChainKernels& ChainKernelsSse42();
 const ChainKernels& ChainKernelsAvx2Fma();
 const ChainKernels& ChainKernelsNeon();
 
-// The best ISA this CPU runs, or kScalar when TENDON_FORCE_SCALAR is set to non-zero.
+// The best ISA this CPU runs, or kScalar when TENDON_FORCE_SCALAR is set to non-zero, or
+// the one TENDON_ISA names when the CPU runs it.
 Isa ResolveIsa(Isa requested);
 // Kernels for a supported ISA (callers check IsIsaSupported first).
 const ChainKernels& ChainKernelsFor(Isa isa);
