@@ -49,7 +49,8 @@ mkdir -p "$out"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-[[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]] || commit="$commit+dirty"
+# Dirty when the code differs from the commit (this run's outputs, README and bench/results, aside).
+[[ -z "$(git status --porcelain --untracked-files=no -- . ':!README.md' ':!bench/results' 2>/dev/null)" ]] || commit="$commit+dirty"
 
 "$devicebench" --workers "$workers" --out "$out/device-profile.json" | tail -3
 read -r tier isas < <(python3 - "$out/device-profile.json" <<'PY'

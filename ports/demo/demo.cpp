@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -773,6 +774,12 @@ int main(int argc, char** argv) {
     trace.Close();
     std::printf("  trace: %s (%llu events; open in ui.perfetto.dev or chrome://tracing)\n", opt.trace.c_str(),
                 static_cast<unsigned long long>(events));
+    // The dashboard (tools/dashboard, a static page): its frames, phases and counters.
+    std::error_code ec;
+    const std::string absolute = std::filesystem::absolute(opt.trace, ec).string();
+    std::printf("  dashboard: (cd %s && npm ci) && chromium --allow-file-access-from-files "
+                "'file://%s/index.html?trace=file://%s'\n",
+                TENDON_DASHBOARD_DIR, TENDON_DASHBOARD_DIR, absolute.c_str());
   }
 
   // Unbind everything: every bone goes back to its animated pose.
