@@ -107,6 +107,27 @@ def table(machine, m):
                 scaling = f"{(values[best_isa] / v1 if higher else v1 / values[best_isa]):.2f}x"
         name = base.removeprefix("BM_")
         lines.append(f"| {name} | {workers or ''} | " + " | ".join(cells) + f" | {unit} | {ratio} | {scaling} |")
+    # Jolt's pile scene measures fidelity too: every run's figures, and its state hash (the
+    # same for every worker count of one instruction set).
+    piles = [(w, isa, row[isa]) for (base, w), row in sorted(m["runs"].items()) if base == "BM_RagdollPiles/simd"
+             for isa in isas if isa in row]
+    if piles:
+        lines += [
+            "",
+            "Jolt's pile scene (`RagdollPiles`, 8 substeps): speed and fidelity per run (mm; degrees; seconds until "
+            "every body sleeps, -1: not within 30 s or not stepped on).",
+            "",
+            "| isa | workers | steps/s | joint error worst / rest | penetration worst / rest | "
+            "limit excess swing / twist | all asleep | state hash |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for w, isa, b in sorted(piles, key=lambda t: (isas.index(t[1]), t[0])):
+            g = lambda k: b.get(k, float("nan"))
+            lines.append(
+                f"| {isa} | {w} | {g('steps_per_s'):.1f} | {g('worst_joint_error_mm'):.1f} / "
+                f"{g('rest_joint_error_mm'):.1f} | {g('worst_penetration_mm'):.1f} / {g('rest_penetration_mm'):.1f} | "
+                f"{g('worst_swing_excess_deg'):.1f} / {g('worst_twist_excess_deg'):.1f} | {g('all_asleep_s'):.1f} | "
+                f"`{b.get('label', '').removeprefix('hash=')}` |")
     return "\n".join(lines)
 
 
