@@ -16,7 +16,9 @@ using nlohmann::json;
 constexpr Isa kIsas[] = {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon};
 constexpr DeviceTier kTiers[] = {DeviceTier::kLow, DeviceTier::kMid, DeviceTier::kHigh, DeviceTier::kUltra};
 
-Error Refuse(std::string_view source, const std::string& path, const std::string& why) {
+// `path` is the JSON path; "$" is the whole document.
+Error Refuse(std::string_view source, std::string path, const std::string& why) {
+  if (path.empty()) path = "$";
   return Error{ErrorCode::kOutOfRange, -1, path, std::string(source) + ": " + path + ": " + why};
 }
 

@@ -1,7 +1,8 @@
 // tests/fuzz/fuzz_loaders.cpp: every file loader in ports/ over arbitrary bytes. A loader
 // may refuse a file (with a reason), never crash, hang, allocate absurdly or hit undefined
 // behaviour (built with AddressSanitizer and UndefinedBehaviorSanitizer). The first byte
-// picks the loader; the rest is the file. Seeds: tests/fuzz/corpus/loaders and the real
+// picks the loader (mod 6: JSON, Jolt ragdoll, Jolt animation, VRM skeleton, glTF / VRM,
+// device profile); the rest is the file. Seeds: tests/fuzz/corpus/loaders and the real
 // assets in ../shared/data.
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <string_view>
 
 #include "fuzz_input.h"
+#include "ports/device/device_profile_json.h"
 #include "ports/gltf/gltf_import.h"
 #include "ports/gltf/vrm_avatar.h"
 #include "ports/jolt_human/jolt_human.h"
@@ -36,7 +38,7 @@ void WriteScratch(const uint8_t* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  const uint8_t which = data[0] % 5;
+  const uint8_t which = data[0] % 6;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   using namespace tendon;
   switch (which) {
@@ -120,6 +122,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
           for (const Transform& t : v.output_local) fuzz::Require(IsFinite(t), "an avatar's pose is finite");
         }
       }
+      break;
+    }
+    case 5: {
+      // A device profile: whatever is read passed validation, so a World takes it.
+      auto r = ports::DeviceProfileFromJson(text, "fuzz.json");
+      if (!r.ok()) {
+        fuzz::Require(!r.error().message.empty() && !r.error().field.empty(), "a profile refused says where and why");
+        break;
+      }
+      WorldSettings settings;
+      settings.device_profile = &r.value();
+      auto world = World::Create(settings);
+      fuzz::Require(world.ok(), "a World takes every profile the reader accepts");
       break;
     }
     default: {
