@@ -109,6 +109,20 @@ typedef enum TendonIsa {
   TENDON_ISA_NEON = 6
 } TendonIsa;
 
+/* A device profile (tendon/device_profile.h): opaque; made by tendon_device_profile_calibrate
+   or _load, freed by tendon_device_profile_destroy. */
+typedef struct TendonDeviceProfile TendonDeviceProfile;
+
+/* Bits of TendonWorldSettings::from_device_profile (tendon::ProfiledSetting). */
+enum {
+  TENDON_PROFILED_MAX_CHAINS = 1u << 0,
+  TENDON_PROFILED_MAX_DISTANCE = 1u << 1,
+  TENDON_PROFILED_MAX_ACTIVE_CHARACTERS = 1u << 2,
+  TENDON_PROFILED_RAGDOLL_SUBSTEPS = 1u << 3,
+  TENDON_PROFILED_FIXED_HZ = 1u << 4,
+  TENDON_PROFILED_ISA = 1u << 5
+};
+
 /* tendon::WorldSettings, field for field (units and ranges in tendon/world.h). */
 typedef struct TendonWorldSettings {
   TendonVec3 gravity;
@@ -132,12 +146,45 @@ typedef struct TendonWorldSettings {
   int32_t max_active_characters;
   float frame_budget_ms;               /* 0: no millisecond budget (see tendon::WorldSettings) */
   int32_t budget_min_ragdoll_substeps; /* the budget's floor, [1, ragdoll_substeps] */
+  /* NULL, or a profile whose budgets fill every profiled setting left at its default
+     (read at create; the world keeps no pointer to it). */
+  const TendonDeviceProfile* device_profile;
+  uint32_t from_device_profile; /* TENDON_PROFILED_* bits, from tendon_world_get_settings */
   TendonIsa isa;
   TendonTaskHooks tasks; /* enqueue NULL: every phase on the calling thread */
 } TendonWorldSettings;
 
 /* tendon::WorldSettings' defaults. */
 TENDON_C_API void tendon_world_settings_defaults(TendonWorldSettings* settings);
+/* The settings the world runs with (a device profile applied; device_profile NULL). */
+TENDON_C_API void tendon_world_get_settings(const TendonWorld* world, TendonWorldSettings* out);
+
+/* ---- device profiles (tendon/device_profile.h, ports/device/device_profile_json.h) ---- */
+typedef enum TendonDeviceTier {
+  TENDON_TIER_LOW = 0,
+  TENDON_TIER_MID = 1,
+  TENDON_TIER_HIGH = 2,
+  TENDON_TIER_ULTRA = 3
+} TendonDeviceTier;
+typedef struct TendonDeviceBudgets {
+  TendonDeviceTier tier;
+  TendonIsa best_isa;
+  int32_t useful_workers;
+  double compute, chain_compute, rigid_compute; /* against the reference machine, [0.25, 4] */
+  int32_t max_chains;
+  float max_distance;
+  int32_t max_active_characters, ragdoll_substeps;
+  float fixed_hz;
+} TendonDeviceBudgets;
+/* Calibrates this device on the calling thread (every instruction set it has) within
+   max_seconds, (0, 60]. tendon-devicebench measures several worker counts. */
+TENDON_C_API TendonResult tendon_device_profile_calibrate(double max_seconds, TendonDeviceProfile** out);
+/* Reads a profile file; a bad or foreign one is refused naming the file, JSON path and why. */
+TENDON_C_API TendonResult tendon_device_profile_load(const char* path, TendonDeviceProfile** out);
+TENDON_C_API TendonResult tendon_device_profile_save(const TendonDeviceProfile* profile, const char* path);
+TENDON_C_API TendonResult tendon_device_profile_budgets(const TendonDeviceProfile* profile, TendonDeviceBudgets* out);
+/* NULL is a no-op. */
+TENDON_C_API void tendon_device_profile_destroy(TendonDeviceProfile* profile);
 TENDON_C_API TendonResult tendon_world_create(const TendonWorldSettings* settings, TendonWorld** out);
 /* Unbinds nothing into host buffers (as ~World); NULL is a no-op. */
 TENDON_C_API void tendon_world_destroy(TendonWorld* world);

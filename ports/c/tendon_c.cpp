@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "ports/device/device_profile_json.h"
 #include "ports/gltf/vrm_avatar.h"
 #include "tendon/tendon.h"
 #include "tendon/trace.h"
@@ -26,6 +27,9 @@ static_assert(sizeof(TendonVec3) == sizeof(tendon::Vec3) && sizeof(TendonQuat) =
               "the C value types are the C++ ones, bit for bit");
 static_assert(static_cast<int>(tendon::ErrorCode::kInUse) == TENDON_ERROR_IN_USE, "TendonResult mirrors ErrorCode");
 static_assert(static_cast<int>(tendon::Isa::kNeon) == TENDON_ISA_NEON, "TendonIsa mirrors Isa");
+static_assert(static_cast<int>(tendon::DeviceTier::kUltra) == TENDON_TIER_ULTRA, "TendonDeviceTier mirrors DeviceTier");
+static_assert(static_cast<unsigned>(tendon::kProfiledIsa) == static_cast<unsigned>(TENDON_PROFILED_ISA) &&
+                  static_cast<unsigned>(tendon::kProfiledMaxChains) == static_cast<unsigned>(TENDON_PROFILED_MAX_CHAINS), "the TENDON_PROFILED_* bits mirror ProfiledSetting");
 static_assert(static_cast<int>(tendon::BudgetAction::kAtFloor) == TENDON_BUDGET_AT_FLOOR,
               "TendonBudgetAction mirrors BudgetAction");
 static_assert(static_cast<int>(tendon::PoseLayout::kSkinningMatrix) == TENDON_POSE_SKINNING_MATRIX &&
@@ -104,6 +108,10 @@ Transform* P(TendonTransform* t) { return reinterpret_cast<Transform*>(t); }
 std::string S(const char* s) { return s != nullptr ? std::string(s) : std::string(); }
 
 }  // namespace
+
+struct TendonDeviceProfile {
+  tendon::DeviceProfile profile;
+};
 
 struct TendonWorld {
   std::unique_ptr<World> world;
@@ -191,6 +199,7 @@ WorldSettings ToCpp(const TendonWorldSettings& c) {
   s.max_active_characters = c.max_active_characters;
   s.frame_budget_ms = c.frame_budget_ms;
   s.budget_min_ragdoll_substeps = c.budget_min_ragdoll_substeps;
+  s.device_profile = c.device_profile != nullptr ? &c.device_profile->profile : nullptr;
   s.isa = static_cast<Isa>(c.isa);
   s.tasks = c.tasks;
   return s;
@@ -381,9 +390,8 @@ const char* tendon_result_name(TendonResult result) {
 }
 
 // ---- the world ----
-void tendon_world_settings_defaults(TendonWorldSettings* c) {
-  if (c == nullptr) return;
-  const WorldSettings s;
+namespace {
+void SettingsToC(const WorldSettings& s, TendonWorldSettings* c) {
   *c = TendonWorldSettings{};
   c->gravity = V(s.gravity);
   c->fixed_hz = s.fixed_hz;
@@ -406,9 +414,69 @@ void tendon_world_settings_defaults(TendonWorldSettings* c) {
   c->max_active_characters = s.max_active_characters;
   c->frame_budget_ms = s.frame_budget_ms;
   c->budget_min_ragdoll_substeps = s.budget_min_ragdoll_substeps;
+  c->from_device_profile = s.from_device_profile;  // device_profile: NULL (the World keeps none)
   c->isa = static_cast<TendonIsa>(s.isa);
   c->tasks = s.tasks;
 }
+}  // namespace
+
+void tendon_world_settings_defaults(TendonWorldSettings* c) {
+  if (c != nullptr) SettingsToC(WorldSettings{}, c);
+}
+void tendon_world_get_settings(const TendonWorld* world, TendonWorldSettings* out) {
+  if (world != nullptr && out != nullptr) SettingsToC(world->world->Settings(), out);
+}
+
+// ---- device profiles ----
+
+TendonResult tendon_device_profile_calibrate(double max_seconds, TendonDeviceProfile** out) {
+  if (out == nullptr) return NullArgument(nullptr, "out");
+  *out = nullptr;
+  return Guard(nullptr, [&] {
+    CalibrationSettings settings;
+    settings.max_seconds = max_seconds;
+    auto r = CalibrateDevice(settings);
+    if (!r.ok()) return Record(nullptr, r.error());
+    *out = new TendonDeviceProfile{std::move(r).value()};
+    return TENDON_OK;
+  });
+}
+TendonResult tendon_device_profile_load(const char* path, TendonDeviceProfile** out) {
+  if (out == nullptr) return NullArgument(nullptr, "out");
+  *out = nullptr;
+  if (path == nullptr) return NullArgument(nullptr, "path");
+  return Guard(nullptr, [&] {
+    auto r = ports::LoadDeviceProfile(path);
+    if (!r.ok()) return Record(nullptr, r.error());
+    *out = new TendonDeviceProfile{std::move(r).value()};
+    return TENDON_OK;
+  });
+}
+TendonResult tendon_device_profile_save(const TendonDeviceProfile* profile, const char* path) {
+  if (profile == nullptr) return NullArgument(nullptr, "profile");
+  if (path == nullptr) return NullArgument(nullptr, "path");
+  return Guard(nullptr, [&] { return Record(nullptr, ports::SaveDeviceProfile(profile->profile, path)); });
+}
+TendonResult tendon_device_profile_budgets(const TendonDeviceProfile* profile, TendonDeviceBudgets* out) {
+  if (profile == nullptr) return NullArgument(nullptr, "profile");
+  if (out == nullptr) return NullArgument(nullptr, "out");
+  const DeviceProfile& p = profile->profile;
+  *out = TendonDeviceBudgets{};
+  out->tier = static_cast<TendonDeviceTier>(p.tier);
+  out->best_isa = static_cast<TendonIsa>(p.best_isa);
+  out->useful_workers = p.useful_workers;
+  out->compute = p.compute;
+  out->chain_compute = p.chain_compute;
+  out->rigid_compute = p.rigid_compute;
+  out->max_chains = p.max_chains;
+  out->max_distance = p.max_distance;
+  out->max_active_characters = p.max_active_characters;
+  out->ragdoll_substeps = p.ragdoll_substeps;
+  out->fixed_hz = p.fixed_hz;
+  return TENDON_OK;
+}
+void tendon_device_profile_destroy(TendonDeviceProfile* profile) { delete profile; }
+
 
 TendonResult tendon_world_create(const TendonWorldSettings* settings, TendonWorld** out) {
   if (out == nullptr) return NullArgument(nullptr, "out");

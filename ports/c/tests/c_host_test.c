@@ -377,6 +377,47 @@ static void TestVrm(TendonWorld* w) {
   CHECK(tendon_vrm_avatar_buffers(w, avatar, &buf) == TENDON_ERROR_STALE_HANDLE);
 }
 
+/* Device profiles: calibrate, save, load, and a world that takes the budgets left unset. */
+static void TestDeviceProfile(void) {
+  TendonDeviceProfile* profile = NULL;
+  TendonDeviceProfile* loaded = NULL;
+  TendonDeviceBudgets a, b;
+  TendonWorldSettings ws, applied;
+  TendonWorld* w = NULL;
+  FILE* f;
+  const char* path = "/tmp/tendon_c_host_test_profile.json";
+  CHECK(tendon_device_profile_calibrate(0.0, &profile) == TENDON_ERROR_OUT_OF_RANGE && profile == NULL);
+  CHECK(strcmp(tendon_last_error_field(), "max_seconds") == 0);
+  CHECK(tendon_device_profile_calibrate(0.2, &profile) == TENDON_OK && profile != NULL);
+  CHECK(tendon_device_profile_budgets(profile, &a) == TENDON_OK);
+  CHECK(a.tier >= TENDON_TIER_LOW && a.tier <= TENDON_TIER_ULTRA && a.max_chains >= 1 && a.useful_workers == 1);
+  CHECK(a.compute >= 0.25 && a.compute <= 4.0 && a.fixed_hz >= 30.0f);
+  CHECK(tendon_device_profile_save(profile, path) == TENDON_OK);
+  CHECK(tendon_device_profile_load(path, &loaded) == TENDON_OK && loaded != NULL);
+  CHECK(tendon_device_profile_budgets(loaded, &b) == TENDON_OK);
+  CHECK(b.max_chains == a.max_chains && b.tier == a.tier && b.compute == a.compute && b.best_isa == a.best_isa);
+  tendon_world_settings_defaults(&ws);
+  ws.device_profile = loaded;
+  ws.max_distance = 33.0f; /* the host's: stays */
+  CHECK(tendon_world_create(&ws, &w) == TENDON_OK);
+  tendon_world_get_settings(w, &applied);
+  CHECK(applied.max_chains == a.max_chains && applied.max_distance == 33.0f && applied.device_profile == NULL);
+  CHECK((applied.from_device_profile & TENDON_PROFILED_MAX_CHAINS) != 0);
+  CHECK((applied.from_device_profile & TENDON_PROFILED_MAX_DISTANCE) == 0);
+  tendon_world_destroy(w);
+  f = fopen(path, "wb");
+  CHECK(f != NULL);
+  fputs("{\"format\": \"tendon-device-profile\", \"version\": 7}", f);
+  fclose(f);
+  tendon_device_profile_destroy(loaded);
+  loaded = NULL;
+  CHECK(tendon_device_profile_load(path, &loaded) == TENDON_ERROR_OUT_OF_RANGE && loaded == NULL);
+  CHECK(strcmp(tendon_last_error_field(), "version") == 0 && strstr(tendon_last_error(), path) != NULL);
+  remove(path);
+  tendon_device_profile_destroy(profile);
+  tendon_device_profile_destroy(NULL);
+}
+
 int main(void) {
   TendonWorldSettings ws;
   TendonWorld* w = NULL;
@@ -401,6 +442,7 @@ int main(void) {
   CHECK(tendon_world_set_trace_file(w, "/tmp/tendon_c_host_test_trace.json") == TENDON_OK);
   TestChain(w);
   TestPoseStreams(w);
+  TestDeviceProfile();
   {
     /* The frame in two halves: a second begin while one is in flight is refused. */
     TendonFrameStats before, after;

@@ -56,6 +56,7 @@ class WorldSettings(C.Structure):
                 ("ragdoll_max_push_speed", C.c_float), ("ragdoll_sleep_seconds", C.c_float),
                 ("ragdoll_settle_damping", C.c_float), ("max_active_characters", C.c_int32),
                 ("frame_budget_ms", C.c_float), ("budget_min_ragdoll_substeps", C.c_int32),
+                ("device_profile", C.c_void_p), ("from_device_profile", C.c_uint32),
                 ("isa", C.c_int), ("tasks", TaskHooks)]
 
 
