@@ -46,6 +46,7 @@ if [[ -z "$machine" ]]; then
 fi
 out="bench/results/$machine"
 mkdir -p "$out"
+rm -f "$out"/*.json  # one run per machine: no instruction set left over from an earlier one
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)

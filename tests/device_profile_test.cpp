@@ -251,6 +251,8 @@ TEST(DeviceProfile, BadAndForeignProfilesAreRefusedNamingTheFileThePathAndWhy) {
       {Edit(good, "\"workers\": 2", "\"workers\": 0"), "measurements[1].workers", "within [1, 1024]"},
       {Edit(good, "\"fixed_hz\": 60.0", "\"fixed_hz\": 5.0"), "fixed_hz", "[10, 1000]"},
       {Edit(good, "\"measurements\": [", "\"measurements\": 7, \"x\": ["), "measurements", "not an array"},
+      {Edit(good, "\"chains\": 0.6", "\"chains\": 9.6"), "compute.chains", "[0.25, 4]"},
+      {Edit(good, "\"chain_solve\": 0.55", "\"chain_solve\": -1"), "measurements[1].chain_solve", "> 0"},
   };
   for (const Case& c : cases) {
     const auto r = ports::DeviceProfileFromJson(c.text, "my.json");
@@ -284,11 +286,27 @@ TEST(DeviceProfile, AWorldTakesTheProfileOnlyWhereTheHostLeftTheDefault) {
   EXPECT_EQ(applied.budget_min_ragdoll_substeps, 4);
   EXPECT_EQ(world->ActiveIsa(), Isa::kScalar);
   // It steps at the profile's rate: 30 Hz runs one substep in two 60 Hz frames.
-  EXPECT_EQ(world->Step(1.0f / 60.0f).substeps + world->Step(1.0f / 60.0f).substeps, 1);
+  const int32_t first = world->Step(1.0f / 60.0f).substeps;
+  const int32_t second = world->Step(1.0f / 60.0f).substeps;
+  EXPECT_EQ(first + second, 1);
   // Without a profile nothing is applied.
   auto plain = test::MakeWorld(WorldSettings{});
   EXPECT_EQ(plain->Settings().from_device_profile, 0u);
   EXPECT_EQ(plain->Settings().max_chains, INT32_MAX);
+  // A profile from a machine whose best instruction set this CPU cannot run still applies
+  // its budgets; the World keeps isa kAuto.
+  const Isa foreign = IsIsaSupported(Isa::kNeon) ? Isa::kAvx2Fma : Isa::kNeon;
+  if (!IsIsaSupported(foreign)) {
+    DeviceProfile other = p;
+    other.best_isa = foreign;
+    WorldSettings o;
+    o.device_profile = &other;
+    auto w = test::MakeWorld(o);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->Settings().isa, Isa::kAuto);
+    EXPECT_EQ(w->Settings().from_device_profile & kProfiledIsa, 0u);
+    EXPECT_EQ(w->Settings().max_chains, p.max_chains);
+  }
   // A bad profile is refused naming it.
   p.max_chains = 0;
   auto refused = World::Create(s);

@@ -3,8 +3,10 @@
 // twice the budget, recovers when the load drops, cuts chains before ragdoll substeps and
 // never below the floor, holds still inside its band, ignores a hitch, and changes
 // nothing when it is off or never binds.
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <thread>
 #include <memory>
 #include <vector>
 
@@ -247,6 +249,81 @@ TEST(FrameBudget, ItCapsTheHostsMaxChainsAndNeverRaisesIt) {
   Scene budgeted(s);
   for (int frame = 0; frame < 20; ++frame) EXPECT_EQ(budgeted.Step().simulated_chains, 10);
   EXPECT_EQ(budgeted.world->LastStats().budget_max_chains, -1);
+  // Under a host cap of 40 chains, a budget that binds cuts below it, and when the load
+  // drops it gives back exactly the host's cap and then no cap at all.
+  WorldSettings t;
+  t.max_chains = 40;
+  Scene probe(t);
+  // 40 chains cost 40 x 0.03 ms; the fixed part (gather, budget, ragdolls) 0.384 ms.
+  t.frame_budget_ms = static_cast<float>(0.384 + 20 * 0.03);
+  Scene tight(t);
+  for (int frame = 0; frame < 30; ++frame) tight.Step();
+  const FrameStats& cut = tight.world->LastStats();
+  EXPECT_LT(cut.simulated_chains, 40);
+  EXPECT_GT(cut.budget_max_chains, 0);
+  EXPECT_LE(cut.budget_max_chains, 40);
+  tight.cost.per_chain_phase /= 4;
+  int actions_after = 0;
+  for (int frame = 0; frame < 40; ++frame) {
+    const FrameStats& f = tight.Step();
+    EXPECT_LE(f.budget_max_chains, 40);
+    if (frame >= 20 && f.budget_action != BudgetAction::kHeld) ++actions_after;
+  }
+  const FrameStats& back = tight.world->LastStats();
+  EXPECT_EQ(back.simulated_chains, 40);
+  EXPECT_EQ(back.budget_max_chains, -1) << "back to the host's cap, and no cap of its own";
+  EXPECT_EQ(actions_after, 0) << "it keeps giving back what the host's cap forbids";
+}
+
+TEST(FrameBudget, AFloorAboveTheSubstepsIsTheSubstepsAndFewSubstepsNeedNoBudget) {
+  WorldSettings s;
+  s.ragdoll_substeps = 2;  // the floor's default, 4, is above it
+  EXPECT_NE(test::MakeWorld(s), nullptr);
+  s.frame_budget_ms = 0.05f;
+  Scene scene(s);
+  int32_t fewest = 99;
+  for (int frame = 0; frame < 20; ++frame) fewest = std::min(fewest, scene.Step().ragdoll_substeps);
+  EXPECT_EQ(fewest, 2) << "a floor above ragdoll_substeps never cuts them";
+}
+
+TEST(FrameBudget, UnderBeginStepTheHostsWorkBetweenTheCallsIsNotTendonsCost) {
+  // Real time, with wide margins: 8 short chains cost microseconds (a millisecond under
+  // emulation), the budget is 10 ms, and the host works 40 ms between BeginStep and
+  // FinishStep. Counting the host's work would cut every chain.
+  WorldSettings s;
+  s.max_distance = INFINITY;
+  s.frame_budget_ms = 10.0f;
+  auto world = test::MakeWorld(s);
+  const ChainArchetypeSettings strand = test::Strand(4);
+  const ChainArchetypeId a = world->BuildChainArchetype(strand).value();
+  std::vector<std::unique_ptr<test::HostChain>> hosts;
+  for (int i = 0; i < 8; ++i) {
+    hosts.push_back(std::make_unique<test::HostChain>(strand, Vec3{static_cast<float>(i), 0, 0}));
+    ASSERT_TRUE(world->BindChain(hosts.back()->Binding(a)).ok());
+  }
+  for (int frame = 0; frame < 4; ++frame) {
+    ASSERT_TRUE(world->BeginStep(1.0f / 60.0f));
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));  // the host's own work
+    const FrameStats& f = world->FinishStep();
+    EXPECT_GE(f.times.total_ms, 40.0) << "the frame's wall time holds the host's work";
+    EXPECT_EQ(f.budget_action, BudgetAction::kHeld) << "frame " << frame;
+    EXPECT_EQ(f.simulated_chains, 8);
+    EXPECT_LT(f.budget_estimate_ms, 10.0f);
+  }
+}
+
+TEST(FrameBudget, ARejectedFrameStillReportsTheLimitsInForce) {
+  Scene scene(WorldSettings{});
+  const float budget = static_cast<float>(scene.FullCost() / 2);
+  Scene budgeted(Budgeted(budget));
+  for (int frame = 0; frame < 20; ++frame) budgeted.Step();
+  const int32_t cap = budgeted.world->LastStats().budget_max_chains;
+  ASSERT_GT(cap, 0);
+  const FrameStats& rejected = budgeted.world->Step(-1.0f);
+  EXPECT_TRUE(rejected.dt_rejected);
+  EXPECT_EQ(rejected.budget_max_chains, cap);
+  EXPECT_EQ(rejected.budget_ragdoll_substeps, 16);
+  EXPECT_EQ(rejected.budget_action, BudgetAction::kHeld);
 }
 
 TEST(FrameBudget, BadBudgetSettingsAreRefusedNamingTheField) {
@@ -258,7 +335,7 @@ TEST(FrameBudget, BadBudgetSettingsAreRefusedNamingTheField) {
     EXPECT_EQ(r.error().code, ErrorCode::kOutOfRange);
     EXPECT_EQ(r.error().field, "frame_budget_ms");
   }
-  for (int32_t floor : {0, 17, -3}) {
+  for (int32_t floor : {0, 65, -3}) {
     WorldSettings s;
     s.budget_min_ragdoll_substeps = floor;
     auto r = World::Create(s);

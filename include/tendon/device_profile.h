@@ -12,9 +12,10 @@
 // reads and writes profiles as versioned JSON; tendon-devicebench is the command line.
 // What it does NOT do: read or write files (the JSON port does), pick threads (the host
 // passes its job systems), or run during a frame: calibrate once, at install or first run.
-// Threading: CalibrateDevice blocks the calling thread for at most
-// CalibrationSettings::max_seconds plus the last measurement's frame, and uses the task
-// hooks it is given. Memory: it builds and frees a few small Worlds (a few MB at most).
+// Threading: CalibrateDevice blocks the calling thread for about
+// CalibrationSettings::max_seconds (each scene still builds its World and runs 5 frames,
+// so a slow device or many configurations run over), and uses the task hooks it is given.
+// Memory: it builds and frees a few small Worlds (a few MB at most).
 #pragma once
 
 #include <cstdint>
@@ -72,7 +73,9 @@ struct DeviceProfile {
   int32_t version = kVersion;
   std::string machine;  // the CPU's model name, as the OS reports it ("" when unknown)
   DeviceTier tier = DeviceTier::kMid;
-  Isa best_isa = Isa::kScalar;  // the fastest instruction set (geometric mean of the axes)
+  // The fastest instruction set (geometric mean of the axes). A World applies it to isa
+  // kAuto when the CPU runs it and neither TENDON_FORCE_SCALAR nor TENDON_ISA is set.
+  Isa best_isa = Isa::kScalar;
   // The fewest workers within 10% of the best measured (more are not worth waking here).
   int32_t useful_workers = 1;
   // Geometric means at best_isa and useful_workers, clamped to [0.25, 4]: all four axes;
@@ -88,9 +91,9 @@ struct DeviceProfile {
 };
 
 struct CalibrationSettings {
-  // The whole calibration's wall-time budget, s, (0, 60]. Each configuration gets an equal
-  // share; a share too short for 3 timed frames still runs them (a very slow device may
-  // overrun).
+  // The whole calibration's wall-time budget, s, (0, 60]. Each configuration's three
+  // scenes get equal shares, their Worlds' building included; a share too short for 2
+  // warm-up and 3 timed frames still runs them (a slow device may overrun).
   double max_seconds = 3.0;
   // The job systems to measure, one per worker count (worker_count says which), e.g.
   // tendon::TbbTaskSystem with 1, 2, ... N workers. Empty: the calling thread alone.
@@ -106,7 +109,9 @@ TENDON_API Result<DeviceProfile> CalibrateDevice(const CalibrationSettings& sett
 // profile.measurements (CalibrateDevice calls it; so can a host with its own axes).
 // kOutOfRange when there are no measurements or an axis is not finite and positive.
 TENDON_API Error DeriveBudgets(DeviceProfile& profile);
-// Every field in range (a profile read from a file): which field, why.
+// Every field in range (a profile read from a file): which field, why. best_isa must be a
+// concrete instruction set, though not one this CPU runs (a profile may come from another
+// machine of the tier; Create then keeps isa kAuto).
 TENDON_API Error ValidateDeviceProfile(const DeviceProfile& profile);
 // The CPU's model name ("" when the OS does not say).
 TENDON_API std::string CpuModelName();

@@ -170,14 +170,17 @@ struct WorldSettings {
   // substeps per fixed step, down to budget_min_ragdoll_substeps; under 90% it gives back
   // substeps first, then chains. The cost is smoothed over frames (each change resets the
   // estimate to its prediction), so the limits settle instead of oscillating; a frame
-  // with more fixed substeps than usual (a hitch) counts at the usual count. FrameStats
+  // with more fixed substeps than usual (a hitch) counts at the usual count. Under
+  // BeginStep the cost is the serial phases plus the longer lane, not the wall time to
+  // FinishStep (which holds the host's own work). FrameStats
   // reports the limits and each decision. The budget caps what max_chains and
   // ragdoll_substeps allow; it never raises them. When set, which chains simulate and how
   // many substeps ragdolls run depend on the machine's timing, so results are no longer
   // reproducible across runs, machines or worker counts. ms, finite, >= 0; 0 disables
   // (the default: nothing changes and results are deterministic).
   float frame_budget_ms = 0;
-  // The fewest ragdoll substeps per fixed step the budget may cut to, [1, ragdoll_substeps].
+  // The fewest ragdoll substeps per fixed step the budget may cut to, [1, 64] (above
+  // ragdoll_substeps it is ragdoll_substeps: the budget then never cuts substeps).
   // Fewer substeps make joints and contacts softer (Macklin et al. 2019, "Small Steps in
   // Physics Simulation": the error falls with the substep length squared); 1 allows anything.
   int32_t budget_min_ragdoll_substeps = 4;

@@ -228,8 +228,8 @@ Result<DeviceProfile> CalibrateDevice(const CalibrationSettings& settings) {
         return start + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(share * static_cast<double>(config * 4 + scene + 1)));
       };
-      // Each scene builds its World before its share starts counting down: building is
-      // not what is measured, so a World that binds slowly shortens its own share only.
+      // Deadlines are absolute: a scene's World is built inside its share, so a World that
+      // binds slowly shortens its own share only (building is not what is measured).
       auto chains = MeasureChains(isa, pool, deadline(1));
       if (!chains.ok()) return chains.error();
       auto rigid = MeasureRagdolls(isa, pool, deadline(2), false);
@@ -302,15 +302,25 @@ Error ValidateDeviceProfile(const DeviceProfile& p) {
                 "profile version " + std::to_string(p.version) + " is not " + std::to_string(DeviceProfile::kVersion));
   if (static_cast<int>(p.tier) > static_cast<int>(DeviceTier::kUltra))
     return Fail(ErrorCode::kOutOfRange, -1, "tier", "tier is not low, mid, high or ultra");
-  if (!IsIsaSupported(p.best_isa) || p.best_isa == Isa::kAuto)
-    return Fail(ErrorCode::kOutOfRange, -1, "best_isa",
-                std::string("best_isa ") + ToString(p.best_isa) + " is not supported by this build and CPU");
+  if (p.best_isa == Isa::kAuto || static_cast<int>(p.best_isa) > static_cast<int>(Isa::kNeon))
+    return Fail(ErrorCode::kOutOfRange, -1, "best_isa", "best_isa must be a concrete instruction set");
   if (p.useful_workers < 1 || p.useful_workers > 1024)
     return Fail(ErrorCode::kOutOfRange, -1, "useful_workers", "useful_workers must be within [1, 1024]");
   for (const auto& [v, name] : {std::pair{p.compute, "compute"}, std::pair{p.chain_compute, "chain_compute"},
                                 std::pair{p.rigid_compute, "rigid_compute"}}) {
     if (!(v >= kComputeMin && v <= kComputeMax))
       return Fail(ErrorCode::kOutOfRange, -1, name, std::string(name) + " must be within [0.25, 4]");
+  }
+  for (std::size_t i = 0; i < p.measurements.size(); ++i) {
+    const DeviceMeasurement& m = p.measurements[i];
+    const std::string at = "measurements[" + std::to_string(i) + "]";
+    for (const auto& [v, name] : {std::pair{m.axes.chain_solve, "chain_solve"}, std::pair{m.axes.pose_writeback, "pose_writeback"},
+                                  std::pair{m.axes.rigid_substeps, "rigid_substeps"},
+                                  std::pair{m.axes.pair_contacts, "pair_contacts"}}) {
+      if (!AxisOk(v)) return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), at + "." + name, "an axis must be finite and > 0");
+    }
+    if (m.workers < 1 || m.workers > 1024)
+      return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), at + ".workers", "workers must be within [1, 1024]");
   }
   if (p.max_chains < 1) return Fail(ErrorCode::kOutOfRange, -1, "budgets.max_chains", "max_chains must be >= 1");
   if (!(p.max_distance > 0) || !std::isfinite(p.max_distance))

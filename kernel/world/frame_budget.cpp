@@ -20,8 +20,9 @@ double Blend(double old_value, double new_value, double weight) {
 
 }  // namespace
 
-FrameBudget::FrameBudget(float budget_ms, int32_t ragdoll_substeps, int32_t min_ragdoll_substeps)
+FrameBudget::FrameBudget(float budget_ms, int32_t max_chains, int32_t ragdoll_substeps, int32_t min_ragdoll_substeps)
     : budget_ms_(budget_ms > 0.0f && std::isfinite(budget_ms) ? budget_ms : 0.0),
+      max_chains_(max_chains),
       max_ragdoll_substeps_(ragdoll_substeps),
       min_ragdoll_substeps_(std::clamp(min_ragdoll_substeps, 1, ragdoll_substeps)),
       chain_cap_(INT32_MAX),
@@ -39,7 +40,8 @@ BudgetAction FrameBudget::Observe(const FrameBudgetSample& frame) {
     substep_cost_ms_ = Blend(substep_cost_ms_, frame.ragdoll_ms * scale / ragdoll_substeps_, kCostBlend);
   estimate_ms_ = estimate_ms_ > 0.0 ? 0.5 * (estimate_ms_ + total) : total;
 
-  const int32_t eligible = frame.simulated_chains + frame.budget_culled_chains;
+  // What the host's own cap would let simulate: the most the budget ever gives back.
+  const int32_t eligible = std::min(frame.simulated_chains + frame.budget_culled_chains, max_chains_);
   if (estimate_ms_ > kHigh * budget_ms_) {
     // Over: chains first (the farthest), then ragdoll substeps.
     double excess = estimate_ms_ - kTarget * budget_ms_;
@@ -47,7 +49,7 @@ BudgetAction FrameBudget::Observe(const FrameBudgetSample& frame) {
     if (frame.simulated_chains > 0 && chain_cost_ms_ > 0.0) {
       const auto cut = static_cast<int32_t>(
           std::min<double>(frame.simulated_chains, std::ceil(excess / chain_cost_ms_)));
-      chain_cap_ = frame.simulated_chains - cut;
+      chain_cap_ = std::min(frame.simulated_chains - cut, max_chains_);
       excess -= cut * chain_cost_ms_;
       estimate_ms_ -= cut * chain_cost_ms_;
       changed = cut > 0;
@@ -79,7 +81,7 @@ BudgetAction FrameBudget::Observe(const FrameBudgetSample& frame) {
   }
   if (ragdoll_substeps_ == max_ragdoll_substeps_ && chain_cap_ != INT32_MAX) {
     const double cost = chain_cost_ms_ > 0.0 ? chain_cost_ms_ : spare;
-    const int32_t base = std::min(chain_cap_, frame.simulated_chains);
+    const int32_t base = std::min({chain_cap_, frame.simulated_chains, max_chains_});
     const auto add = static_cast<int32_t>(
         std::min<double>({std::floor(spare / cost), base + 8.0, static_cast<double>(INT32_MAX - base)}));
     if (base + add >= eligible) {

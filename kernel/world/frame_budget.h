@@ -13,6 +13,9 @@
 //     something cut: give back to 95%, substeps first, then chains, the cap at most
 //     doubling (plus 8) a frame, so an estimate taken on a few chains cannot overshoot
 //     far. Inside the band nothing changes: that is the hysteresis.
+//   - Under BeginStep the World hands it the serial phases plus the longer lane, not the
+//     wall time to FinishStep (which holds the host's own work); a chain's cost is its
+//     phases' time either way, so a chain in the lane beside the ragdolls counts in full.
 //   - Costs are per frame at the usual fixed-substep count (a running average): a frame
 //     that ran more fixed substeps (a hitch) is scaled down to it, and a frame that ran
 //     none (a high frame rate on the fixed clock) is not measured.
@@ -33,15 +36,18 @@ struct FrameBudgetSample {
   double chain_ms = 0;    // pose + solve + writeback: what scales with simulated chains
   double ragdoll_ms = 0;  // the ragdoll phase: what scales with ragdoll substeps
   int32_t simulated_chains = 0;
-  int32_t budget_culled_chains = 0;  // eligible chains the cap left out
+  int32_t budget_culled_chains = 0;  // eligible chains a cap (the host's or the budget's) left out
   int32_t simulated_ragdolls = 0;
   int32_t substeps = 0;  // fixed substeps the frame ran
 };
 
 class FrameBudget {
  public:
-  // budget_ms 0: off (Observe does nothing, the limits are the host's).
-  FrameBudget(float budget_ms, int32_t ragdoll_substeps, int32_t min_ragdoll_substeps);
+  // budget_ms 0: off (Observe does nothing, the limits are the host's). The host's own
+  // caps are the ceilings: a chain cap at or above max_chains is no cap.
+  FrameBudget(float budget_ms, int32_t max_chains, int32_t ragdoll_substeps, int32_t min_ragdoll_substeps);
+  // The host changed max_chains (World::SetMaxChains).
+  void SetHostMaxChains(int32_t max_chains) { max_chains_ = max_chains; }
 
   bool enabled() const { return budget_ms_ > 0.0; }
   // The limits for the next frame: a chain cap (INT32_MAX: none) and ragdoll substeps.
@@ -55,6 +61,7 @@ class FrameBudget {
 
  private:
   double budget_ms_;
+  int32_t max_chains_;
   int32_t max_ragdoll_substeps_;
   int32_t min_ragdoll_substeps_;
   int32_t chain_cap_;

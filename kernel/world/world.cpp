@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -124,7 +125,7 @@ struct World::Impl {
   const ProfilerHooks* profiler = nullptr;  // &profiler_hooks when they have zones, else null
   detail::TickClock ticks;  // the phases' clock; its creation is the trace's time zero
   detail::PhaseClock phase_clock{};  // a test's, in place of `ticks` (world_access.h)
-  detail::FrameBudget frame_budget{settings.frame_budget_ms, settings.ragdoll_substeps,
+  detail::FrameBudget frame_budget{settings.frame_budget_ms, settings.max_chains, settings.ragdoll_substeps,
                                    settings.budget_min_ragdoll_substeps};  // WorldSettings::frame_budget_ms
   FrameStats stats{};
   FrameStats previous_stats{};  // what LastStats and a refused Step return while a frame is in flight
@@ -139,6 +140,7 @@ struct World::Impl {
     bool rejected = false;
     void* job = nullptr;    // the host's handle for the frame's two lanes (BeginStep)
     bool in_flight = false;  // BeginStep returned; FinishStep has not yet run
+    bool overlapped = false;  // this frame came through BeginStep (its wall time holds the host's work)
     PhaseTimes lane_times[2]{};
   } frame_state;
   int32_t pending_bad_input = 0;   // non-finite host input between Steps (the camera)
@@ -174,6 +176,7 @@ struct World::Impl {
     detail::DenormalGuard guard;
     {
       detail::ProfileZone zone(profiler, "frame", detail::kFrameColor, kTendonCallerThread);
+      frame_state.overlapped = false;
       if (OpenFrame(dt)) {
         RunLane(0, kTendonCallerThread);
         RunLane(1, kTendonCallerThread);
@@ -187,6 +190,7 @@ struct World::Impl {
     if (stepping) return false;  // a frame in flight, or a callback inside Step
     detail::DenormalGuard guard;
     detail::ProfileZone zone(profiler, "begin_step", detail::kFrameColor, kTendonCallerThread);
+    frame_state.overlapped = true;
     if (OpenFrame(dt)) {
       if (settings.tasks.enqueue != nullptr) {
         frame_state.job = settings.tasks.enqueue(&LaneTask, 2, 1, this, settings.tasks.user_context);
@@ -274,6 +278,13 @@ struct World::Impl {
     pending_bad_input = 0;
     stats.bound_chains = chains.BoundCount();
     stats.bound_pendulums = pendulums.BoundCount();
+    if (frame_budget.enabled()) {
+      const int32_t cap = frame_budget.chain_cap();
+      chains.SetFrameChainCap(cap);
+      ragdolls.SetFrameSubsteps(frame_budget.ragdoll_substeps());
+      stats.budget_max_chains = cap == INT32_MAX ? -1 : cap;
+      stats.budget_ragdoll_substeps = frame_budget.ragdoll_substeps();
+    }
     // 1. The clock: whole fixed substeps, at most max_substeps (the rest is dropped).
     const detail::FixedClock::Tick tick = clock.Advance(dt);
     stats.dt_rejected = tick.rejected;
@@ -297,13 +308,6 @@ struct World::Impl {
     if (dependencies_dirty) {
       chains.MarkDependents(&OverlapsBodies, this);
       dependencies_dirty = false;
-    }
-    if (frame_budget.enabled()) {
-      const int32_t cap = frame_budget.chain_cap();
-      chains.SetFrameChainCap(cap);
-      ragdolls.SetFrameSubsteps(frame_budget.ragdoll_substeps());
-      stats.budget_max_chains = cap == INT32_MAX ? -1 : cap;
-      stats.budget_ragdoll_substeps = frame_budget.ragdoll_substeps();
     }
     PhaseRun run(ticks, profiler, test_clock(), kTendonCallerThread);
     const auto bound_chains = [&] { return stats.bound_chains; };
@@ -414,7 +418,12 @@ struct World::Impl {
                                                    : ticks.Ms(detail::TicksSince(t0));
     if (frame_budget.enabled()) {
       detail::FrameBudgetSample sample;
-      sample.total_ms = t.total_ms;
+      // Tendon's own cost: under BeginStep the wall time to FinishStep includes the host's
+      // work between the calls, so the budget sees the serial phases and the longer lane.
+      const PhaseTimes (&lt)[2] = frame_state.lane_times;
+      const double lanes = std::max(lt[0].ragdoll_ms + lt[0].pose_ms + lt[0].solve_ms + lt[0].writeback_ms,
+                                    lt[1].pose_ms + lt[1].solve_ms + lt[1].writeback_ms);
+      sample.total_ms = frame_state.overlapped ? t.gather_ms + t.budget_ms + lanes + t.pendulum_ms : t.total_ms;
       sample.chain_ms = t.pose_ms + t.solve_ms + t.writeback_ms;
       sample.ragdoll_ms = t.ragdoll_ms;
       sample.simulated_chains = stats.simulated_chains;
@@ -464,15 +473,15 @@ Result<WorldSettings> ApplyDeviceProfile(WorldSettings s) {
   if (s.ragdoll_substeps == defaults.ragdoll_substeps) {
     s.ragdoll_substeps = p->ragdoll_substeps;
     s.from_device_profile |= kProfiledRagdollSubsteps;
-    // The budget's floor follows when the host left it too (it may not pass the substeps).
-    if (s.budget_min_ragdoll_substeps == defaults.budget_min_ragdoll_substeps)
-      s.budget_min_ragdoll_substeps = std::min(s.budget_min_ragdoll_substeps, s.ragdoll_substeps);
   }
   if (s.fixed_hz == defaults.fixed_hz) {
     s.fixed_hz = p->fixed_hz;
     s.from_device_profile |= kProfiledFixedHz;
   }
-  if (s.isa == Isa::kAuto) {
+  // The measured best instruction set, unless the environment picks one (TENDON_ISA,
+  // TENDON_FORCE_SCALAR) or this CPU cannot run it (a profile from another machine).
+  const bool env_isa = std::getenv("TENDON_ISA") != nullptr || std::getenv("TENDON_FORCE_SCALAR") != nullptr;
+  if (s.isa == Isa::kAuto && !env_isa && IsIsaSupported(p->best_isa)) {
     s.isa = p->best_isa;
     s.from_device_profile |= kProfiledIsa;
   }
@@ -504,9 +513,9 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& host_settings)
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_substeps", "ragdoll_substeps must be within [1, 64]");
   if (!(s.frame_budget_ms >= 0) || !std::isfinite(s.frame_budget_ms))
     return Fail(ErrorCode::kOutOfRange, -1, "frame_budget_ms", "frame_budget_ms must be finite and >= 0 (0: no budget)");
-  if (s.budget_min_ragdoll_substeps < 1 || s.budget_min_ragdoll_substeps > s.ragdoll_substeps)
+  if (s.budget_min_ragdoll_substeps < 1 || s.budget_min_ragdoll_substeps > 64)
     return Fail(ErrorCode::kOutOfRange, -1, "budget_min_ragdoll_substeps",
-                "budget_min_ragdoll_substeps must be within [1, ragdoll_substeps]");
+                "budget_min_ragdoll_substeps must be within [1, 64]");
   if (!(s.ragdoll_sleep_speed >= 0) || !std::isfinite(s.ragdoll_sleep_speed))
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_sleep_speed", "ragdoll_sleep_speed must be finite and >= 0");
   if (!(s.ragdoll_contact_angular_damping >= 0 && s.ragdoll_contact_angular_damping <= 1000))
@@ -582,6 +591,7 @@ Error World::SetMaxChains(int32_t max_chains) {
   if (max_chains < 0) return Fail(ErrorCode::kOutOfRange, -1, "max_chains", "max_chains must be >= 0");
   impl_->settings.max_chains = max_chains;
   impl_->chains.SetMaxChains(max_chains);
+  impl_->frame_budget.SetHostMaxChains(max_chains);
   return {};
 }
 

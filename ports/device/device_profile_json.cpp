@@ -173,6 +173,10 @@ Result<DeviceProfile> DeviceProfileFromJson(std::string_view text, std::string_v
   }
   if (r.error.code != ErrorCode::kNone) return r.error;
   if (Error e = ValidateDeviceProfile(p); e.code != ErrorCode::kNone) {
+    // The profile's field names as the file spells them.
+    if (e.field == "compute") e.field = "compute.all";
+    if (e.field == "chain_compute") e.field = "compute.chains";
+    if (e.field == "rigid_compute") e.field = "compute.rigid";
     e.message = std::string(source) + ": " + e.field + ": " + e.message;
     return e;
   }

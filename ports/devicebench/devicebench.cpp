@@ -1,7 +1,7 @@
 // tendon-devicebench: calibrates this device and writes its device profile.
 //
 // Runs tendon::CalibrateDevice (tendon/device_profile.h) for every instruction set the CPU
-// has on oneTBB pools of 1..N workers, prints the axes per configuration, the tier and the
+// has on oneTBB pools of 1, 2, 4, ... and N workers, prints the axes per configuration, the tier and the
 // budgets, and writes the profile as JSON (ports/device/device_profile_json.h). A World
 // created with WorldSettings::device_profile = &profile takes the budgets the host leaves
 // at their defaults.
@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   bool raw = false;
   CLI::App app{"tendon-devicebench: calibrates this device (Tendon's kernels on synthetic scenes) and writes its "
                "device profile: tier, best instruction set, useful workers and budgets."};
-  app.add_option("--workers", workers, "measure oneTBB pools of 1..N workers")
+  app.add_option("--workers", workers, "measure oneTBB pools of 1, 2, 4, ... and N workers")
       ->check(CLI::Number)
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
@@ -42,9 +42,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
 
+  // 1, 2, 4, ... and N itself: each pool gets a share of the time, so a many-core machine
+  // measures a handful of worker counts, not every one.
   std::vector<std::unique_ptr<TbbTaskSystem>> systems;
   std::vector<TaskHooks> pools;
-  for (int n = 1; n <= workers; ++n) {
+  for (int n = 1; n <= workers; n = n * 2 > workers && n != workers ? workers : n * 2) {
     systems.push_back(std::make_unique<TbbTaskSystem>(n));
     pools.push_back(systems.back()->hooks());
   }

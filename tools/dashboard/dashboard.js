@@ -245,7 +245,12 @@
       throw new Error(name + ": not JSON (" + e.message + ")");
     }
     if (doc && Array.isArray(doc.benchmarks)) {
-      state.benches.push(TendonAnalysis.analyseBenchmarks(doc, name));
+      var bench = TendonAnalysis.analyseBenchmarks(doc, name);
+      // Two files of one configuration (a before and an after) keep a column each.
+      var taken = state.benches.map(function (b) { return b.config.label; });
+      if (taken.indexOf(bench.config.label) >= 0) bench.config.label += " (" + name + ")";
+      for (var k = 2; taken.indexOf(bench.config.label) >= 0; ++k) bench.config.label = bench.config.label.replace(/( #\d+)?$/, " #" + k);
+      state.benches.push(bench);
       return "benchmark";
     }
     state.trace = TendonAnalysis.analyseTrace(doc);
