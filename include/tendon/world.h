@@ -67,6 +67,8 @@ struct WorldAccess;
 // (xsimd's neon64, 4 lanes), and the scalar ones everywhere.
 enum class Isa : uint8_t { kAuto, kScalar, kScalarFma, kSse2, kSse42, kAvx2Fma, kNeon };
 TENDON_API const char* ToString(Isa isa);
+// Every instruction set but kAuto, the scalar references first.
+inline constexpr Isa kConcreteIsas[] = {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon};
 // Whether this build has a kernel for `isa` and this CPU can run it.
 TENDON_API bool IsIsaSupported(Isa isa);
 

@@ -46,16 +46,21 @@ bool IsIsaSupported(Isa isa) {
 
 namespace detail {
 
-Isa ResolveIsa(Isa requested) {
-  if (requested != Isa::kAuto) return requested;
+Isa EnvironmentIsa() {
   const char* force = std::getenv("TENDON_FORCE_SCALAR");
   if (force != nullptr && force[0] != '\0' && std::strcmp(force, "0") != 0) return Isa::kScalar;
   // TENDON_ISA=<name> (ToString's names: scalar, scalar+fma, sse2, sse4.2, avx2+fma,
   // neon64) when this CPU runs it: bench/run-matrix.sh measures every instruction set so.
   if (const char* named = std::getenv("TENDON_ISA"); named != nullptr) {
-    for (Isa isa : {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon})
+    for (Isa isa : kConcreteIsas)
       if (std::strcmp(named, ToString(isa)) == 0 && IsIsaSupported(isa)) return isa;
   }
+  return Isa::kAuto;
+}
+
+Isa ResolveIsa(Isa requested) {
+  if (requested != Isa::kAuto) return requested;
+  if (const Isa chosen = EnvironmentIsa(); chosen != Isa::kAuto) return chosen;
   if (IsIsaSupported(Isa::kNeon)) return Isa::kNeon;
   if (IsIsaSupported(Isa::kAvx2Fma)) return Isa::kAvx2Fma;
   if (IsIsaSupported(Isa::kSse42)) return Isa::kSse42;

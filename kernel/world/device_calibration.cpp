@@ -199,7 +199,7 @@ Result<DeviceProfile> CalibrateDevice(const CalibrationSettings& settings) {
     return Fail(ErrorCode::kOutOfRange, -1, "max_seconds", "max_seconds must be within (0, 60]");
   std::vector<Isa> isas(settings.isas.begin(), settings.isas.end());
   if (isas.empty()) {
-    for (Isa isa : {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon})
+    for (Isa isa : kConcreteIsas)
       if (IsIsaSupported(isa)) isas.push_back(isa);
   }
   for (std::size_t i = 0; i < isas.size(); ++i) {

@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -460,33 +459,22 @@ Result<WorldSettings> ApplyDeviceProfile(WorldSettings s) {
     return e;
   }
   const WorldSettings defaults{};
-  if (s.max_chains == defaults.max_chains) {
-    s.max_chains = p->max_chains;
-    s.from_device_profile |= kProfiledMaxChains;
-  }
-  if (s.max_distance == defaults.max_distance) {
-    s.max_distance = p->max_distance;
-    s.from_device_profile |= kProfiledMaxDistance;
-  }
-  if (s.max_active_characters == defaults.max_active_characters) {
-    s.max_active_characters = p->max_active_characters;
-    s.from_device_profile |= kProfiledMaxActiveCharacters;
-  }
-  if (s.ragdoll_substeps == defaults.ragdoll_substeps) {
-    s.ragdoll_substeps = p->ragdoll_substeps;
-    s.from_device_profile |= kProfiledRagdollSubsteps;
-  }
-  if (s.fixed_hz == defaults.fixed_hz) {
-    s.fixed_hz = p->fixed_hz;
-    s.from_device_profile |= kProfiledFixedHz;
-  }
-  // The measured best instruction set, unless the environment picks one (TENDON_ISA,
-  // TENDON_FORCE_SCALAR) or this CPU cannot run it (a profile from another machine).
-  const bool env_isa = std::getenv("TENDON_ISA") != nullptr || std::getenv("TENDON_FORCE_SCALAR") != nullptr;
-  if (s.isa == Isa::kAuto && !env_isa && IsIsaSupported(p->best_isa)) {
-    s.isa = p->best_isa;
-    s.from_device_profile |= kProfiledIsa;
-  }
+  // A setting still at its default takes the profile's value, and says so.
+  auto fill = [&](auto& setting, auto default_value, auto profile_value, ProfiledSetting bit) {
+    if (setting != default_value) return;
+    setting = profile_value;
+    s.from_device_profile |= bit;
+  };
+  fill(s.max_chains, defaults.max_chains, p->max_chains, kProfiledMaxChains);
+  fill(s.max_distance, defaults.max_distance, p->max_distance, kProfiledMaxDistance);
+  fill(s.max_active_characters, defaults.max_active_characters, p->max_active_characters,
+       kProfiledMaxActiveCharacters);
+  fill(s.ragdoll_substeps, defaults.ragdoll_substeps, p->ragdoll_substeps, kProfiledRagdollSubsteps);
+  fill(s.fixed_hz, defaults.fixed_hz, p->fixed_hz, kProfiledFixedHz);
+  // The measured best instruction set, unless the environment picks one (ResolveIsa's
+  // rule) or this CPU cannot run it (a profile from another machine).
+  if (detail::EnvironmentIsa() == Isa::kAuto && IsIsaSupported(p->best_isa))
+    fill(s.isa, defaults.isa, p->best_isa, kProfiledIsa);
   return s;
 }
 

@@ -13,7 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr Isa kIsas[] = {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon};
 constexpr DeviceTier kTiers[] = {DeviceTier::kLow, DeviceTier::kMid, DeviceTier::kHigh, DeviceTier::kUltra};
 
 // `path` is the JSON path; "$" is the whole document.
@@ -73,7 +72,7 @@ struct Reader {
   Isa IsaOf(const json& object, const std::string& path, const char* key) {
     const std::string name = String(object, path, key);
     if (error.code != ErrorCode::kNone) return Isa::kScalar;
-    for (Isa isa : kIsas)
+    for (Isa isa : kConcreteIsas)
       if (name == ToString(isa)) return isa;
     error = Refuse(source, Join(path, key), "\"" + name + "\" is not an instruction set Tendon knows");
     return Isa::kScalar;
