@@ -530,14 +530,16 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   auto all_finite = [this](const Transform* t, int32_t count) {
     return kernels_->all_finite(reinterpret_cast<const float*>(t), count * static_cast<int32_t>(sizeof(Transform) / sizeof(float)));
   };
-  bool good = all_finite(slot.root_parent_world, 1);
+  // One transform is checked inline (ten floats' exponent bits): through the kernel's
+  // table a call cost more than the test.
+  bool good = AllFinite(slot.root_parent_world, 1);
   // Only the host frames the colliders use are read (an avatar's colliders name a few bones
   // of its whole world pose).
   const std::vector<int32_t>& frames_used = archetypes_[slot.archetype].archetype.collider_frames_used;
-  if (static_cast<int32_t>(frames_used.size()) == slot.collider_frame_count) {
+  if (static_cast<int32_t>(frames_used.size()) == slot.collider_frame_count && slot.collider_frame_count > 2) {
     good = good && all_finite(slot.collider_frames, slot.collider_frame_count);
   } else {
-    for (int32_t f : frames_used) good = good && all_finite(slot.collider_frames + f, 1);
+    for (int32_t f : frames_used) good = good && AllFinite(slot.collider_frames + f, 1);
   }
   // Rotations at the door: a unit one passes as it is; one a little off unit is normalised
   // in the copy (a non-unit quaternion would scale what it composes: |q| = 1.01 came out

@@ -403,9 +403,11 @@ struct World::Impl {
 
   // The frame's wind: the host's sampler, or the ambient wind's gusts; never non-finite.
   void SampleWind() {
-    frame_wind = wind_sampler.sample != nullptr
-                     ? wind_sampler.sample(clock.time(), wind_sampler.user)
-                     : settings.ambient_wind * detail::GustFactor(settings.wind_seed, clock.time());
+    const Vec3 ambient = settings.ambient_wind;
+    const bool calm = ambient.x == 0.0f && ambient.y == 0.0f && ambient.z == 0.0f;  // no gust to scale
+    frame_wind = wind_sampler.sample != nullptr ? wind_sampler.sample(clock.time(), wind_sampler.user)
+                 : calm                         ? Vec3{}
+                                                : ambient * detail::GustFactor(settings.wind_seed, clock.time());
     if (!IsFinite(frame_wind)) {
       frame_wind = Vec3{};
       ++stats.snapped_bad_input;
