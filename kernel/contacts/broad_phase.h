@@ -35,9 +35,10 @@ inline constexpr int32_t kPairsPerPart = 16;  // capacity of part pairs per boun
 struct PairBody {
   int32_t group, lane, part, slot;
 };
-// Two bodies that may touch (a < b); `colour` is the islands' scratch.
+// Two bodies that may touch (a < b); `colour` is the islands' scratch; `found` is where
+// PairContacts keeps the pair's contacts (Islands::KeepPairs sets it).
 struct PartPair {
-  int32_t a, b, colour;
+  int32_t a, b, colour, found;
 };
 // A body's motion at the frame's start: centre of mass and velocity, its bounding radius
 // about the centre, and |w| x that radius.

@@ -10,7 +10,8 @@
 // colour neither body has used, colours one after another, each colour's pairs in
 // parallel; colour kPairColours - 1 takes the overflow and runs serially. The split
 // depends on the scene only, never on the worker count, so results are the same for any
-// worker count.
+// worker count. Once the pairs' contacts are found, KeepPairs drops the pairs that have
+// none from that order without reordering the rest (the substeps never visit them).
 // What it does NOT do: find pairs (BroadPhase) or solve them (PairContacts).
 // Threading: Order is serial; ForEach runs a stage over the host's task hooks with no two
 // concurrent calls touching one body. Memory: sized by Reserve at bind time.
@@ -40,8 +41,41 @@ class Islands {
   void Order(std::span<PartPair> pairs, std::span<const PairBody> bodies, int32_t body_count,
              const std::vector<RagdollSlot>& slots, FrameStats& stats);
 
-  // The i-th pair in solve order (i < the pair count given to Order).
+  // The i-th pair in solve order (i < the pair count given to Order, or after KeepPairs
+  // the count it returned).
   const PartPair& pair(int32_t i) const { return ordered_pairs_[i]; }
+
+  // Drops the ordered pairs for which keep(i) is false (i: the index Order gave them),
+  // keeping every island's and colour's pairs in their order, so that the solve order of
+  // the rest, and so every result, is unchanged. Each kept pair's `found` is its index
+  // from Order. Returns how many are kept. Serial, O(pairs).
+  template <class Keep>
+  int32_t KeepPairs(const Keep& keep) {
+    int32_t kept = 0;
+    int32_t begin = 0;
+    auto range = [&](int32_t end) {
+      for (int32_t i = begin; i < end; ++i) {
+        if (!keep(i)) continue;
+        PartPair p = ordered_pairs_[i];
+        p.found = i;
+        ordered_pairs_[kept++] = p;
+      }
+      begin = end;
+    };
+    for (int32_t k = 0; k < island_count_; ++k) {
+      const int32_t end = island_start_[k + 1];
+      island_start_[k] = kept;
+      range(end);
+    }
+    island_start_[island_count_] = kept;
+    for (int32_t c = 0; c < kPairColours; ++c) {
+      const int32_t end = colour_start_[c + 1];
+      colour_start_[c] = kept;
+      range(end);
+    }
+    colour_start_[kPairColours] = kept;
+    return kept;
+  }
 
   // Runs `stage(i)` over the ordered pairs: the small islands in parallel, each one's
   // pairs in order; then the big islands' colours one after another, the pairs of a

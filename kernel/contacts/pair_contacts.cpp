@@ -162,15 +162,14 @@ void PairContacts::Anchor(Contact& ct, const BodyState& p, const BodyState& q, V
 // positional correction with both generalised inverse masses), then static friction
 // undoes the contact's slide over the substep while it stays inside the friction cone.
 void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
-  const int32_t count = contact_count_[pair_index];
+  const PartPair& pair = islands_.pair(pair_index);
+  const int32_t count = contact_count_[pair.found];
   touching_[pair_index] = 0;
   pushing_[pair_index] = 0;
-  if (count == 0) return;
-  Contact* contacts = &contacts_[static_cast<std::size_t>(pair_index) * kContactsPerPair];
+  Contact* contacts = &contacts_[static_cast<std::size_t>(pair.found) * kContactsPerPair];
   {
-    // Most pairs in reach touch in no substep of the frame, or not in this one: their
+    // Many pairs with contacts touch in no substep of the frame, or not in this one: their
     // poses alone say so, before the velocities and the substep's start are read.
-    const PartPair& pair = islands_.pair(pair_index);
     const PairBody& pa = broad_.body(pair.a);
     const PairBody& pb = broad_.body(pair.b);
     const RigidBlockView va = store_.groups[pa.group].View(pa.lane / kBlockLanes);
@@ -306,8 +305,9 @@ void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
 // The velocity half of a pair, after the velocities were derived from the positions:
 // restitution (none for slow approaches) and dynamic friction at the recorded contacts.
 void PairContacts::VelocitiesOne(int32_t pair_index, float h) {
-  const int32_t count = contact_count_[pair_index];
   if (touching_[pair_index] == 0) return;  // no contact pushed this substep
+  const int32_t found = islands_.pair(pair_index).found;
+  const int32_t count = contact_count_[found];
   PairSides sides = LoadPair(pair_index);
   BodyState& a = sides.a;
   BodyState& b = sides.b;
@@ -318,7 +318,7 @@ void PairContacts::VelocitiesOne(int32_t pair_index, float h) {
   const float restitution = 0.5f * (ca.restitution + cb.restitution);
   const float friction = std::sqrt(ca.friction * cb.friction);
   const float g = Length(settings_.gravity);
-  const Contact* contacts = &contacts_[static_cast<std::size_t>(pair_index) * kContactsPerPair];
+  const Contact* contacts = &contacts_[static_cast<std::size_t>(found) * kContactsPerPair];
   bool touching = false;
   const Rot3 rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);  // orientations are fixed here
   for (int32_t k = 0; k < count; ++k) {

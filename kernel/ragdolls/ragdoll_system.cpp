@@ -754,13 +754,16 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
     ProfileZone zone(profiler_, "ragdolls.islands", kRagdollColor, thread);
     islands_.Order(broad_.pairs(), broad_.bodies(), broad_.body_count(), store_.slots, stats);
   }
-  const int32_t pair_count = broad_.pair_count();
-  if (pair_count > 0) {
+  // The pairs in reach get their contacts; only those with one stay in the islands'
+  // order for the substeps (pairs without contacts would do nothing there).
+  if (broad_.pair_count() > 0) {
     ProfileZone zone(profiler_, "ragdolls.pairs", kRagdollColor, thread);
-    contacts_.Find(pair_count, frame_seconds);
+    contacts_.Find(broad_.pair_count(), frame_seconds);
+    (void)islands_.KeepPairs([&](int32_t i) { return contacts_.ContactCount(i) > 0; });
   }
-  const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
-  params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
+  const bool split = broad_.pair_count() > 0;
+  const int32_t calls = split ? ragdoll_steps : (substeps > 0 ? 1 : 0);
+  params.substeps = split ? 1 : ragdoll_steps;
   // A kernel over every block: 0 the whole substeps, 1 positions, 2 velocities.
   auto run = [&](int32_t which) {
     auto task_fn = [&](int32_t begin, int32_t end, uint32_t) {
@@ -778,7 +781,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
   const float h = params.dt;
   for (int32_t call = 0; call < calls; ++call) {
     ProfileZone substep_zone(profiler_, "ragdolls.substep", kRagdollColor, thread);
-    if (pair_count == 0) {
+    if (!split) {
       run(0);
       continue;
     }
