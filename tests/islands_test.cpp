@@ -1,6 +1,7 @@
-// Islands::KeepPairs: dropping the pairs without contacts keeps the solve order of the
-// rest (every island's pairs in order, the big islands' colours in order and still free
-// of shared bodies), so the kept pairs solve exactly as they did among the others.
+// Islands::Order: every island's pairs come together and colour by colour (no body twice
+// in a colour, colours in order), islands in slot order of their roots; an island that
+// holds most of the frame's pairs (and more than kColouredIsland) is split by colour and
+// comes last; ForEach visits every pair once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,7 +18,7 @@ using detail::Islands;
 using detail::PairBody;
 using detail::PartPair;
 
-// `slots` awake ragdolls of `parts` bodies each; body b belongs to slot b / parts.
+// `slot_count` awake ragdolls of `parts` bodies each; body b belongs to slot b / parts.
 struct Bodies {
   std::vector<detail::RagdollSlot> slots;
   std::vector<PairBody> bodies;
@@ -26,90 +27,114 @@ struct Bodies {
   }
 };
 
-std::vector<PartPair> Ordered(const Islands& islands, int32_t count) {
-  std::vector<PartPair> out;
-  for (int32_t i = 0; i < count; ++i) out.push_back(islands.pair(i));
+// Pairs between ragdolls s and s + 1 .. s + reach - 1 of slots [first, last), every part
+// of one against every third part of the other: a heap.
+void AddHeap(std::vector<PartPair>* pairs, int32_t first, int32_t last, int32_t parts, int32_t reach) {
+  for (int32_t s = first; s + 1 < last; ++s)
+    for (int32_t p = 0; p < parts; ++p)
+      for (int32_t q = 0; q < parts; q += 3)
+        for (int32_t t = s + 1; t < std::min(last, s + reach); ++t) {
+          const auto found = static_cast<int32_t>(pairs->size());
+          pairs->push_back({s * parts + p, t * parts + q, 0, found});
+        }
+}
+
+struct Ordered {
+  std::vector<PartPair> pairs;
+  FrameStats stats;
+};
+
+Ordered Order(const Bodies& scene, std::vector<PartPair> pairs) {
+  Islands islands;
+  islands.Reserve(static_cast<int32_t>(scene.bodies.size()), pairs.size(), static_cast<int32_t>(scene.slots.size()));
+  Ordered out;
+  islands.Order(pairs, scene.bodies, static_cast<int32_t>(scene.bodies.size()), scene.slots, out.stats);
+  for (std::size_t i = 0; i < pairs.size(); ++i) out.pairs.push_back(islands.pair(static_cast<int32_t>(i)));
+  std::vector<int32_t> seen;
+  islands.ForEach(TaskHooks{}, [&](int32_t i) { seen.push_back(i); });
+  std::vector<int32_t> all(pairs.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
+  EXPECT_EQ(seen, all) << "ForEach visits every pair once, in order, with one thread";
   return out;
 }
 
-std::vector<int32_t> Visited(const Islands& islands) {
-  std::vector<int32_t> seen;
-  islands.ForEach(TaskHooks{}, [&](int32_t i) { seen.push_back(i); });
-  return seen;
-}
-
-TEST(Islands, KeepingPairsKeepsEachIslandsOrderAndNamesWhereTheirContactsAre) {
-  // Two islands of two ragdolls (slots 0-1 and 2-3), three pairs each.
-  Bodies scene(4, 3);
-  std::vector<PartPair> pairs = {{0, 3, 0, 0}, {6, 9, 0, 0}, {1, 4, 0, 0}, {7, 10, 0, 0}, {2, 5, 0, 0}, {8, 11, 0, 0}};
-  Islands islands;
-  islands.Reserve(static_cast<int32_t>(scene.bodies.size()), pairs.size(), 4);
-  FrameStats stats;
-  islands.Order(pairs, scene.bodies, static_cast<int32_t>(scene.bodies.size()), scene.slots, stats);
-  EXPECT_EQ(stats.ragdoll_islands, 2);
-  const std::vector<PartPair> before = Ordered(islands, 6);
-  // Order: island of slot 0 first, each island's pairs in broad-phase order.
-  EXPECT_EQ(before[0].a, 0);
-  EXPECT_EQ(before[1].a, 1);
-  EXPECT_EQ(before[3].a, 6);
-  const int32_t kept = islands.KeepPairs([](int32_t i) { return i != 1 && i != 3 && i != 4; });
-  ASSERT_EQ(kept, 3);
-  const std::vector<PartPair> after = Ordered(islands, kept);
-  const int32_t expected_found[] = {0, 2, 5};
-  for (int32_t k = 0; k < kept; ++k) {
-    EXPECT_EQ(after[k].found, expected_found[k]);
-    EXPECT_EQ(after[k].a, before[expected_found[k]].a);
-    EXPECT_EQ(after[k].b, before[expected_found[k]].b);
-  }
-  EXPECT_EQ(Visited(islands), (std::vector<int32_t>{0, 1, 2}));
-  // Dropping every pair leaves nothing to visit.
-  EXPECT_EQ(islands.KeepPairs([](int32_t) { return false; }), 0);
-  EXPECT_TRUE(Visited(islands).empty());
-}
-
-TEST(Islands, KeepingPairsOfABigIslandKeepsItsColoursInOrderWithoutSharedBodies) {
-  // One heap: 40 ragdolls of 8 parts, each part paired with parts of the next ragdolls,
-  // far more than kColouredIsland pairs: coloured.
-  constexpr int32_t kSlots = 40, kParts = 8;
-  Bodies scene(kSlots, kParts);
-  std::vector<PartPair> pairs;
-  for (int32_t s = 0; s + 1 < kSlots; ++s)
-    for (int32_t p = 0; p < kParts; ++p)
-      for (int32_t q = 0; q < kParts; q += 3)
-        for (int32_t t = s + 1; t < std::min(kSlots, s + 3); ++t) pairs.push_back({s * kParts + p, t * kParts + q, 0, 0});
-  ASSERT_GT(pairs.size(), static_cast<std::size_t>(detail::kColouredIsland));
-  const auto count = static_cast<int32_t>(pairs.size());
-  Islands islands;
-  islands.Reserve(kSlots * kParts, pairs.size(), kSlots);
-  FrameStats stats;
-  islands.Order(pairs, scene.bodies, kSlots * kParts, scene.slots, stats);
-  ASSERT_EQ(stats.coloured_ragdoll_pairs, count);
-  const std::vector<PartPair> before = Ordered(islands, count);
-  auto keep = [](int32_t i) { return (i * 7) % 3 != 0; };
-  const int32_t kept = islands.KeepPairs(keep);
-  std::vector<int32_t> expected;
-  for (int32_t i = 0; i < count; ++i)
-    if (keep(i)) expected.push_back(i);
-  ASSERT_EQ(kept, static_cast<int32_t>(expected.size()));
-  const std::vector<PartPair> after = Ordered(islands, kept);
-  std::set<int32_t> bodies_in_colour;
+// Checks runs of one island: colours ascending, no body twice in a colour (but the
+// overflow), and returns the slots the run touches.
+std::set<int32_t> CheckIslandRun(const Bodies& scene, const std::vector<PartPair>& pairs, std::size_t begin,
+                                 std::size_t end) {
+  std::set<int32_t> slots, in_colour;
   int32_t colour = -1;
-  for (int32_t k = 0; k < kept; ++k) {
-    EXPECT_EQ(after[k].found, expected[k]);
-    EXPECT_EQ(after[k].a, before[expected[k]].a);
-    EXPECT_EQ(after[k].colour, before[expected[k]].colour);
-    ASSERT_GE(after[k].colour, colour) << "colours stay in order";
-    if (after[k].colour != colour) {
-      colour = after[k].colour;
-      bodies_in_colour.clear();
+  for (std::size_t i = begin; i < end; ++i) {
+    const PartPair& p = pairs[i];
+    slots.insert(scene.bodies[p.a].slot);
+    slots.insert(scene.bodies[p.b].slot);
+    EXPECT_GE(p.colour, colour) << "colours in order";
+    if (p.colour != colour) {
+      colour = p.colour;
+      in_colour.clear();
     }
-    if (colour == detail::kPairColours - 1) continue;  // the overflow colour runs serially
-    EXPECT_TRUE(bodies_in_colour.insert(after[k].a).second) << "pair " << k << " shares a body in colour " << colour;
-    EXPECT_TRUE(bodies_in_colour.insert(after[k].b).second) << "pair " << k << " shares a body in colour " << colour;
+    if (colour == detail::kPairColours - 1) continue;
+    EXPECT_TRUE(in_colour.insert(p.a).second) << "pair " << i << " shares body " << p.a << " in colour " << colour;
+    EXPECT_TRUE(in_colour.insert(p.b).second) << "pair " << i << " shares body " << p.b << " in colour " << colour;
   }
-  std::vector<int32_t> all(kept);
-  for (int32_t k = 0; k < kept; ++k) all[k] = k;
-  EXPECT_EQ(Visited(islands), all);
+  return slots;
+}
+
+TEST(Islands, EachIslandsPairsComeTogetherColourByColour) {
+  // Two small islands, their pairs interleaved in broad-phase order: slots 2-3 and 0-1.
+  Bodies scene(4, 3);
+  std::vector<PartPair> pairs;
+  for (int32_t p = 0; p < 3; ++p) {
+    for (int32_t q = 0; q < 3; ++q) {
+      pairs.push_back({6 + p, 9 + q, 0, static_cast<int32_t>(pairs.size())});
+      pairs.push_back({p, 3 + q, 0, static_cast<int32_t>(pairs.size())});
+    }
+  }
+  const Ordered o = Order(scene, pairs);
+  EXPECT_EQ(o.stats.ragdoll_islands, 2);
+  EXPECT_EQ(o.stats.coloured_ragdoll_pairs, 0);
+  // The island of slot 0 first (slot order of roots), then slots 2-3.
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, 0, 9), (std::set<int32_t>{0, 1}));
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, 9, 18), (std::set<int32_t>{2, 3}));
+  // Each pair's `found` still names where its contacts are.
+  for (const PartPair& p : o.pairs) {
+    EXPECT_EQ(pairs[p.found].a, p.a);
+    EXPECT_EQ(pairs[p.found].b, p.b);
+  }
+}
+
+TEST(Islands, AnIslandHoldingMostPairsIsSplitByColourAndRunsLast) {
+  // A heap of 30 ragdolls (slots 0-29, far more than kColouredIsland pairs) and a pair of
+  // ragdolls (slots 30-31) beside it.
+  constexpr int32_t kParts = 8;
+  Bodies scene(32, kParts);
+  std::vector<PartPair> pairs;
+  AddHeap(&pairs, 0, 30, kParts, 3);
+  const auto heap = static_cast<int32_t>(pairs.size());
+  ASSERT_GT(heap, detail::kColouredIsland);
+  AddHeap(&pairs, 30, 32, kParts, 2);
+  const auto small = static_cast<int32_t>(pairs.size()) - heap;
+  const Ordered o = Order(scene, pairs);
+  EXPECT_EQ(o.stats.ragdoll_islands, 2);
+  EXPECT_EQ(o.stats.coloured_ragdoll_pairs, heap);
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, 0, small), (std::set<int32_t>{30, 31}));
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, small, o.pairs.size()).size(), 30u);
+}
+
+TEST(Islands, BigIslandsNoneOfWhichHoldsMostPairsAreNotSplit) {
+  // Two equal heaps, each over kColouredIsland pairs: one task each.
+  constexpr int32_t kParts = 8;
+  Bodies scene(40, kParts);
+  std::vector<PartPair> pairs;
+  AddHeap(&pairs, 0, 20, kParts, 3);
+  const auto first = static_cast<int32_t>(pairs.size());
+  ASSERT_GT(first, detail::kColouredIsland);
+  AddHeap(&pairs, 20, 40, kParts, 3);
+  const Ordered o = Order(scene, pairs);
+  EXPECT_EQ(o.stats.ragdoll_islands, 2);
+  EXPECT_EQ(o.stats.coloured_ragdoll_pairs, 0);
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, 0, first).size(), 20u);
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, first, o.pairs.size()).size(), 20u);
 }
 
 }  // namespace

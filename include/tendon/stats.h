@@ -66,10 +66,12 @@ struct FrameStats {
   int32_t ragdoll_substeps = 0;      // XPBD substeps each ragdoll ran this frame
   int32_t ragdoll_pairs = 0;         // part pairs of different ragdolls in contact range
   int32_t dropped_ragdoll_pairs = 0; // pairs past the capacity (16 per bound part): not solved
-  // Islands: awake ragdolls joined by pairs. Each island of up to 512 pairs is one task
-  // per substep half (its pairs in order); a bigger one's pairs are solved by colour.
+  int32_t contact_ragdoll_pairs = 0; // of ragdoll_pairs, those with a contact: the ones solved
+  // Islands: awake ragdolls joined by pairs with a contact, each solved colour by colour
+  // as one task per substep half; an island holding more than half of the pairs (and
+  // over 512) is instead split by colour, each colour's pairs in parallel.
   int32_t ragdoll_islands = 0;
-  int32_t coloured_ragdoll_pairs = 0;  // pairs of islands too big for one task
+  int32_t coloured_ragdoll_pairs = 0;  // pairs of the island split by colour (0: none)
 
   int32_t bound_characters = 0;
   int32_t active_characters = 0;     // ragdolled (physics owns the bones)

@@ -219,7 +219,8 @@ typedef struct TendonFrameStats {
   int64_t simulated_instance_substeps;
   int32_t sleeping_chains, culled_by_distance, culled_by_budget, sleeping_pendulums;
   int32_t bound_ragdolls, disabled_ragdolls, simulated_ragdolls, sleeping_ragdolls, frozen_ragdolls;
-  int32_t ragdoll_substeps, ragdoll_pairs, dropped_ragdoll_pairs, ragdoll_islands, coloured_ragdoll_pairs;
+  int32_t ragdoll_substeps, ragdoll_pairs, dropped_ragdoll_pairs, contact_ragdoll_pairs, ragdoll_islands,
+      coloured_ragdoll_pairs;
   int32_t bound_characters, active_characters, dropped_character_events;
   int32_t snapped_teleport, snapped_wake, snapped_bad_input, reset_non_finite;
   int32_t chain_blocks, lanes_used;

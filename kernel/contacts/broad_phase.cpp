@@ -121,7 +121,8 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
       ++dropped;
       return;
     }
-    part_pairs_[pair_count_++] = PartPair{std::min(body_a, body_b), std::max(body_a, body_b), 0, 0};
+    part_pairs_[pair_count_] = PartPair{std::min(body_a, body_b), std::max(body_a, body_b), 0, pair_count_};
+    ++pair_count_;
   };
   for (int32_t oa = 0; oa < boxes; ++oa) {
     const RagdollBox& ba = ragdoll_boxes_[box_order_[oa]];

@@ -35,8 +35,8 @@ inline constexpr int32_t kPairsPerPart = 16;  // capacity of part pairs per boun
 struct PairBody {
   int32_t group, lane, part, slot;
 };
-// Two bodies that may touch (a < b); `colour` is the islands' scratch; `found` is where
-// PairContacts keeps the pair's contacts (Islands::KeepPairs sets it).
+// Two bodies that may touch (a < b); `colour` is the islands' scratch; `found` is the
+// pair's index in the broad phase's list, where PairContacts keeps its contacts.
 struct PartPair {
   int32_t a, b, colour, found;
 };

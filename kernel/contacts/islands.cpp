@@ -2,9 +2,8 @@
 //
 // Union-find over ragdoll slots (the lower slot is the root, so the result does not depend
 // on the pairs' order beyond the broad phase's), then a counting sort of the pairs by
-// island: small islands first, in slot order of their roots, each one's pairs in
-// broad-phase order. The big islands' pairs are coloured greedily, each taking the lowest
-// colour neither of its bodies has used.
+// island (islands in slot order of their roots, each one's pairs in broad-phase order, the
+// split island last), then per island the greedy colouring and a counting sort by colour.
 #include "kernel/contacts/islands.h"
 
 #include <algorithm>
@@ -18,6 +17,7 @@ void Islands::Reserve(int32_t total_parts, std::size_t pair_capacity, int32_t sl
   island_size_.resize(slot_count);
   island_fill_.resize(slot_count);
   island_start_.resize(static_cast<std::size_t>(slot_count) + 1);
+  by_island_.resize(pair_capacity);
 }
 
 int32_t Islands::IslandOf(int32_t slot) {
@@ -49,56 +49,66 @@ void Islands::Order(std::span<PartPair> pairs, std::span<const PairBody> bodies,
     pairs[i].colour = IslandOf(sa >= 0 ? sa : awake_slot(pairs[i].b));  // the island, for now
     ++island_size_[pairs[i].colour];
   }
-  // Small islands first, in slot order of their roots, each one's pairs in broad-phase
-  // order; each island's range is [island_start_[k], island_start_[k + 1]).
-  island_count_ = 0;
-  int32_t next = 0, big_islands = 0;
+  // The island split by colour, if one holds more than half the pairs and more than
+  // kColouredIsland (at most one can hold more than half).
+  int32_t split = -1;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const int32_t size = island_size_[i];
-    big_islands += size > kColouredIsland ? 1 : 0;
-    if (size == 0 || size > kColouredIsland) continue;
+    if (size > kColouredIsland && 2 * static_cast<int64_t>(size) > pair_count) split = static_cast<int32_t>(i);
+  }
+  // Islands in slot order of their roots, each one's range [island_start_[k],
+  // island_start_[k + 1]); the split island's pairs after the last.
+  island_count_ = 0;
+  int32_t next = 0;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const int32_t size = island_size_[i];
+    if (size == 0 || static_cast<int32_t>(i) == split) continue;
     island_fill_[i] = next;
     island_start_[island_count_++] = next;
     next += size;
   }
   island_start_[island_count_] = next;
-  const int32_t coloured_begin = next;
-  for (int32_t i = 0; i < pair_count; ++i) {
-    const int32_t island = pairs[i].colour;
-    if (island_size_[island] <= kColouredIsland) ordered_pairs_[island_fill_[island]++] = pairs[i];
-  }
-  // Big islands: coloured.
+  if (split >= 0) island_fill_[split] = next;
+  for (int32_t i = 0; i < pair_count; ++i) by_island_[island_fill_[pairs[i].colour]++] = pairs[i];
+  // Each island's pairs coloured in that order, then sorted by colour (stable).
   for (int32_t i = 0; i < body_count; ++i) body_colours_[i] = 0;
-  int32_t counts[kPairColours] = {};
-  for (int32_t i = 0; i < pair_count; ++i) {
-    PartPair& p = pairs[i];
-    if (island_size_[p.colour] <= kColouredIsland) {
-      p.colour = -1;
-      continue;
-    }
-    const uint64_t used = body_colours_[p.a] | body_colours_[p.b];
-    int32_t colour = kPairColours - 1;
-    for (int32_t c = 0; c < kPairColours - 1; ++c) {
-      if ((used & (uint64_t{1} << c)) == 0) {
-        colour = c;
-        break;
+  auto colour_range = [&](int32_t begin, int32_t end, int32_t* colour_start) {
+    int32_t counts[kPairColours] = {};
+    for (int32_t i = begin; i < end; ++i) {
+      PartPair& p = by_island_[i];
+      const uint64_t used = body_colours_[p.a] | body_colours_[p.b];
+      int32_t colour = kPairColours - 1;
+      for (int32_t c = 0; c < kPairColours - 1; ++c) {
+        if ((used & (uint64_t{1} << c)) == 0) {
+          colour = c;
+          break;
+        }
       }
+      p.colour = colour;
+      if (colour < kPairColours - 1) {
+        body_colours_[p.a] |= uint64_t{1} << colour;
+        body_colours_[p.b] |= uint64_t{1} << colour;
+      }
+      ++counts[colour];
     }
-    p.colour = colour;
-    if (colour < kPairColours - 1) {
-      body_colours_[p.a] |= uint64_t{1} << colour;
-      body_colours_[p.b] |= uint64_t{1} << colour;
+    int32_t fill[kPairColours];
+    int32_t at = begin;
+    for (int32_t c = 0; c < kPairColours; ++c) {
+      if (colour_start != nullptr) colour_start[c] = at;
+      fill[c] = at;
+      at += counts[c];
     }
-    ++counts[colour];
+    if (colour_start != nullptr) colour_start[kPairColours] = at;
+    for (int32_t i = begin; i < end; ++i) ordered_pairs_[fill[by_island_[i].colour]++] = by_island_[i];
+  };
+  for (int32_t k = 0; k < island_count_; ++k) colour_range(island_start_[k], island_start_[k + 1], nullptr);
+  if (split >= 0) {
+    colour_range(next, pair_count, colour_start_.data());
+  } else {
+    colour_start_.fill(pair_count);
   }
-  stats.ragdoll_islands = island_count_ + big_islands;
-  stats.coloured_ragdoll_pairs = pair_count - coloured_begin;
-  colour_start_[0] = coloured_begin;
-  for (int32_t c = 0; c < kPairColours; ++c) colour_start_[c + 1] = colour_start_[c] + counts[c];
-  int32_t fill[kPairColours];
-  for (int32_t c = 0; c < kPairColours; ++c) fill[c] = colour_start_[c];
-  for (int32_t i = 0; i < pair_count; ++i)
-    if (pairs[i].colour >= 0) ordered_pairs_[fill[pairs[i].colour]++] = pairs[i];
+  stats.ragdoll_islands = island_count_ + (split >= 0 ? 1 : 0);
+  stats.coloured_ragdoll_pairs = split >= 0 ? pair_count - next : 0;
 }
 
 

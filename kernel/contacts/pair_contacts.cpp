@@ -34,11 +34,19 @@ void PairContacts::Reserve(std::size_t pair_capacity) {
   pushing_.resize(pair_capacity);
 }
 
-void PairContacts::Find(int32_t pair_count, float frame_seconds) {
+int32_t PairContacts::Find(std::span<PartPair> pairs, float frame_seconds) {
   auto find = [&](int32_t begin, int32_t end, uint32_t) {
-    for (int32_t i = begin; i < end; ++i) FindOne(i, frame_seconds);
+    for (int32_t i = begin; i < end; ++i) FindOne(pairs[i], frame_seconds);
   };
+  const auto pair_count = static_cast<int32_t>(pairs.size());
   ParallelFor(settings_.tasks, pair_count, 64, find, {settings_.profiler, "ragdolls.pairs/task", kRagdollColor});
+  // Serial and in order: which pairs stay, and so the islands and every result, do not
+  // depend on the worker count.
+  int32_t kept = 0;
+  for (int32_t i = 0; i < pair_count; ++i) {
+    if (contact_count_[pairs[i].found] > 0) pairs[kept++] = pairs[i];
+  }
+  return kept;
 }
 
 void PairContacts::SolvePositions(float h) {
@@ -85,8 +93,7 @@ void PairContacts::StorePair(const PairSides& s) {
 // the shape (the speed of both over the frame, plus 1 cm) is a contact: the sphere's
 // point nearest the shape and the shape's nearest surface point, each fixed in its body,
 // and the shape's normal there. The kContactsPerPair closest are kept.
-void PairContacts::FindOne(int32_t pair_index, float frame_seconds) {
-  const PartPair& pair = islands_.pair(pair_index);
+void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   const PairBody& pa = broad_.body(pair.a);
   const PairBody& pb = broad_.body(pair.b);
   RagdollGroup& ga = store_.groups[pa.group];
@@ -100,8 +107,8 @@ void PairContacts::FindOne(int32_t pair_index, float frame_seconds) {
                                   vb.Part(kRbPairDeferLast, pb.part)[pb.lane % kBlockLanes]);
   const RigidPartConstants& ca = ga.constants[pa.part];
   const RigidPartConstants& cb = gb.constants[pb.part];
-  Contact* contacts = &contacts_[static_cast<std::size_t>(pair_index) * kContactsPerPair];
-  int32_t& count = contact_count_[pair_index];
+  Contact* contacts = &contacts_[static_cast<std::size_t>(pair.found) * kContactsPerPair];
+  int32_t& count = contact_count_[pair.found];
   count = 0;
   // The pair's reach over the frame (the broad phase kept it only if their bounding
   // spheres get within it).

@@ -1,8 +1,9 @@
 // kernel/contacts/pair_contacts.h: contacts between parts of different ragdolls: found
 // once per frame, solved inside every substep.
 //
-// What it does: Find, once per frame after the broad phase and the islands, gives each
-// pair up to kContactsPerPair contacts: every sample sphere of each part against the
+// What it does: Find, once per frame after the broad phase, gives each pair up to
+// kContactsPerPair contacts and keeps only the pairs with one for the islands and the
+// substeps (most pairs in reach have none: three in four in Jolt's pile scene): every sample sphere of each part against the
 // other part's exact shape, within the frame's reach (both parts' speed over the frame,
 // plus 1 cm), each kept as two points fixed in the bodies and a normal. Inside each
 // substep, after the kernel's positions, SolvePositions re-measures each contact along its
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "kernel/contacts/broad_phase.h"
@@ -51,13 +53,10 @@ class PairContacts {
 
   void Reserve(std::size_t pair_capacity);
   void SetProfiler(const ProfilerHooks* profiler) { settings_.profiler = profiler; }
-  // The contacts of the first `pair_count` ordered pairs (Islands::Order's indices).
-  void Find(int32_t pair_count, float frame_seconds);
-  // How many contacts Find gave the pair Order put at `ordered_index`. The caller keeps
-  // only the pairs with one in the islands' order (Islands::KeepPairs): most pairs in
-  // reach have none (three in four in Jolt's pile scene), and the substeps then never
-  // visit them. The solves find each kept pair's contacts through PartPair::found.
-  int32_t ContactCount(int32_t ordered_index) const { return contact_count_[ordered_index]; }
+  // The contacts of the broad phase's pairs (each kept at its PartPair::found). Then the
+  // pairs with a contact are moved to the front of `pairs`, in their order, and their
+  // count is returned: the islands order those, and the solves run over Islands::pair.
+  int32_t Find(std::span<PartPair> pairs, float frame_seconds);
   // The position half, between the kernel's positions and velocities of a substep; h is
   // the substep's length (a penetration the substep started with is taken out at most
   // max_push_speed x h deep).
@@ -106,7 +105,7 @@ class PairContacts {
 
   PairSides LoadPair(int32_t pair_index);
   static void StorePair(const PairSides& s);
-  void FindOne(int32_t pair_index, float frame_seconds);
+  void FindOne(const PartPair& pair, float frame_seconds);
   // Fixes a contact's points and normal in its bodies from a measurement: the sample
   // sphere of p (centre c) is `dist` from q's shape along n (out of q).
   static void Anchor(Contact& ct, const BodyState& p, const BodyState& q, Vec3 c, Vec3 n, float dist);
@@ -118,8 +117,8 @@ class PairContacts {
   RagdollStore& store_;
   const BroadPhase& broad_;
   const Islands& islands_;
-  // kContactsPerPair per pair, and how many it has, at the pair's index from Order
-  // (PartPair::found once Find has dropped the pairs without one).
+  // kContactsPerPair per pair, and how many it has, at the pair's PartPair::found (its
+  // index in the broad phase's list).
   std::vector<Contact> contacts_;
   std::vector<int32_t> contact_count_;
   std::vector<uint8_t> touching_;       // per kept pair: 1 when a contact pushed this substep

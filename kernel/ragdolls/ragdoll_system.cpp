@@ -744,26 +744,27 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
   }
   // 2. The substeps: all at once per block when no two store_.slots can touch this frame;
   //    otherwise one at a time, each followed by the coloured pair contacts.
-  stats.ragdoll_pairs = stats.dropped_ragdoll_pairs = 0;
+  //    The pairs in reach get their contacts; only those with one are ordered into islands
+  //    and solved (a frame whose pairs in reach have none steps as one without pairs).
+  stats.ragdoll_pairs = stats.dropped_ragdoll_pairs = stats.contact_ragdoll_pairs = 0;
   broad_.Clear();
+  int32_t pair_count = 0;
   if (substeps > 0 && enabled > 1) {
     {
       ProfileZone zone(profiler_, "ragdolls.broad_phase", kRagdollColor, thread);
       broad_.Run(store_, sleep_, frame_seconds, stats);
     }
+    if (broad_.pair_count() > 0) {
+      ProfileZone zone(profiler_, "ragdolls.pairs", kRagdollColor, thread);
+      pair_count = contacts_.Find(broad_.pairs(), frame_seconds);
+    }
+    stats.contact_ragdoll_pairs = pair_count;
     ProfileZone zone(profiler_, "ragdolls.islands", kRagdollColor, thread);
-    islands_.Order(broad_.pairs(), broad_.bodies(), broad_.body_count(), store_.slots, stats);
+    islands_.Order(broad_.pairs().first(static_cast<std::size_t>(pair_count)), broad_.bodies(), broad_.body_count(),
+                   store_.slots, stats);
   }
-  // The pairs in reach get their contacts; only those with one stay in the islands'
-  // order for the substeps (pairs without contacts would do nothing there).
-  if (broad_.pair_count() > 0) {
-    ProfileZone zone(profiler_, "ragdolls.pairs", kRagdollColor, thread);
-    contacts_.Find(broad_.pair_count(), frame_seconds);
-    (void)islands_.KeepPairs([&](int32_t i) { return contacts_.ContactCount(i) > 0; });
-  }
-  const bool split = broad_.pair_count() > 0;
-  const int32_t calls = split ? ragdoll_steps : (substeps > 0 ? 1 : 0);
-  params.substeps = split ? 1 : ragdoll_steps;
+  const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
+  params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
   // A kernel over every block: 0 the whole substeps, 1 positions, 2 velocities.
   auto run = [&](int32_t which) {
     auto task_fn = [&](int32_t begin, int32_t end, uint32_t) {
@@ -781,7 +782,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
   const float h = params.dt;
   for (int32_t call = 0; call < calls; ++call) {
     ProfileZone substep_zone(profiler_, "ragdolls.substep", kRagdollColor, thread);
-    if (!split) {
+    if (pair_count == 0) {
       run(0);
       continue;
     }

@@ -229,6 +229,7 @@ void ToC(const FrameStats& s, TendonFrameStats* c) {
   c->ragdoll_substeps = s.ragdoll_substeps;
   c->ragdoll_pairs = s.ragdoll_pairs;
   c->dropped_ragdoll_pairs = s.dropped_ragdoll_pairs;
+  c->contact_ragdoll_pairs = s.contact_ragdoll_pairs;
   c->ragdoll_islands = s.ragdoll_islands;
   c->coloured_ragdoll_pairs = s.coloured_ragdoll_pairs;
   c->bound_characters = s.bound_characters;

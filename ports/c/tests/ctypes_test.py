@@ -74,7 +74,7 @@ class FrameStats(C.Structure):
                 [(n, _i32) for n in ("sleeping_chains", "culled_by_distance", "culled_by_budget", "sleeping_pendulums",
                                      "bound_ragdolls", "disabled_ragdolls", "simulated_ragdolls", "sleeping_ragdolls",
                                      "frozen_ragdolls", "ragdoll_substeps", "ragdoll_pairs", "dropped_ragdoll_pairs",
-                                     "ragdoll_islands", "coloured_ragdoll_pairs", "bound_characters",
+                                     "contact_ragdoll_pairs", "ragdoll_islands", "coloured_ragdoll_pairs", "bound_characters",
                                      "active_characters", "dropped_character_events", "snapped_teleport",
                                      "snapped_wake", "snapped_bad_input", "reset_non_finite", "chain_blocks",
                                      "lanes_used")] +
