@@ -30,6 +30,7 @@ constexpr float kPairRemeasureSlide = 0.02f;  // m
 void PairContacts::Reserve(std::size_t pair_capacity) {
   contacts_.resize(pair_capacity * kContactsPerPair);
   contact_count_.resize(pair_capacity);
+  contact_begin_.resize(pair_capacity);
   touching_.resize(pair_capacity);
   pushing_.resize(pair_capacity);
 }
@@ -42,9 +43,20 @@ int32_t PairContacts::Find(std::span<PartPair> pairs, float frame_seconds) {
   ParallelFor(settings_.tasks, pair_count, 64, find, {settings_.profiler, "ragdolls.pairs/task", kRagdollColor});
   // Serial and in order: which pairs stay, and so the islands and every result, do not
   // depend on the worker count.
+  // The kept pairs' contacts are packed to the front of contacts_ (each pair's slots start
+  // at or after where its packed contacts go, so the copy runs forward): the substeps
+  // then walk a few hundred kB instead of four slots for every pair in reach.
   int32_t kept = 0;
+  std::size_t packed = 0;
   for (int32_t i = 0; i < pair_count; ++i) {
-    if (contact_count_[pairs[i].found] > 0) pairs[kept++] = pairs[i];
+    const int32_t found = pairs[i].found;
+    const int32_t count = contact_count_[found];
+    if (count == 0) continue;
+    const std::size_t from = static_cast<std::size_t>(found) * kContactsPerPair;
+    for (int32_t k = 0; k < count && packed != from; ++k) contacts_[packed + k] = contacts_[from + k];
+    contact_begin_[found] = static_cast<int32_t>(packed);
+    packed += static_cast<std::size_t>(count);
+    pairs[kept++] = pairs[i];
   }
   return kept;
 }
@@ -173,7 +185,7 @@ void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
   const int32_t count = contact_count_[pair.found];
   touching_[pair_index] = 0;
   pushing_[pair_index] = 0;
-  Contact* contacts = &contacts_[static_cast<std::size_t>(pair.found) * kContactsPerPair];
+  Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[pair.found])];
   {
     // Many pairs with contacts touch in no substep of the frame, or not in this one: their
     // poses alone say so, before the velocities and the substep's start are read.
@@ -325,7 +337,7 @@ void PairContacts::VelocitiesOne(int32_t pair_index, float h) {
   const float restitution = 0.5f * (ca.restitution + cb.restitution);
   const float friction = std::sqrt(ca.friction * cb.friction);
   const float g = Length(settings_.gravity);
-  const Contact* contacts = &contacts_[static_cast<std::size_t>(found) * kContactsPerPair];
+  const Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[found])];
   bool touching = false;
   const Rot3 rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);  // orientations are fixed here
   for (int32_t k = 0; k < count; ++k) {

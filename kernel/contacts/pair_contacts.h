@@ -117,10 +117,11 @@ class PairContacts {
   RagdollStore& store_;
   const BroadPhase& broad_;
   const Islands& islands_;
-  // kContactsPerPair per pair, and how many it has, at the pair's PartPair::found (its
-  // index in the broad phase's list).
+  // Find's kContactsPerPair slots per pair at the pair's PartPair::found (its index in the
+  // broad phase's list) and how many it used; then the kept pairs' contacts packed in
+  // broad-phase order, each pair's from contact_begin_[found].
   std::vector<Contact> contacts_;
-  std::vector<int32_t> contact_count_;
+  std::vector<int32_t> contact_count_, contact_begin_;
   std::vector<uint8_t> touching_;       // per kept pair: 1 when a contact pushed this substep
   std::vector<uint8_t> pushing_;        // per kept pair: 1 when a contact was pushed out at the bounded speed
 };
