@@ -128,14 +128,15 @@ inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, boo
       w->Step(dt);
     }
     hashes.push_back(w->StateHash());
-    saw_pairs = saw_pairs || w->LastStats().ragdoll_pairs > 0;
+    saw_pairs = saw_pairs || w->LastStats().contact_ragdoll_pairs > 0;
   }
   EXPECT_TRUE(saw_pairs) << "the scene must exercise contacts between ragdolls";
   return hashes;
 }
 
 // A heap of 288 crates touching in a 6 x 6 x 8 block is one island of more than 512
-// pairs, which is solved by colour (in parallel within a colour) instead of as one task:
+// pairs with a contact, which is split by colour (in parallel within a colour) instead of
+// run as one task:
 // that path is bit-identical for any worker count too.
 inline std::vector<uint64_t> RunHeap(const TaskHooks& hooks, bool* saw_coloured, Isa isa = Isa::kAuto) {
   WorldSettings ws;

@@ -141,11 +141,13 @@ TEST(DeviceProfile, ASlowedKernelMeasuresSlowerAxesAndGetsSmallerBudgets) {
   EXPECT_LE(b.max_distance, a.max_distance);
   EXPECT_LE(b.max_active_characters, a.max_active_characters);
   EXPECT_LE(b.ragdoll_substeps, a.ragdoll_substeps);
-  // Strictly smaller unless the plain run is already at the floor (a sanitizer build).
-  if (a.chain_compute > kComputeMin) {
+  // Strictly smaller unless the plain run's budget is already the floor's (a sanitizer
+  // build; or the scalar kernel's ragdolls a little over the floor, where 16 x 0.27 and
+  // 16 x 0.25 both round to 4 characters).
+  if (a.max_chains > std::lround(kReferenceMaxChains * kComputeMin)) {
     EXPECT_LT(b.max_chains, a.max_chains);
   }
-  if (a.rigid_compute > kComputeMin) {
+  if (a.max_active_characters > std::lround(kReferenceActiveCharacters * kComputeMin)) {
     EXPECT_LT(b.max_active_characters, a.max_active_characters);
   }
   EXPECT_EQ(b.best_isa, Isa::kScalar);

@@ -109,7 +109,7 @@ std::vector<uint64_t> RunPile(Isa isa) {
   std::vector<uint64_t> hashes;
   bool saw_pairs = false;
   for (int step = 0; step < 90; ++step) {
-    saw_pairs = world->Step(1.0f / 60.0f).ragdoll_pairs > 0 || saw_pairs;
+    saw_pairs = world->Step(1.0f / 60.0f).contact_ragdoll_pairs > 0 || saw_pairs;
     hashes.push_back(world->StateHash());
   }
   EXPECT_TRUE(saw_pairs) << "the piles must touch";

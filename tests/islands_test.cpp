@@ -137,5 +137,17 @@ TEST(Islands, BigIslandsNoneOfWhichHoldsMostPairsAreNotSplit) {
   EXPECT_EQ(CheckIslandRun(scene, o.pairs, first, o.pairs.size()).size(), 20u);
 }
 
+TEST(Islands, ASleepingRagdollSharedByTwoIslandsTakesNoColour) {
+  // Slot 0 sleeps; slots 1 and 2 each touch its body 0 with two parts: two islands (a
+  // sleeping ragdoll joins none). Only read in its pairs, it takes no colour, so each
+  // island colours its pairs as if the other were not there.
+  Bodies scene(3, 2);
+  scene.slots[0].asleep = true;
+  std::vector<PartPair> pairs = {{0, 2, 0, 0}, {0, 4, 0, 1}, {0, 3, 0, 2}, {0, 5, 0, 3}};
+  const Ordered o = Order(scene, pairs);
+  EXPECT_EQ(o.stats.ragdoll_islands, 2);
+  for (const PartPair& p : o.pairs) EXPECT_EQ(p.colour, 0) << "pair " << p.a << "-" << p.b;
+}
+
 }  // namespace
 }  // namespace tendon::test

@@ -80,7 +80,8 @@ inline std::unique_ptr<World> MakeWorld(WorldSettings s = {}) {
 }
 
 // A heap of 288 small crates touching in a 6 x 6 x 8 block on a ground plane at y = 0:
-// one island of more than 512 part pairs, which the world solves by colour. Each crate
+// one island of more than 512 part pairs with a contact (all the frame's), which the
+// world splits by colour. Each crate
 // writes its one part frame to out[i] (288 of them, sized here).
 inline void BindCrateHeap(World& w, std::vector<std::vector<Transform>>* out) {
   RagdollSettings crate;

@@ -435,7 +435,8 @@ TEST(Memory, StepDoesNotAllocate) {
 }
 
 // The islands, the colouring of a big island and the pairs' contacts use storage sized at
-// bind time: a heap of 288 touching crates (one island of more than 512 pairs) steps
+// bind time: a heap of 288 touching crates (one island of more than 512 pairs with a
+// contact) steps
 // without allocating.
 TEST(Memory, StepDoesNotAllocateWithABigIsland) {
   auto w = MakeWorld();

@@ -69,7 +69,7 @@ struct FrameStats {
   int32_t contact_ragdoll_pairs = 0; // of ragdoll_pairs, those with a contact: the ones solved
   // Islands: awake ragdolls joined by pairs with a contact, each solved colour by colour
   // as one task per substep half; an island holding more than half of the pairs (and
-  // over 512) is instead split by colour, each colour's pairs in parallel.
+  // over 512 of them) is instead split by colour, each colour's pairs in parallel.
   int32_t ragdoll_islands = 0;
   int32_t coloured_ragdoll_pairs = 0;  // pairs of the island split by colour (0: none)
 

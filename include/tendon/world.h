@@ -21,8 +21,9 @@
 // Threading: a World is used by one thread at a time. Step hands its phases to
 // WorldSettings::tasks (see task_hooks.h) and returns when they are done: chain and
 // ragdoll blocks of lanes, and contacts between ragdolls by island (awake ragdolls joined
-// by contacts; an island of more than 512 part pairs by colour instead, FrameStats
-// counts both). Results are bit-identical for any worker count. Step sets flush-to-zero
+// by pairs with a contact, each island one task; one island holding more than half of
+// those pairs and over 512 is split by colour across tasks instead; FrameStats counts
+// both). Results are bit-identical for any worker count. Step sets flush-to-zero
 // and denormals-are-zero inside every task and restores the caller's floating-point mode.
 //
 // Memory: building and binding allocate (archetypes, lanes, per-instance state, scratch

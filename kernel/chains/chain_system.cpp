@@ -526,7 +526,8 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
 // one is counted and the last good pose is used again. Returns whether it was good.
 inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   const int32_t n = slot.bone_count;
-  // Every host transform a chain reads goes through the dispatched kernel's check.
+  // The host transforms a chain reads are checked by the dispatched kernel's test, or
+  // (one transform, or a chain's two or fewer collider frames) inline by AllFinite.
   auto all_finite = [this](const Transform* t, int32_t count) {
     return kernels_->all_finite(reinterpret_cast<const float*>(t), count * static_cast<int32_t>(sizeof(Transform) / sizeof(float)));
   };

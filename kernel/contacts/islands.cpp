@@ -1,4 +1,4 @@
-// kernel/contacts/islands.cpp: islands of touching ragdolls, and colours for the big ones.
+// kernel/contacts/islands.cpp: islands of touching ragdolls, each one's pairs by colour.
 //
 // Union-find over ragdoll slots (the lower slot is the root, so the result does not depend
 // on the pairs' order beyond the broad phase's), then a counting sort of the pairs by
@@ -70,8 +70,12 @@ void Islands::Order(std::span<PartPair> pairs, std::span<const PairBody> bodies,
   island_start_[island_count_] = next;
   if (split >= 0) island_fill_[split] = next;
   for (int32_t i = 0; i < pair_count; ++i) by_island_[island_fill_[pairs[i].colour]++] = pairs[i];
-  // Each island's pairs coloured in that order, then sorted by colour (stable).
+  // Each island's pairs coloured in that order, then sorted by colour (stable). Only awake
+  // bodies take colours: a sleeping one is only read (static in its pairs), so pairs that
+  // share it may run together, and an island's colours never depend on another island's
+  // pairs with the same sleeping ragdoll (nor, so, on whether or when it is split).
   for (int32_t i = 0; i < body_count; ++i) body_colours_[i] = 0;
+  auto awake = [&](int32_t body) { return !slots[bodies[body].slot].asleep; };
   auto colour_range = [&](int32_t begin, int32_t end, int32_t* colour_start) {
     int32_t counts[kPairColours] = {};
     for (int32_t i = begin; i < end; ++i) {
@@ -86,8 +90,8 @@ void Islands::Order(std::span<PartPair> pairs, std::span<const PairBody> bodies,
       }
       p.colour = colour;
       if (colour < kPairColours - 1) {
-        body_colours_[p.a] |= uint64_t{1} << colour;
-        body_colours_[p.b] |= uint64_t{1} << colour;
+        if (awake(p.a)) body_colours_[p.a] |= uint64_t{1} << colour;
+        if (awake(p.b)) body_colours_[p.b] |= uint64_t{1} << colour;
       }
       ++counts[colour];
     }

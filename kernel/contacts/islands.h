@@ -5,10 +5,11 @@
 // ragdoll is static in its pairs and only read, so it joins nothing). Order takes the
 // frame's pairs with contacts (PairContacts::Find drops the rest), so an island is a
 // heap of ragdolls that touch. Every island's pairs are coloured greedily (each takes the
-// lowest colour neither of its bodies has used) and solved colour by colour: a pass over
-// a heap that sweeps it in independent sets settles it sooner than one in broad-phase
-// order (Jolt's pile scene: asleep at 7.6 s instead of 10.9 s), and colour kPairColours -
-// 1 takes the overflow. Islands share no body, so they run in parallel, one task each.
+// lowest colour neither of its awake bodies has used; a sleeping body is only read, so it
+// takes none) and solved colour by colour: a pass that sweeps a heap in independent sets
+// settles it sooner than one in broad-phase order (Jolt's pile scene: asleep at 7.6 s
+// instead of 10.9 s); colour kPairColours - 1 takes the overflow. Islands share no awake
+// body, so they run in parallel, one task each.
 // One island that holds more than half the frame's pairs and more than kColouredIsland
 // (one big heap, which would keep one thread busy while the others wait) is instead split
 // by colour: its colours one after another, each colour's pairs in parallel, the overflow

@@ -13,6 +13,7 @@
 #include "kernel/contacts/pair_contacts.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <tuple>
 
@@ -50,6 +51,7 @@ int32_t PairContacts::Find(std::span<PartPair> pairs, float frame_seconds) {
   std::size_t packed = 0;
   for (int32_t i = 0; i < pair_count; ++i) {
     const int32_t found = pairs[i].found;
+    assert(i == 0 || found > pairs[i - 1].found);  // the copy below runs forward
     const int32_t count = contact_count_[found];
     if (count == 0) continue;
     const std::size_t from = static_cast<std::size_t>(found) * kContactsPerPair;

@@ -15,7 +15,8 @@
 // A sleeping or frozen ragdoll, or a kinematic part, is static in its pairs.
 // What it does NOT do: decide which parts may touch (BroadPhase) or in what order pairs
 // run (Islands), or meet the static world (the rigid kernels do).
-// Threading: Find is a parallel-for over pairs (each writes its own contacts); the solves
+// Threading: Find is a parallel-for over pairs (each writes its own contacts), then a
+// serial pass that keeps and packs the pairs with a contact; the solves
 // run through Islands::ForEach, so no two concurrent pairs share a body.
 // Memory: sized by Reserve at bind time; nothing here allocates in Step.
 #pragma once
@@ -53,9 +54,11 @@ class PairContacts {
 
   void Reserve(std::size_t pair_capacity);
   void SetProfiler(const ProfilerHooks* profiler) { settings_.profiler = profiler; }
-  // The contacts of the broad phase's pairs (each kept at its PartPair::found). Then the
-  // pairs with a contact are moved to the front of `pairs`, in their order, and their
-  // count is returned: the islands order those, and the solves run over Islands::pair.
+  // The contacts of the broad phase's pairs (each kept at its PartPair::found, which must
+  // ascend through `pairs`, as the broad phase numbers them). Then the pairs with a
+  // contact are moved to the front of `pairs`, in their order (the rest of the span is
+  // stale), and their count is returned: the islands order that prefix, and the solves
+  // run over Islands::pair.
   int32_t Find(std::span<PartPair> pairs, float frame_seconds);
   // The position half, between the kernel's positions and velocities of a substep; h is
   // the substep's length (a penetration the substep started with is taken out at most

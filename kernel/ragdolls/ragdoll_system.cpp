@@ -742,10 +742,10 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
     ProfileZone zone(profiler_, "ragdolls.prepare", kRagdollColor, thread);
     ParallelFor(settings_.tasks, count, 1, pre, {profiler_, "ragdolls.prepare/task", kRagdollColor});
   }
-  // 2. The substeps: all at once per block when no two store_.slots can touch this frame;
-  //    otherwise one at a time, each followed by the coloured pair contacts.
-  //    The pairs in reach get their contacts; only those with one are ordered into islands
-  //    and solved (a frame whose pairs in reach have none steps as one without pairs).
+  // 2. The substeps: all at once per block when no pair between ragdolls has a contact
+  //    this frame; otherwise one at a time, each with the pairs' passes inside it. The
+  //    pairs in reach get their contacts; only those with one are ordered into islands
+  //    and solved.
   stats.ragdoll_pairs = stats.dropped_ragdoll_pairs = stats.contact_ragdoll_pairs = 0;
   broad_.Clear();
   int32_t pair_count = 0;

@@ -7,8 +7,8 @@
 // The controls: enabled or not (a disabled instance is packed behind the enabled ones and
 // costs the solver nothing), a kinematic root (the instance moves to the other group, state
 // and all), sleeping rules, part states and velocities, impulses, motor targets. Step runs
-// the frame (ragdoll_system.cpp): kinematic roots, the broad phase, islands and pair
-// contacts once, the XPBD substeps of the rigid kernels with the pairs inside them, then
+// the frame (ragdoll_system.cpp): kinematic roots, the broad phase, the pairs' contacts
+// and then the islands of the pairs with one, once, the XPBD substeps of the rigid kernels with the pairs inside them, then
 // resets, sleep and the part frames written to the host. It owns the systems of contacts
 // between ragdolls (BroadPhase, Islands, PairContacts) and Sleep, and composes them.
 // What it does NOT do: keep time (the World's clock gives substeps), own the static world
