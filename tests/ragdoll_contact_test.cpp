@@ -217,29 +217,37 @@ TEST(RagdollContacts, APileOfTwentyRagdollsSettlesWithoutGainingEnergy) {
   const double released = energy();
   double highest = released;
   int32_t most_contact_pairs = 0;
-  for (int f = 0; f < 300; ++f) {
+  // Every part's speed over the last second of 8 s: when a heap settles depends on the
+  // kernel's roundings (the AVX2 kernel's is asleep at 6 s; NEON's had a ragdoll slide off
+  // it at 6.5 s), so it is held to a still second, not to one frame at a fixed time.
+  float fastest = 0;
+  auto fastest_part = [&] {
+    std::vector<Vec3> v(23), wv(23);
+    float most = 0;
+    for (int i = 0; i < 20; ++i) {
+      w->GetRagdollVelocities(ids[i], v, wv);
+      for (int j = 0; j < 23; ++j) most = std::max(most, Length(v[j]));
+    }
+    return most;
+  };
+  for (int f = 0; f < 480; ++f) {
     const FrameStats& st = w->Step(kStep);
     highest = std::max(highest, energy());
     // Only pairs with a contact are solved; they are a part of the pairs in reach.
     EXPECT_LE(st.contact_ragdoll_pairs, st.ragdoll_pairs);
     most_contact_pairs = std::max(most_contact_pairs, st.contact_ragdoll_pairs);
+    if (f >= 420) fastest = std::max(fastest, fastest_part());
   }
   EXPECT_GT(most_contact_pairs, 0);
   // Kinetic plus potential energy (part frames as a proxy for the centres of mass: the
   // offset is fixed per part, so the comparison holds) never exceeds its value at release.
   EXPECT_LE(highest, released * 1.0005 + 1.0);
   EXPECT_EQ(w->LastStats().dropped_ragdoll_pairs, 0);
-  // Settling: after 5 s the 460 parts have lost most of the energy the fall released (how
+  // Settling: after 8 s the 460 parts have lost most of the energy the fall released (how
   // high the heap stands at rest varies with how it fell) and their kinetic energy is a
-  // hundred-thousandth of it; they move slowly.
+  // hundred-thousandth of it; over the last second no part moved faster than 0.2 m/s.
   EXPECT_LT(energy(), released * 0.1);
   EXPECT_LT(kinetic(), released * 1e-5);
-  std::vector<Vec3> v(23), wv(23);
-  float fastest = 0;
-  for (int i = 0; i < 20; ++i) {
-    w->GetRagdollVelocities(ids[i], v, wv);
-    for (int j = 0; j < 23; ++j) fastest = std::max(fastest, Length(v[j]));
-  }
   EXPECT_LT(fastest, 0.2f);
 }
 
