@@ -103,18 +103,30 @@ TEST(Islands, EachIslandsPairsComeTogetherColourByColour) {
   }
 }
 
+// Two heaps of 8-part ragdolls, slots [0, split) and [split, end) (reach 3 and
+// `second_reach`), ordered; `first` is the first heap's pair count.
+struct TwoHeaps {
+  Bodies scene;
+  int32_t first = 0;
+  Ordered o;
+  TwoHeaps(int32_t split, int32_t end, int32_t second_reach) : scene(end, 8) {
+    std::vector<PartPair> pairs;
+    AddHeap(&pairs, 0, split, 8, 3);
+    first = static_cast<int32_t>(pairs.size());
+    AddHeap(&pairs, split, end, 8, second_reach);
+    o = Order(scene, pairs);
+  }
+};
+
 TEST(Islands, AnIslandHoldingMostPairsIsSplitByColourAndRunsLast) {
   // A heap of 30 ragdolls (slots 0-29, far more than kColouredIsland pairs) and a pair of
   // ragdolls (slots 30-31) beside it.
-  constexpr int32_t kParts = 8;
-  Bodies scene(32, kParts);
-  std::vector<PartPair> pairs;
-  AddHeap(&pairs, 0, 30, kParts, 3);
-  const auto heap = static_cast<int32_t>(pairs.size());
+  const TwoHeaps t(30, 32, 2);
+  const Bodies& scene = t.scene;
+  const Ordered& o = t.o;
+  const int32_t heap = t.first;
   ASSERT_GT(heap, detail::kColouredIsland);
-  AddHeap(&pairs, 30, 32, kParts, 2);
-  const auto small = static_cast<int32_t>(pairs.size()) - heap;
-  const Ordered o = Order(scene, pairs);
+  const auto small = static_cast<int32_t>(o.pairs.size()) - heap;
   EXPECT_EQ(o.stats.ragdoll_islands, 2);
   EXPECT_EQ(o.stats.coloured_ragdoll_pairs, heap);
   EXPECT_EQ(CheckIslandRun(scene, o.pairs, 0, small), (std::set<int32_t>{30, 31}));
@@ -123,14 +135,11 @@ TEST(Islands, AnIslandHoldingMostPairsIsSplitByColourAndRunsLast) {
 
 TEST(Islands, BigIslandsNoneOfWhichHoldsMostPairsAreNotSplit) {
   // Two equal heaps, each over kColouredIsland pairs: one task each.
-  constexpr int32_t kParts = 8;
-  Bodies scene(40, kParts);
-  std::vector<PartPair> pairs;
-  AddHeap(&pairs, 0, 20, kParts, 3);
-  const auto first = static_cast<int32_t>(pairs.size());
+  const TwoHeaps t(20, 40, 3);
+  const Bodies& scene = t.scene;
+  const Ordered& o = t.o;
+  const int32_t first = t.first;
   ASSERT_GT(first, detail::kColouredIsland);
-  AddHeap(&pairs, 20, 40, kParts, 3);
-  const Ordered o = Order(scene, pairs);
   EXPECT_EQ(o.stats.ragdoll_islands, 2);
   EXPECT_EQ(o.stats.coloured_ragdoll_pairs, 0);
   EXPECT_EQ(CheckIslandRun(scene, o.pairs, 0, first).size(), 20u);

@@ -42,11 +42,11 @@ int32_t PairContacts::Find(std::span<PartPair> pairs, float frame_seconds) {
   };
   const auto pair_count = static_cast<int32_t>(pairs.size());
   ParallelFor(settings_.tasks, pair_count, 64, find, {settings_.profiler, "ragdolls.pairs/task", kRagdollColor});
-  // Serial and in order: which pairs stay, and so the islands and every result, do not
-  // depend on the worker count.
-  // The kept pairs' contacts are packed to the front of contacts_ (each pair's slots start
-  // at or after where its packed contacts go, so the copy runs forward): the substeps
-  // then walk a few hundred kB instead of four slots for every pair in reach.
+  // Serial and in order, so which pairs stay (and so the islands and every result) does
+  // not depend on the worker count. The kept pairs' contacts are packed to the front of
+  // contacts_ (each pair's slots start at or after where its packed contacts go, so the
+  // copy runs forward): the substeps then walk a few hundred kB instead of four slots for
+  // every pair in reach.
   int32_t kept = 0;
   std::size_t packed = 0;
   for (int32_t i = 0; i < pair_count; ++i) {

@@ -1,6 +1,7 @@
 // kernel/core/finite.h: the finiteness check of host transforms for code outside the
 // dispatched kernels (characters, and a chain's single frames); chains' poses use
-// ChainKernels::all_finite, the same test in lanes. And the one rule for host rotations (NearUnit, UsableRotation).
+// ChainKernels::all_finite, the same test in lanes. And the one rule for host rotations
+// (NearUnit, UsableRotation).
 //
 // True when every float of `count` transforms is finite, that is, when no float has all
 // its exponent bits set. The test is on the bits, in integers, so that the loop vectorises:
