@@ -5,13 +5,14 @@
 // kContactsPerPair contacts and keeps only the pairs with one for the islands and the
 // substeps (most pairs in reach have none: three in four in Jolt's pile scene). The
 // contacts: every sample sphere of each part against the other part's exact shape,
-// within the frame's reach (both parts' speed over the frame, plus 1 cm), each kept as two points fixed in the bodies and a normal. Inside each
-// substep, after the kernel's positions, SolvePositions re-measures each contact along its
-// normal and pushes a penetration apart (XPBD positional correction with both generalised
-// inverse masses), then static friction holds the points where they first touched this
-// frame while the tangential impulse stays within Coulomb's cone over the frame's normal
-// impulses. After the kernel's velocities, SolveVelocities applies restitution (none for
-// slow approaches), dynamic friction and rolling resistance at the contacts that pushed.
+// within the frame's reach (both parts' speed over the frame, plus 1 cm), each kept as
+// two points fixed in the bodies and a normal. Inside each substep, after the kernel's
+// positions, SolvePositions re-measures each contact along its normal and pushes a
+// penetration apart (XPBD positional correction with both generalised inverse masses),
+// then static friction holds the points where they first touched this frame while the
+// tangential impulse stays within Coulomb's cone over the frame's normal impulses. After
+// the kernel's velocities, SolveVelocities applies restitution (none for slow
+// approaches), dynamic friction and rolling resistance at the contacts that pushed.
 // A sleeping or frozen ragdoll, or a kinematic part, is static in its pairs.
 // What it does NOT do: decide which parts may touch (BroadPhase) or in what order pairs
 // run (Islands), or meet the static world (the rigid kernels do).
