@@ -367,6 +367,60 @@ TEST(BadInput, NonFiniteColliderFramesAreHeld) {
   for (const Transform& t : host.output) EXPECT_TRUE(IsFinite(t));
 }
 
+// The per-frame read checks exactly the host floats a chain uses: every float of each bone
+// its bone map names, of its root frame and of the collider frames its colliders sit on,
+// against NaN and both infinities; host bones and frames it does not use are not read.
+TEST(BadInput, EveryFloatAChainReadsThroughItsBoneMapIsCheckedAndNoOther) {
+  auto w = MakeWorld(LastSubstepOutputs());
+  ChainArchetypeSettings st = Strand(4);
+  st.colliders.push_back({.shape = ColliderShape::kSphere, .bone = -1, .frame = 1, .a = {0.2f, -0.3f, 0}, .radius = 0.05f});
+  const ChainArchetypeId a = w->BuildChainArchetype(st).value();
+  const std::vector<int32_t> bone_map = {6, 1, 4, 3};
+  Transform root_parent{};
+  std::vector<Transform> animated(8), output(8), frames(2);
+  for (int k = 0; k < 4; ++k) animated[bone_map[k]] = st.bones[k].rest_local;
+  output = animated;
+  ChainBinding b;
+  b.archetype = a;
+  b.root_parent_world = &root_parent;
+  b.animated_local = animated;
+  b.output_local = output;
+  b.bone_map = bone_map;
+  b.collider_frames = frames;
+  ASSERT_TRUE(w->BindChain(b).ok());
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(w->Step(kStep).snapped_bad_input, 0);
+  const float bad_values[] = {std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY};
+  auto poke = [&](Transform& t, const char* what, bool read) {
+    for (int f = 0; f < 10; ++f) {
+      for (float bad : bad_values) {
+        float* floats = reinterpret_cast<float*>(&t);
+        const float kept = floats[f];
+        floats[f] = bad;
+        EXPECT_EQ(w->Step(kStep).snapped_bad_input, read ? 1 : 0) << what << " float " << f << " = " << bad;
+        for (const Transform& o : output) ASSERT_TRUE(IsFinite(o)) << what << " float " << f;
+        floats[f] = kept;
+        EXPECT_EQ(w->Step(kStep).snapped_bad_input, 0) << what << " float " << f << " restored";
+      }
+    }
+  };
+  for (int h = 0; h < 8; ++h) {
+    const bool mapped = std::find(bone_map.begin(), bone_map.end(), h) != bone_map.end();
+    poke(animated[h], mapped ? "mapped host bone" : "unmapped host bone", mapped);
+  }
+  poke(root_parent, "root frame", true);
+  poke(frames[1], "collider frame 1", true);
+  poke(frames[0], "collider frame 0 (no collider on it)", false);
+  // A mapped rotation a little off unit is normalised, not refused; one far off is refused.
+  animated[4].rotation = Quat{0, 0, 0, 1.0005f};
+  EXPECT_EQ(w->Step(kStep).snapped_bad_input, 0);
+  animated[4].rotation = Quat{0, 0, 0, 3.0f};
+  EXPECT_EQ(w->Step(kStep).snapped_bad_input, 1);
+  for (const Transform& o : output) {
+    ASSERT_TRUE(IsFinite(o));
+    EXPECT_NEAR(Dot(o.rotation, o.rotation), 1.0f, 1e-4f);
+  }
+}
+
 TEST(Stats, CountWhatTheFrameDid) {
   WorldSettings ws;
   ws.max_distance = 10.0f;

@@ -321,6 +321,7 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
     if (col.bone < 0 && col.frame + 1 > a.collider_frames_needed) a.collider_frames_needed = col.frame + 1;
     if (col.bone < 0) a.collider_frames_used.push_back(col.frame);
     if (col.bone >= 0) a.any_node_collider = true;
+    if (col.bone < 0) a.host_colliders |= 1u << c;
   }
   // Masks name existing colliders only (what is left is the same topology for any count).
   const uint32_t existing = collider_count >= 32 ? 0xffffffffu : (1u << collider_count) - 1u;

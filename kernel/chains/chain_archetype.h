@@ -68,6 +68,7 @@ struct ChainArchetype {
   // in its parent's frame (the rest direction of the joint it is the tail of).
   std::vector<Vec3> gravity_push, rest_direction;
   bool any_node_collider = false;  // a collider sits on one of the chain's own nodes (bone >= 0)
+  uint32_t host_colliders = 0;     // bit c when collider c sits on a host frame (bone < 0)
   int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders use
   std::vector<int32_t> collider_frames_used;  // the host frames colliders use, distinct, ascending
 };

@@ -13,6 +13,7 @@
 #include "kernel/chains/chain_system.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -533,15 +534,16 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   };
   // One transform is checked inline (ten floats' exponent bits): through the kernel's
   // table a call cost more than the test.
-  bool good = AllFinite(slot.root_parent_world, 1);
+  uint32_t non_finite = NonFiniteBit(*slot.root_parent_world);
   // Only the host frames the colliders use are read (an avatar's colliders name a few bones
   // of its whole world pose).
   const std::vector<int32_t>& frames_used = archetypes_[slot.archetype].archetype.collider_frames_used;
   if (static_cast<int32_t>(frames_used.size()) == slot.collider_frame_count && slot.collider_frame_count > 2) {
-    good = good && all_finite(slot.collider_frames, slot.collider_frame_count);
+    non_finite |= all_finite(slot.collider_frames, slot.collider_frame_count) ? 0u : 1u;
   } else {
-    for (int32_t f : frames_used) good = good && AllFinite(slot.collider_frames + f, 1);
+    for (int32_t f : frames_used) non_finite |= NonFiniteBit(slot.collider_frames[f]);
   }
+  bool good = non_finite == 0;
   // Rotations at the door: a unit one passes as it is; one a little off unit is normalised
   // in the copy (a non-unit quaternion would scale what it composes: |q| = 1.01 came out
   // as 1.0201); one far from unit (or one whose length overflows) is bad input.
@@ -569,12 +571,12 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
     // Gathered through the bone map into the staging copy, checked in one pass, and then
     // swapped in as the last good pose. A virtual tip has no host bone: its entry is its
     // rest local in both copies, always, and it is neither read nor checked.
+    // The copy and both checks are one pass over the real nodes.
     Transform* staged = slot.staging.data();
     const auto real = static_cast<int32_t>(slot.real_node.size());
     const int32_t* node = slot.real_node.data();
-    const int32_t* host = slot.real_host.data();
-    for (int32_t i = 0; i < real; ++i) staged[node[i]] = slot.animated[host[i]];
-    good = good && all_finite(staged, n) && rotations_ok(staged, node, real);
+    const GatherCheck check = GatherTransforms(slot.animated, slot.real_host.data(), staged, node, real);
+    good = good && check.finite && (check.unit || rotations_ok(staged, node, real));
     if (good) slot.last_good.swap(slot.staging);
   }
   if (good) {
@@ -612,19 +614,31 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   // Into each of the chain's lanes, for each collider on a host frame switched on there
   // (colliders on the chain's own nodes come after the pose kernel: LaneRareWork). Lanes of
   // other chains in the same blocks are other floats: the read's tasks never write one twice.
-  if (!a.colliders.empty()) {
+  // Only the fields the collider's kind reads: a sphere's centre and radius, a plane's
+  // point and normal, all seven for a capsule.
+  if (a.host_colliders != 0) {
     Group& g = groups_[slot.group];
     const std::size_t field_stride = static_cast<std::size_t>(g.collider_count) * kBlockLanes;
+    const std::size_t block_floats = static_cast<std::size_t>(g.hot_rows) * kBlockLanes;
+    float* const first_rows = g.View(0).Collider(0, 0);  // block 0's; block b's are b * block_floats on
+    const float* const world = slot.collider_world.data();
+    const uint8_t* const kind = a.topology.collider_kind.data();
     for (int32_t strand = 0; strand < a.strands; ++strand) {
-      const int32_t lane = slot.lanes[strand];
-      const ChainBlockView v = g.View(lane / kBlockLanes);
-      float* rows = v.Collider(0, 0) + lane % kBlockLanes;  // field f of collider c: row f * collider_count + c
-      const uint32_t on = a.strand_colliders[strand];
-      const float* world = slot.collider_world.data();
-      for (int32_t c = 0; c < g.collider_count; ++c, world += kFields) {
-        if (((on >> c) & 1u) == 0 || (a.any_node_collider && a.colliders[c].bone >= 0)) continue;  // off: never acts
+      const auto lane = static_cast<uint32_t>(slot.lanes[strand]);  // awake: not -1
+      float* rows = first_rows + (lane / kBlockLanes) * block_floats + lane % kBlockLanes;
+      for (uint32_t on = a.strand_colliders[strand] & a.host_colliders; on != 0; on &= on - 1) {
+        const int32_t c = std::countr_zero(on);
+        const float* w = world + static_cast<std::size_t>(c) * kFields;
         float* dest = rows + static_cast<std::size_t>(c) * kBlockLanes;
-        for (int32_t f = 0; f < kFields; ++f) dest[f * field_stride] = world[f];
+        dest[kCax * field_stride] = w[kCax];
+        dest[kCay * field_stride] = w[kCay];
+        dest[kCaz * field_stride] = w[kCaz];
+        if (kind[c] != kSphereOutside && kind[c] != kSphereInside) {
+          dest[kCbx * field_stride] = w[kCbx];
+          dest[kCby * field_stride] = w[kCby];
+          dest[kCbz * field_stride] = w[kCbz];
+        }
+        if (kind[c] != kPlaneKind) dest[kCr * field_stride] = w[kCr];
       }
     }
   }
