@@ -188,6 +188,9 @@ void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
   touching_[pair_index] = 0;
   pushing_[pair_index] = 0;
   Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[pair.found])];
+  // The bodies' rotations, from their poses; an active pair's solve starts from them too
+  // (LoadPair reads the same orientations).
+  Rot3 rot_a, rot_b;
   {
     // Many pairs with contacts touch in no substep of the frame, or not in this one: their
     // poses alone say so, before the velocities and the substep's start are read.
@@ -200,7 +203,9 @@ void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
     Quat qa, qb;
     ReadPose(va, la, pa.part, &xa, &qa);
     ReadPose(vb, lb, pb.part, &xb, &qb);
-    const Rot3 ra = RotationOf(qa), rb = RotationOf(qb);
+    rot_a = RotationOf(qa), rot_b = RotationOf(qb);
+    const Rot3& ra = rot_a;
+    const Rot3& rb = rot_b;
     bool active = false;
     for (int32_t k = 0; k < count && !active; ++k) {
       const Contact& ct = contacts[k];
@@ -222,7 +227,6 @@ void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
   const bool a_fixed = sides.a_fixed, b_fixed = sides.b_fixed;
   const float ima = sides.ima, imb = sides.imb;
   const float friction = std::sqrt(ca.friction * cb.friction);
-  Rot3 rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);
   bool moved = false;
   for (int32_t k = 0; k < count; ++k) {
     Contact& ct = contacts[k];
@@ -250,10 +254,11 @@ void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
       ra = Apply(rot_a, ct.arm_a), rb = Apply(rot_b, ct.arm_b);
       depth = dist - ct.radius;
     }
-    // The relative normal speed before the position solve (restitution's reference).
-    ct.pre = Dot((a.v + Cross(a.w, ra)) - (b.v + Cross(b.w, rb)), n);
     ct.lambda = 0;
     if (!(depth < 0)) continue;
+    // The relative normal speed before the position solve (restitution's reference; read
+    // only where lambda ends up above 0).
+    ct.pre = Dot((a.v + Cross(a.w, ra)) - (b.v + Cross(b.w, rb)), n);
     const Vec3 ia = InvInertiaWorld(ca, a_fixed, rot_a, Cross(ra, n)), ib = InvInertiaWorld(cb, b_fixed, rot_b, Cross(rb, n));
     const float w = ima + imb + Dot(Cross(ra, n), ia) + Dot(Cross(rb, n), ib);
     if (!(w > 1e-12f)) continue;
