@@ -104,6 +104,7 @@ inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, boo
   }
   std::vector<uint64_t> hashes;
   bool saw_pairs = false;
+  int32_t most_islands = 0;
   for (int f = 0; f < 240; ++f) {
     const float t = f / 60.0f;
     for (std::size_t i = 0; i < models.size(); ++i) models[i].translation.x = static_cast<float>(i) * 1.5f + std::sin(t) * 0.5f;
@@ -129,8 +130,11 @@ inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, boo
     }
     hashes.push_back(w->StateHash());
     saw_pairs = saw_pairs || w->LastStats().contact_ragdoll_pairs > 0;
+    most_islands = std::max(most_islands, w->LastStats().ragdoll_islands);
   }
   EXPECT_TRUE(saw_pairs) << "the scene must exercise contacts between ragdolls";
+  // Islands are handed to the workers one at a time (Islands::ForEach): several at once.
+  EXPECT_GE(most_islands, 3) << "the scene must solve several islands of touching ragdolls in one frame";
   return hashes;
 }
 

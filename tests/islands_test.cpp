@@ -1,5 +1,6 @@
 // Islands::Order: every island's pairs come together and colour by colour (no body twice
-// in a colour, colours in order), islands in slot order of their roots; an island that
+// in a colour, colours in order), the islands with the most pairs first (ties in slot
+// order of their roots); an island that
 // holds most of the frame's pairs (and more than kColouredIsland) is split by colour and
 // comes last; ForEach visits every pair once.
 #include <gtest/gtest.h>
@@ -93,7 +94,7 @@ TEST(Islands, EachIslandsPairsComeTogetherColourByColour) {
   const Ordered o = Order(scene, pairs);
   EXPECT_EQ(o.stats.ragdoll_islands, 2);
   EXPECT_EQ(o.stats.coloured_ragdoll_pairs, 0);
-  // The island of slot 0 first (slot order of roots), then slots 2-3.
+  // Equal islands: the island of slot 0 first (slot order of roots), then slots 2-3.
   EXPECT_EQ(CheckIslandRun(scene, o.pairs, 0, 9), (std::set<int32_t>{0, 1}));
   EXPECT_EQ(CheckIslandRun(scene, o.pairs, 9, 18), (std::set<int32_t>{2, 3}));
   // Each pair's `found` still names where its contacts are.
@@ -101,6 +102,27 @@ TEST(Islands, EachIslandsPairsComeTogetherColourByColour) {
     EXPECT_EQ(pairs[p.found].a, p.a);
     EXPECT_EQ(pairs[p.found].b, p.b);
   }
+}
+
+TEST(Islands, TheIslandsWithTheMostPairsComeFirst) {
+  // Islands of 1, 3, 2 and 3 pairs, in slot order: slots 0-1, 2-3, 4-5 and 6-7. The
+  // workers take islands in this order, one at a time: the longest start first.
+  Bodies scene(8, 3);
+  std::vector<PartPair> pairs;
+  auto add = [&](int32_t slot, int32_t count) {
+    for (int32_t p = 0; p < count; ++p)
+      pairs.push_back({slot * 3 + p, (slot + 1) * 3 + p, 0, static_cast<int32_t>(pairs.size())});
+  };
+  add(0, 1);
+  add(2, 3);
+  add(4, 2);
+  add(6, 3);
+  const Ordered o = Order(scene, pairs);
+  EXPECT_EQ(o.stats.ragdoll_islands, 4);
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, 0, 3), (std::set<int32_t>{2, 3}));  // 3 pairs, the lower root
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, 3, 6), (std::set<int32_t>{6, 7}));  // 3 pairs
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, 6, 8), (std::set<int32_t>{4, 5}));  // 2
+  EXPECT_EQ(CheckIslandRun(scene, o.pairs, 8, 9), (std::set<int32_t>{0, 1}));  // 1
 }
 
 // Two heaps of 8-part ragdolls, slots [0, split) and [split, end) (reach 3 and

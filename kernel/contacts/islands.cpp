@@ -2,8 +2,8 @@
 //
 // Union-find over ragdoll slots (the lower slot is the root, so the result does not depend
 // on the pairs' order beyond the broad phase's), then a counting sort of the pairs by
-// island (islands in slot order of their roots, each one's pairs in broad-phase order, the
-// split island last), then per island the greedy colouring and a counting sort by colour.
+// island (islands by size, the most pairs first, each one's pairs in broad-phase order,
+// the split island last), then per island the greedy colouring and a counting sort by colour.
 #include "kernel/contacts/islands.h"
 
 #include <algorithm>
@@ -16,6 +16,7 @@ void Islands::Reserve(int32_t total_parts, std::size_t pair_capacity, int32_t sl
   island_parent_.resize(slot_count);
   island_size_.resize(slot_count);
   island_fill_.resize(slot_count);
+  island_root_.resize(slot_count);
   island_start_.resize(static_cast<std::size_t>(slot_count) + 1);
   by_island_.resize(pair_capacity);
 }
@@ -56,16 +57,21 @@ void Islands::Order(std::span<PartPair> pairs, std::span<const PairBody> bodies,
     const int32_t size = island_size_[i];
     if (size > kColouredIsland && 2 * static_cast<int64_t>(size) > pair_count) split = static_cast<int32_t>(i);
   }
-  // Islands in slot order of their roots, each one's range [island_start_[k],
-  // island_start_[k + 1]); the split island's pairs after the last.
+  // Islands by size, the most pairs first (ties in slot order of their roots), each one's
+  // range [island_start_[k], island_start_[k + 1]); the split island's pairs after the
+  // last. ForEach hands them out in that order: the longest start first.
   island_count_ = 0;
-  int32_t next = 0;
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    const int32_t size = island_size_[i];
-    if (size == 0 || static_cast<int32_t>(i) == split) continue;
-    island_fill_[i] = next;
-    island_start_[island_count_++] = next;
-    next += size;
+    if (island_size_[i] > 0 && static_cast<int32_t>(i) != split) island_root_[island_count_++] = static_cast<int32_t>(i);
+  }
+  std::sort(island_root_.begin(), island_root_.begin() + island_count_, [&](int32_t x, int32_t y) {
+    return island_size_[x] > island_size_[y] || (island_size_[x] == island_size_[y] && x < y);
+  });
+  int32_t next = 0;
+  for (int32_t k = 0; k < island_count_; ++k) {
+    island_fill_[island_root_[k]] = next;
+    island_start_[k] = next;
+    next += island_size_[island_root_[k]];
   }
   island_start_[island_count_] = next;
   if (split >= 0) island_fill_[split] = next;

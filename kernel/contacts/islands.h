@@ -20,7 +20,9 @@
 // concurrent calls touching one body. Memory: sized by Reserve at bind time.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -50,13 +52,21 @@ class Islands {
   // Runs `stage(i)` over the ordered pairs: the islands in parallel, one task each, each
   // one's pairs in order; then the split island's colours one after another, the pairs of
   // a colour in parallel (they share no body), its overflow colour serially.
+  // Islands go to the workers one at a time, the largest first (a shared counter, not
+  // ranges fixed in advance: a few large islands would otherwise leave one worker waiting
+  // on the other); which worker runs an island never changes its result.
   template <class F>
   void ForEach(const TaskHooks& tasks, const F& stage, TaskProfile profile = {}) const {
+    std::atomic<int32_t> next_island{0};
     auto islands = [&](int32_t b, int32_t e, uint32_t) {
-      for (int32_t k = b; k < e; ++k)
-        for (int32_t i = island_start_[k]; i < island_start_[k + 1]; ++i) stage(i);
+      for (int32_t item = b; item < e; ++item) {
+        for (int32_t k = next_island.fetch_add(1, std::memory_order_relaxed); k < island_count_;
+             k = next_island.fetch_add(1, std::memory_order_relaxed)) {
+          for (int32_t i = island_start_[k]; i < island_start_[k + 1]; ++i) stage(i);
+        }
+      }
     };
-    ParallelFor(tasks, island_count_, 1, islands, profile);
+    ParallelFor(tasks, std::min(WorkerSlots(tasks), island_count_), 1, islands, profile);
     for (int32_t c = 0; c < kPairColours; ++c) {
       const int32_t begin = colour_start_[c], end = colour_start_[c + 1];
       if (begin == end) continue;
@@ -77,6 +87,7 @@ class Islands {
   std::vector<PartPair> ordered_pairs_;  // by island, each island's by colour; the split island last
   std::vector<PartPair> by_island_;      // scratch: the pairs by island, in broad-phase order
   std::vector<int32_t> island_parent_, island_size_, island_fill_;  // per ragdoll slot
+  std::vector<int32_t> island_root_;   // per island run as one task: its root slot, in solve order
   std::vector<int32_t> island_start_;  // per island run as one task, and one past the last
   int32_t island_count_ = 0;
   std::vector<uint64_t> body_colours_;  // per body: the colours its pairs took
