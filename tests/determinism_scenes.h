@@ -158,5 +158,53 @@ inline std::vector<uint64_t> RunHeap(const TaskHooks& hooks, bool* saw_coloured,
   return hashes;
 }
 
+// Two stacks of crates settle and fall asleep; then a crate thrown into one wakes it by
+// contact. The broad phase tests the pairs in parallel and wakes sleepers serially, in
+// sweep order: the pairs and the wakes are the same for any worker count. `woken`: how
+// many sleeping crates the throw woke (the most awake at once after it).
+inline std::vector<uint64_t> RunWakingStacks(const TaskHooks& hooks, int32_t* woken) {
+  WorldSettings ws;
+  ws.tasks = hooks;
+  ws.ragdoll_substeps = 8;
+  auto w = MakeWorld(ws);
+  RagdollSettings crate;
+  PartSettings box;
+  box.shape = {.type = PartShape::kBox, .half_extents = {0.1f, 0.1f, 0.1f}};
+  box.mass = 1;
+  crate.parts.push_back(box);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(crate).value();
+  EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  constexpr int kStacked = 24;
+  std::vector<std::vector<Transform>> out(kStacked + 1, std::vector<Transform>(1));
+  for (int i = 0; i < kStacked; ++i) {
+    const int stack = i / 12, k = i % 12;
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement = Transform{{3.0f * static_cast<float>(stack) + 0.205f * static_cast<float>(k % 2),
+                             0.1f + 0.201f * static_cast<float>(k / 4), 0.205f * static_cast<float>((k / 2) % 2)},
+                            {}, {1, 1, 1}};
+    b.output_parts = out[i];
+    EXPECT_TRUE(w->BindRagdoll(b).ok());
+  }
+  std::vector<uint64_t> hashes;
+  for (int f = 0; f < 240; ++f) {
+    w->Step(1.0f / 60.0f);
+    hashes.push_back(w->StateHash());
+  }
+  EXPECT_EQ(w->LastStats().sleeping_ragdolls, kStacked) << "the stacks must be asleep before the throw";
+  RagdollBinding thrown;
+  thrown.archetype = a;
+  thrown.placement = Transform{{-1.0f, 0.35f, 0.1f}, {}, {1, 1, 1}};
+  thrown.linear_velocity = {8, 1, 0};
+  thrown.output_parts = out[kStacked];
+  EXPECT_TRUE(w->BindRagdoll(thrown).ok());
+  *woken = 0;
+  for (int f = 0; f < 90; ++f) {
+    w->Step(1.0f / 60.0f);
+    hashes.push_back(w->StateHash());
+    *woken = std::max(*woken, kStacked - w->LastStats().sleeping_ragdolls);
+  }
+  return hashes;
+}
 
 }  // namespace tendon::test

@@ -205,6 +205,21 @@ TEST(Determinism, StateHashIsIdenticalOnOneTbbForOneTwoAndEightWorkers) {
   }
 }
 
+TEST(Determinism, ACrateThrownIntoASleepingStackWakesItWithTheSameBitsForAnyWorkerCount) {
+  int32_t woken = 0;
+  const std::vector<uint64_t> serial = RunWakingStacks(TaskHooks{nullptr, nullptr, nullptr, 1}, &woken);
+  EXPECT_GT(woken, 0) << "the throw must wake sleeping crates";
+  EXPECT_LT(woken, 24) << "the other stack must sleep on";
+  for (int workers : {2, 8}) {
+    ThreadPoolHooks pool(workers);
+    int32_t threaded_woken = 0;
+    const std::vector<uint64_t> threaded = RunWakingStacks(pool.hooks(), &threaded_woken);
+    EXPECT_EQ(threaded_woken, woken) << workers << " workers";
+    ASSERT_EQ(threaded.size(), serial.size());
+    for (std::size_t f = 0; f < serial.size(); ++f) ASSERT_EQ(threaded[f], serial[f]) << workers << " workers, frame " << f;
+  }
+}
+
 // BeginStep / FinishStep: the frame's two lanes (characters, ragdolls and the chains
 // hanging from them; every other chain) side by side give Step's bits, frame after frame,
 // on a nesting std::thread pool (which ThreadSanitizer checks) and on oneTBB.

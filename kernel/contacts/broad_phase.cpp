@@ -24,9 +24,106 @@ void BroadPhase::Reserve(int32_t total_parts, int32_t slot_count) {
   motion_.resize(total_parts);
   ragdoll_boxes_.resize(slot_count);
   box_order_.resize(slot_count);
-  near_a_.resize(kMaxRagdollParts);
-  near_b_.resize(kMaxRagdollParts);
   part_pairs_.resize(static_cast<std::size_t>(total_parts) * kPairsPerPart);
+  sweep_runs_.resize(slot_count);
+  sweep_scratch_.resize(static_cast<std::size_t>(WorkerSlots(tasks_)));
+  for (SweepScratch& scratch : sweep_scratch_) {
+    // As many candidates as pairs there is room for: a worker that finds more hands the
+    // frame's sweep to the serial pass.
+    scratch.candidates.resize(part_pairs_.size());
+    scratch.near_a.resize(kMaxRagdollParts);
+    scratch.near_b.resize(kMaxRagdollParts);
+  }
+}
+
+namespace {
+bool Overlap(Vec3 alo, Vec3 ahi, Vec3 blo, Vec3 bhi) {
+  return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y && alo.z <= bhi.z && blo.z <= ahi.z;
+}
+}  // namespace
+
+// Boxes grown by each part's own speed overlap for two parts falling side by side; their
+// bounding spheres, grown by their relative speed over the frame (as PairContacts::Find
+// reaches), say whether they can touch this frame at all.
+bool BroadPhase::Reaches(int32_t body_a, int32_t body_b, float frame_seconds) const {
+  const PairMotion& ma = motion_[body_a];
+  const PairMotion& mb = motion_[body_b];
+  const float reach = ma.extent + mb.extent + (Length(ma.v - mb.v) + ma.spin + mb.spin) * frame_seconds + 0.01f;
+  return !(LengthSquared(ma.x - mb.x) > reach * reach);
+}
+
+template <class Emit>
+bool BroadPhase::SelfPairs(int32_t oa, const RagdollStore& store, float frame_seconds, Emit&& emit) const {
+  const RagdollBox& ba = ragdoll_boxes_[box_order_[oa]];
+  const RagdollGroup& ga = store.groups[store.slots[ba.slot].group];
+  for (const auto& [x, y] : ga.self_pairs) {
+    if (x >= ba.count || y >= ba.count) continue;
+    const BroadEntry& ex = broad_[ba.first + x];
+    const BroadEntry& ey = broad_[ba.first + y];
+    if (Overlap(ex.lo, ex.hi, ey.lo, ey.hi) && Reaches(ba.first + x, ba.first + y, frame_seconds) &&
+        !emit(ba.first + x, ba.first + y))
+      return false;
+  }
+  return true;
+}
+
+// Within an overlapping pair of ragdolls, only the parts inside the other ragdoll's bounds
+// are tested against each other (a pile of ragdolls lined up along x would otherwise sweep
+// most of its parts against most others).
+template <class Emit>
+bool BroadPhase::CrossPairs(int32_t oa, int32_t ob, float frame_seconds, int32_t* near_a, int32_t* near_b,
+                            Emit&& emit) const {
+  const RagdollBox& ba = ragdoll_boxes_[box_order_[oa]];
+  const RagdollBox& bb = ragdoll_boxes_[box_order_[ob]];
+  int32_t na = 0, nb = 0;
+  for (int32_t j = 0; j < ba.count; ++j) {
+    const BroadEntry& e = broad_[ba.first + j];
+    if (Overlap(e.lo, e.hi, bb.lo, bb.hi)) near_a[na++] = ba.first + j;
+  }
+  for (int32_t j = 0; j < bb.count; ++j) {
+    const BroadEntry& e = broad_[bb.first + j];
+    if (Overlap(e.lo, e.hi, ba.lo, ba.hi)) near_b[nb++] = bb.first + j;
+  }
+  for (int32_t i = 0; i < na; ++i) {
+    const BroadEntry& ea = broad_[near_a[i]];
+    for (int32_t k = 0; k < nb; ++k) {
+      const BroadEntry& eb = broad_[near_b[k]];
+      if (Overlap(ea.lo, ea.hi, eb.lo, eb.hi) && Reaches(near_a[i], near_b[k], frame_seconds) &&
+          !emit(near_a[i], near_b[k]))
+        return false;
+    }
+  }
+  return true;
+}
+
+template <class Emit>
+bool BroadPhase::SweepOne(int32_t oa, const RagdollStore& store, float frame_seconds, bool defer_sleepers,
+                          int32_t* near_a, int32_t* near_b, Emit&& emit) const {
+  const RagdollBox& ba = ragdoll_boxes_[box_order_[oa]];
+  const RagdollSlot& sa = store.slots[ba.slot];
+  const RagdollGroup& ga = store.groups[sa.group];
+  // Listed self-collision pairs, while the ragdoll is awake (its own pairs never wake it).
+  if (sa.asleep) {
+    if (defer_sleepers && !ga.self_pairs.empty() && !emit(-1, 0)) return false;
+  } else if (!SelfPairs(oa, store, frame_seconds, emit)) {
+    return false;
+  }
+  for (int32_t ob = oa + 1; ob < box_count_ && ragdoll_boxes_[box_order_[ob]].lo.x <= ba.hi.x; ++ob) {
+    const RagdollBox& bb = ragdoll_boxes_[box_order_[ob]];
+    if (!Overlap(ba.lo, ba.hi, bb.lo, bb.hi)) continue;
+    const RagdollSlot& sb = store.slots[bb.slot];
+    const RagdollGroup& gb = store.groups[sb.group];
+    // Filtered by groups, or one is in 'static' collide mode and the other is not.
+    if ((ga.collision_group & gb.collision_mask) == 0 || (gb.collision_group & ga.collision_mask) == 0 ||
+        sa.collide_mode != sb.collide_mode)
+      continue;
+    if (sa.asleep && sb.asleep) {
+      if (defer_sleepers && !emit(-2, ob)) return false;
+      continue;
+    }
+    if (!CrossPairs(oa, ob, frame_seconds, near_a, near_b, emit)) return false;
+  }
+  return true;
 }
 
 // Once per frame: every awake or sleeping part's bounds (grown by its motion over the
@@ -82,9 +179,7 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
   std::sort(box_order_.begin(), box_order_.begin() + boxes, [&](int32_t a, int32_t b) {
     return ragdoll_boxes_[a].lo.x < ragdoll_boxes_[b].lo.x || (ragdoll_boxes_[a].lo.x == ragdoll_boxes_[b].lo.x && a < b);
   });
-  auto overlap = [](Vec3 alo, Vec3 ahi, Vec3 blo, Vec3 bhi) {
-    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y && alo.z <= bhi.z && blo.z <= ahi.z;
-  };
+  box_count_ = boxes;
   pair_count_ = 0;
   int32_t dropped = 0;
   // A ragdoll touched by a part moving faster than twice the sleep speed over the last
@@ -93,20 +188,14 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
   // The speed is the part's frame speed (RagdollSlot::frame_speed), not its velocity:
   // contacts that settle a pile leave parts with velocities of 0.1-0.5 m/s that go back
   // and forth within a frame while the parts move a few mm/s, and waking on those woke
-  // neighbour after neighbour and kept piles awake.
-  auto add_pair = [&](int32_t body_a, int32_t body_b) {
+  // neighbour after neighbour and kept piles awake. Whether a ragdoll sleeps changes as
+  // the sweep goes (a pair wakes it), so this part of the sweep runs in sweep order.
+  auto keep_pair = [&](int32_t body_a, int32_t body_b) {
     const PairBody& pa = bodies_[body_a];
     const PairBody& pb = bodies_[body_b];
     RagdollSlot& sa = slots[pa.slot];
     RagdollSlot& sb = slots[pb.slot];
     if (sa.asleep && sb.asleep) return;
-    // Boxes grown by each part's own speed overlap for two parts falling side by side;
-    // their bounding spheres, grown by their relative speed over the frame (as
-    // PairContacts::Find reaches), say whether they can touch this frame at all.
-    const PairMotion& ma = motion_[body_a];
-    const PairMotion& mb = motion_[body_b];
-    const float reach = ma.extent + mb.extent + (Length(ma.v - mb.v) + ma.spin + mb.spin) * frame_seconds + 0.01f;
-    if (LengthSquared(ma.x - mb.x) > reach * reach) return;
     auto speed_of = [&](const PairBody& body) { return slots[body.slot].frame_speed[body.part]; };
     for (int side = 0; side < 2; ++side) {
       RagdollSlot* s = side == 0 ? &sa : &sb;
@@ -124,46 +213,57 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
     part_pairs_[pair_count_] = PartPair{std::min(body_a, body_b), std::max(body_a, body_b), 0, pair_count_};
     ++pair_count_;
   };
-  for (int32_t oa = 0; oa < boxes; ++oa) {
-    const RagdollBox& ba = ragdoll_boxes_[box_order_[oa]];
-    const RagdollSlot& sa = slots[ba.slot];
-    const RagdollGroup& ga = groups[sa.group];
-    // Listed self-collision pairs.
-    if (!sa.asleep) {
-      for (const auto& [x, y] : ga.self_pairs) {
-        if (x >= ba.count || y >= ba.count) continue;
-        const BroadEntry& ex = broad_[ba.first + x];
-        const BroadEntry& ey = broad_[ba.first + y];
-        if (overlap(ex.lo, ex.hi, ey.lo, ey.hi)) add_pair(ba.first + x, ba.first + y);
+  // Serially, in sweep order: a pair's sleep test, wakes, and the pair kept. A test that
+  // both ragdolls' sleep put off is made now if one of them woke since.
+  const auto keep = [&](int32_t a, int32_t b) {
+    keep_pair(a, b);
+    return true;
+  };
+  auto keep_run = [&](int32_t oa, const Candidate* c, const Candidate* end, int32_t* near_a, int32_t* near_b) {
+    const RagdollSlot& sa = slots[ragdoll_boxes_[box_order_[oa]].slot];
+    for (; c != end; ++c) {
+      if (c->a >= 0) {
+        keep_pair(c->a, c->b);
+      } else if (c->a == -1) {
+        if (!sa.asleep) SelfPairs(oa, store, frame_seconds, keep);
+      } else if (!(sa.asleep && slots[ragdoll_boxes_[box_order_[c->b]].slot].asleep)) {
+        CrossPairs(oa, c->b, frame_seconds, near_a, near_b, keep);
       }
     }
-    for (int32_t ob = oa + 1; ob < boxes && ragdoll_boxes_[box_order_[ob]].lo.x <= ba.hi.x; ++ob) {
-      const RagdollBox& bb = ragdoll_boxes_[box_order_[ob]];
-      if (!overlap(ba.lo, ba.hi, bb.lo, bb.hi)) continue;
-      const RagdollSlot& sb = slots[bb.slot];
-      const RagdollGroup& gb = groups[sb.group];
-      // Filtered by groups, or one is in 'static' collide mode and the other is not.
-      if ((ga.collision_group & gb.collision_mask) == 0 || (gb.collision_group & ga.collision_mask) == 0 ||
-          sa.collide_mode != sb.collide_mode || (sa.asleep && sb.asleep))
-        continue;
-      int32_t na = 0, nb = 0;
-      for (int32_t j = 0; j < ba.count; ++j) {
-        const BroadEntry& e = broad_[ba.first + j];
-        if (overlap(e.lo, e.hi, bb.lo, bb.hi)) near_a_[na++] = ba.first + j;
+  };
+  SweepScratch& first = sweep_scratch_[0];
+  bool swept = false;
+  if (sweep_scratch_.size() > 1 && tasks_.enqueue != nullptr) {
+    for (SweepScratch& scratch : sweep_scratch_) scratch.used = 0, scratch.full = false;
+    auto tests = [&](int32_t begin, int32_t end, uint32_t worker) {
+      SweepScratch& scratch = sweep_scratch_[worker];
+      const auto room = static_cast<int32_t>(scratch.candidates.size());
+      auto add = [&scratch, room](int32_t a, int32_t b) {
+        if (scratch.used == room) return false;
+        scratch.candidates[scratch.used++] = Candidate{a, b};
+        return true;
+      };
+      for (int32_t oa = begin; oa < end && !scratch.full; ++oa) {
+        const int32_t from = scratch.used;
+        scratch.full = !SweepOne(oa, store, frame_seconds, true, scratch.near_a.data(), scratch.near_b.data(), add);
+        sweep_runs_[oa] = SweepRun{static_cast<int32_t>(worker), from, scratch.used};
       }
-      for (int32_t j = 0; j < bb.count; ++j) {
-        const BroadEntry& e = broad_[bb.first + j];
-        if (overlap(e.lo, e.hi, ba.lo, ba.hi)) near_b_[nb++] = bb.first + j;
+    };
+    ParallelFor(tasks_, boxes, 4, tests, {profiler_, "ragdolls.sweep/task", kRagdollColor});
+    bool full = false;
+    for (const SweepScratch& scratch : sweep_scratch_) full = full || scratch.full;
+    if (!full) {
+      for (int32_t oa = 0; oa < boxes; ++oa) {
+        const SweepRun& run = sweep_runs_[oa];
+        const Candidate* c = sweep_scratch_[run.worker].candidates.data();
+        keep_run(oa, c + run.begin, c + run.end, first.near_a.data(), first.near_b.data());
       }
-      for (int32_t i = 0; i < na; ++i) {
-        const BroadEntry& ea = broad_[near_a_[i]];
-        for (int32_t k = 0; k < nb; ++k) {
-          const BroadEntry& eb = broad_[near_b_[k]];
-          if (overlap(ea.lo, ea.hi, eb.lo, eb.hi)) add_pair(near_a_[i], near_b_[k]);
-        }
-      }
+      swept = true;
     }
   }
+  // One worker (or a worker's room ran out): the whole sweep in one serial pass.
+  for (int32_t oa = 0; !swept && oa < boxes; ++oa)
+    SweepOne(oa, store, frame_seconds, false, first.near_a.data(), first.near_b.data(), keep);
   stats.dropped_ragdoll_pairs = dropped;
   stats.ragdoll_pairs = pair_count_;
   body_count_ = n;

@@ -12,7 +12,11 @@
 // What it does NOT do: find contacts (PairContacts does, on these pairs), order or colour
 // pairs (Islands does), or test jointed pairs or parts against the static world.
 // Threading: the bounds are a parallel-for over ragdolls (each writes its own bodies'
-// entries); the sweep is serial, on the calling thread.
+// entries). The sweep's tests, which only read, are a parallel-for over ragdolls in sweep
+// order, each worker listing its candidates in its own buffer; then, serially and in
+// sweep order, the candidates are filtered by sleep, sleepers woken and pairs kept: the
+// pairs, their order and the wakes never depend on the worker count. With one worker
+// (or a worker whose buffer is full) the sweep runs serially in one pass, to the same result.
 // Memory: sized by Reserve at bind time; Run allocates nothing.
 #pragma once
 
@@ -78,6 +82,35 @@ class BroadPhase {
     int32_t first, count;  // its parts' bodies
     int32_t slot;
   };
+  // A part pair that passed every test that only reads (bounds and reach), or, with
+  // a < 0, a test put off because both ragdolls slept when the sweep began (a == -1: the
+  // ragdoll's self pairs; a == -2: its pairs with the ragdoll at place b in the sweep order).
+  struct Candidate {
+    int32_t a, b;
+  };
+  // Where the candidates of the ragdoll at one place in the sweep order are.
+  struct SweepRun {
+    int32_t worker, begin, end;
+  };
+  // One worker's room: its candidates, and near lists (kMaxRagdollParts each).
+  struct SweepScratch {
+    std::vector<Candidate> candidates;
+    std::vector<int32_t> near_a, near_b;
+    int32_t used = 0;
+    bool full = false;
+  };
+  bool Reaches(int32_t body_a, int32_t body_b, float frame_seconds) const;
+  // The part pairs of the ragdoll at place `oa` in the sweep order that pass the bounds
+  // and reach tests: its listed self pairs, then those with each later ragdoll, in order,
+  // each to emit(a, b) (which returns false to stop). With `defer_sleepers`, a ragdoll pair
+  // both of whose ragdolls sleep now gives emit(-1, 0) or emit(-2, ob) instead.
+  template <class Emit>
+  bool SweepOne(int32_t oa, const RagdollStore& store, float frame_seconds, bool defer_sleepers, int32_t* near_a,
+                int32_t* near_b, Emit&& emit) const;
+  template <class Emit>
+  bool SelfPairs(int32_t oa, const RagdollStore& store, float frame_seconds, Emit&& emit) const;
+  template <class Emit>
+  bool CrossPairs(int32_t oa, int32_t ob, float frame_seconds, int32_t* near_a, int32_t* near_b, Emit&& emit) const;
 
   TaskHooks tasks_;
   const ProfilerHooks* profiler_ = nullptr;
@@ -86,10 +119,12 @@ class BroadPhase {
   std::vector<PairMotion> motion_;  // per body
   std::vector<RagdollBox> ragdoll_boxes_;  // per enabled ragdoll
   std::vector<int32_t> box_order_;
-  std::vector<int32_t> near_a_, near_b_;  // kMaxRagdollParts each
+  std::vector<SweepScratch> sweep_scratch_;  // per worker
+  std::vector<SweepRun> sweep_runs_;         // per place in the sweep order
   std::vector<PartPair> part_pairs_;
   int32_t pair_count_ = 0;
   int32_t body_count_ = 0;
+  int32_t box_count_ = 0;  // enabled ragdolls this frame (ragdoll_boxes_ and sweep_runs_ in use)
 };
 
 }  // namespace tendon::detail
