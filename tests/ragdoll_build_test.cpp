@@ -117,6 +117,59 @@ TEST(PartDistance, ClosedFormNormalsMatchTheNumericalGradient) {
   }
 }
 
+// The pair contacts skip a pair whose shapes' cores (less their radii) are out of reach:
+// the segment distance is the least over both segments (against a fine sampling of them,
+// for crossing, parallel, collinear and point segments), and every shape lies within its
+// core's radius (no point inside a shape is farther than that from its core).
+TEST(PartDistance, SegmentDistanceIsTheLeastAndCoresHoldTheirShapes) {
+  uint32_t seed = 777;
+  auto rnd = [&]() {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / 16777216.0f * 2.0f - 1.0f;
+  };
+  auto brute = [](Vec3 p0, Vec3 p1, Vec3 q0, Vec3 q1) {
+    float best = 1e30f;
+    for (int i = 0; i <= 200; ++i)
+      for (int j = 0; j <= 200; ++j) {
+        const float s = static_cast<float>(i) / 200.0f, t = static_cast<float>(j) / 200.0f;
+        best = std::min(best, Length((p0 + (p1 - p0) * s) - (q0 + (q1 - q0) * t)));
+      }
+    return best;
+  };
+  for (int i = 0; i < 60; ++i) {
+    const Vec3 p0{rnd(), rnd(), rnd()};
+    Vec3 q0{rnd(), rnd(), rnd()};
+    Vec3 p1{rnd(), rnd(), rnd()}, q1{rnd(), rnd(), rnd()};
+    if (i % 6 == 1) q1 = q0 + (p1 - p0) * 0.7f;  // parallel
+    if (i % 6 == 2) q0 = p0 + (p1 - p0) * 1.5f, q1 = p0 + (p1 - p0) * 2.5f;  // collinear, apart
+    if (i % 6 == 3) p1 = p0;  // a point
+    if (i % 6 == 4) p1 = p0, q1 = q0;  // two points
+    const float d = std::sqrt(detail::SegmentDistance2(p0, p1, q0, q1));
+    const float b = brute(p0, p1, q0, q1);
+    EXPECT_LE(d, b + 1e-5f) << i;                                      // never above the least
+    EXPECT_GE(d, b - 0.02f * (Length(p1 - p0) + Length(q1 - q0)) - 1e-5f) << i;  // the sampling's step
+  }
+  const PartShapeSettings shapes[] = {
+      {.type = PartShape::kSphere, .radius = 0.2f},
+      {.type = PartShape::kBox, .half_extents = {0.1f, 0.2f, 0.3f}},
+      {.type = PartShape::kCapsule, .radius = 0.1f, .half_height = 0.3f},
+      {.type = PartShape::kTaperedCapsule, .top_radius = 0.05f, .bottom_radius = 0.15f, .half_height = 0.3f},
+  };
+  const Transform frame{{0.3f, -0.2f, 0.5f}, Normalize(Quat{0.2f, 0.4f, -0.1f, 0.9f}), {1, 1, 1}};
+  for (const PartShapeSettings& sh : shapes) {
+    const detail::PartCore core = detail::CoreOf(sh, frame);
+    int inside = 0;
+    for (int i = 0; i < 4000; ++i) {
+      const Vec3 p = frame.translation + Vec3{rnd(), rnd(), rnd()} * 0.5f;
+      if (detail::PartShapeDistance(sh, frame, p) > 0) continue;
+      ++inside;
+      EXPECT_LE(std::sqrt(detail::SegmentDistance2(p, p, core.a, core.b)), core.radius + 1e-5f)
+          << static_cast<int>(sh.type);
+    }
+    EXPECT_GT(inside, 50) << static_cast<int>(sh.type);
+  }
+}
+
 TEST(ShapeMass, DiagonalisingRecoversPrincipalAxes) {
   // A box's inertia turned 30 degrees about Z.
   const Quat q = AxisAngle(Vec3{0, 0, 1}, 0.5235988f);

@@ -29,6 +29,59 @@ inline float BoxDistance(Vec3 p, Vec3 h) {
   return Length(out) + std::min(std::max(q.x, std::max(q.y, q.z)), 0.0f);
 }
 
+// A part shape's core and a radius about it that holds the whole shape: a capsule's or
+// tapered capsule's axis segment (and its larger radius), a sphere's centre, a box's
+// centre (and its half diagonal). Two shapes are at least the distance of their cores
+// less both radii apart.
+struct PartCore {
+  Vec3 a, b;  // the segment's ends (the same point for a centre)
+  float radius;
+};
+inline PartCore CoreOf(const PartShapeSettings& sh, const Transform& shape_world) {
+  switch (sh.type) {
+    case PartShape::kCapsule:
+    case PartShape::kTaperedCapsule: {
+      const float r = sh.type == PartShape::kCapsule ? sh.radius : std::max(sh.bottom_radius, sh.top_radius);
+      const Vec3 axis = Rotate(shape_world.rotation, Vec3{0, sh.half_height, 0});
+      return {shape_world.translation - axis, shape_world.translation + axis, r};
+    }
+    case PartShape::kSphere: return {shape_world.translation, shape_world.translation, sh.radius};
+    case PartShape::kBox: return {shape_world.translation, shape_world.translation, Length(sh.half_extents)};
+  }
+  return {shape_world.translation, shape_world.translation, 1e30f};
+}
+
+// The squared distance between segments [p0, p1] and [q0, q1] (either may be a point):
+// the closest points by clamped parameters, Ericson 2005, "Real-Time Collision Detection",
+// section 5.1.9.
+inline float SegmentDistance2(Vec3 p0, Vec3 p1, Vec3 q0, Vec3 q1) {
+  const Vec3 d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
+  const float a = Dot(d1, d1), e = Dot(d2, d2), f = Dot(d2, r);
+  constexpr float kPoint = 1e-12f;
+  float s = 0, t = 0;
+  if (a <= kPoint && e <= kPoint) return Dot(r, r);
+  if (a <= kPoint) {
+    t = std::clamp(f / e, 0.0f, 1.0f);
+  } else {
+    const float c = Dot(d1, r);
+    if (e <= kPoint) {
+      s = std::clamp(-c / a, 0.0f, 1.0f);
+    } else {
+      const float b = Dot(d1, d2), denom = a * e - b * b;
+      s = denom > 0 ? std::clamp((b * f - c * e) / denom, 0.0f, 1.0f) : 0.0f;
+      t = (b * s + f) / e;
+      if (t < 0) {
+        t = 0;
+        s = std::clamp(-c / a, 0.0f, 1.0f);
+      } else if (t > 1) {
+        t = 1;
+        s = std::clamp((b - c) / a, 0.0f, 1.0f);
+      }
+    }
+  }
+  return LengthSquared((p0 + d1 * s) - (q0 + d2 * t));
+}
+
 // Distance from a world point to a part's shape (shape_world: the shape's frame).
 inline float PartShapeDistance(const PartShapeSettings& sh, const Transform& shape_world, Vec3 p) {
   const Vec3 l = Rotate(Conjugate(shape_world.rotation), p - shape_world.translation);

@@ -17,7 +17,8 @@
 // sweep order, the candidates are filtered by sleep, sleepers woken and pairs kept: the
 // pairs, their order and the wakes never depend on the worker count. With one worker
 // (or a worker whose buffer is full) the sweep runs serially in one pass, to the same result.
-// Memory: sized by Reserve at bind time; Run allocates nothing.
+// Memory: sized by Reserve at bind time (each worker's room for candidates is the pair
+// capacity, 8 bytes a pair); Run allocates nothing.
 #pragma once
 
 #include <cstdint>

@@ -129,11 +129,26 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   const PairMotion& ma = broad_.motion(pair.a);
   const PairMotion& mb = broad_.motion(pair.b);
   const float margin = (Length(ma.v - mb.v) + ma.spin + mb.spin) * frame_seconds + 0.01f;
+  const Transform a_shape = Compose(Transform{a.x, a.q, {1, 1, 1}}, ga.shape_in_body[pa.part]);
+  const Transform b_shape = Compose(Transform{b.x, b.q, {1, 1, 1}}, gb.shape_in_body[pb.part]);
+  const PartCore core_a = CoreOf(ga.shapes[pa.part], a_shape), core_b = CoreOf(gb.shapes[pb.part], b_shape);
+  const float spare = 1e-3f + 1e-6f * std::max({std::fabs(a.x.x), std::fabs(a.x.y), std::fabs(a.x.z), std::fabs(b.x.x),
+                                                std::fabs(b.x.y), std::fabs(b.x.z)});
+  {
+    // Every sample sphere lies inside its part's shape, so no sample is nearer the other
+    // shape than the two shapes are to each other, and they are at least their cores'
+    // distance less both radii apart (CoreOf). When that is past the frame's reach (most
+    // pairs in reach are: three in four in the pile scene), no sample would be kept; 1 mm
+    // and 1 ppm of the coordinates' size are left for rounding, so the samples' own test
+    // would have said the same.
+    const float apart = std::sqrt(SegmentDistance2(core_a.a, core_a.b, core_b.a, core_b.b)) - core_a.radius - core_b.radius;
+    if (apart > margin + spare) return;
+  }
   float separation[kContactsPerPair];
   // p is the body whose sample spheres are tested, q the body whose shape they meet.
   auto find = [&](const BodyState& p, const RagdollGroup& gp, int32_t part_p, const BodyState& q,
                   const RigidPartConstants& cq, const RagdollGroup& gq, int32_t part_q, bool p_is_a) {
-    const Transform q_shape = Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]);
+    const Transform& q_shape = p_is_a ? b_shape : a_shape;
     for (const auto& smp : gp.pair_points[part_p]) {
       const Vec3 c = p.x + Rotate(p.q, Vec3{smp[0], smp[1], smp[2]});
       const float reach_q = cq.extent + smp[3] + margin;
