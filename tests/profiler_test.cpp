@@ -178,9 +178,13 @@ TEST(Profiler, ATraceHasEveryPhaseInsideItsFrameWithFrameStatsDurations) {
     EXPECT_EQ(count, total) << name << ": every zone lies inside a frame";
   }
   EXPECT_GT(inside["chains.solve/task"], 0) << "the tasks are zones too";
+  // FrameStats' phase time also covers writing the phase zone's own begin and end events
+  // (the trace's zone runs from one timestamp to the other): a few us a frame, which a
+  // short phase such as the pendulums' (about 30 us a frame) would put past 5% on a
+  // loaded machine.
   for (const auto& [phase, us] : stats_us) {
-    EXPECT_NEAR(trace_us[phase], us, 0.05 * us) << phase << ": the trace's " << trace_us[phase]
-                                                << " us against FrameStats' " << us << " us";
+    EXPECT_NEAR(trace_us[phase], us, 0.05 * us + 3.0 * kFrames) << phase << ": the trace's " << trace_us[phase]
+                                                                 << " us against FrameStats' " << us << " us";
   }
   std::remove(path.c_str());
 }
