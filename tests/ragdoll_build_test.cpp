@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "kernel/collide/part_distance.h"
 #include "kernel/rigid/ragdoll_archetype.h"
@@ -85,16 +86,22 @@ TEST(ShapeMass, TaperedCapsuleVolumeMatchesFrustumPlusCaps) {
   EXPECT_NEAR(detail::ComputeShapeMass(tapered).volume / expected, 1.0, 1e-5);
 }
 
-// The closed-form normals the pair contacts use agree with the distance function's
-// numerical gradient, and the distances with PartShapeDistance, around every shape.
-TEST(PartDistance, ClosedFormNormalsMatchTheNumericalGradient) {
-  const PartShapeSettings shapes[] = {
+// One shape of each kind, and a frame they are placed in, for the distance tests.
+std::vector<PartShapeSettings> EveryShape() {
+  return {
       {.type = PartShape::kSphere, .radius = 0.2f},
       {.type = PartShape::kBox, .half_extents = {0.1f, 0.2f, 0.3f}},
       {.type = PartShape::kCapsule, .radius = 0.1f, .half_height = 0.3f},
       {.type = PartShape::kTaperedCapsule, .top_radius = 0.05f, .bottom_radius = 0.15f, .half_height = 0.3f},
   };
-  const Transform frame{{0.3f, -0.2f, 0.5f}, Normalize(Quat{0.2f, 0.4f, -0.1f, 0.9f}), {1, 1, 1}};
+}
+Transform ShapeFrame() { return {{0.3f, -0.2f, 0.5f}, Normalize(Quat{0.2f, 0.4f, -0.1f, 0.9f}), {1, 1, 1}}; }
+
+// The closed-form normals the pair contacts use agree with the distance function's
+// numerical gradient, and the distances with PartShapeDistance, around every shape.
+TEST(PartDistance, ClosedFormNormalsMatchTheNumericalGradient) {
+  const std::vector<PartShapeSettings> shapes = EveryShape();
+  const Transform frame = ShapeFrame();
   uint32_t seed = 12345;
   auto rnd = [&]() {
     seed = seed * 1664525u + 1013904223u;
@@ -149,13 +156,8 @@ TEST(PartDistance, SegmentDistanceIsTheLeastAndCoresHoldTheirShapes) {
     EXPECT_LE(d, b + 1e-5f) << i;                                      // never above the least
     EXPECT_GE(d, b - 0.02f * (Length(p1 - p0) + Length(q1 - q0)) - 1e-5f) << i;  // the sampling's step
   }
-  const PartShapeSettings shapes[] = {
-      {.type = PartShape::kSphere, .radius = 0.2f},
-      {.type = PartShape::kBox, .half_extents = {0.1f, 0.2f, 0.3f}},
-      {.type = PartShape::kCapsule, .radius = 0.1f, .half_height = 0.3f},
-      {.type = PartShape::kTaperedCapsule, .top_radius = 0.05f, .bottom_radius = 0.15f, .half_height = 0.3f},
-  };
-  const Transform frame{{0.3f, -0.2f, 0.5f}, Normalize(Quat{0.2f, 0.4f, -0.1f, 0.9f}), {1, 1, 1}};
+  const std::vector<PartShapeSettings> shapes = EveryShape();
+  const Transform frame = ShapeFrame();
   for (const PartShapeSettings& sh : shapes) {
     const detail::PartCore core = detail::CoreOf(sh, frame);
     int inside = 0;
