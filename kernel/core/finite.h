@@ -1,13 +1,12 @@
 // kernel/core/finite.h: the finiteness check of host transforms for code outside the
-// dispatched kernels (characters, and a chain's single frames); chains' poses use
-// ChainKernels::all_finite, the same test in lanes. And the one rule for host rotations
-// (NearUnit, UsableRotation).
+// dispatched kernels (characters, a chain's single frames and its locals gathered through
+// a bone map); a chain's contiguous locals use ChainKernels::all_finite, the same test in
+// lanes. And the one rule for host rotations (NearUnit, UsableRotation).
 //
-// True when every float of `count` transforms is finite, that is, when no float has all
-// its exponent bits set. The test is on the bits, in integers, so that the loop vectorises:
-// a float sum (x * 0 is NaN for non-finite x) would be one serial chain of adds, which the
-// compiler may not reorder (it cost a tenth of the pose phase in BM_ChainBudget). No
-// allocation; safe on the step's hot path.
+// A float is finite when its exponent bits are not all set: the test is on the bits, in
+// integers, three vector compares per transform (NonFiniteBit), with no float chain of
+// adds that the compiler may not reorder (x * 0 is NaN for non-finite x; it cost a tenth of
+// the pose phase in BM_ChainBudget). No allocation; safe on the step's hot path.
 #pragma once
 
 #include <cmath>
@@ -25,22 +24,12 @@
 namespace tendon::detail {
 
 static_assert(sizeof(Transform) == 10 * sizeof(float), "Transform is ten packed floats");
-inline bool AllFinite(const Transform* t, int64_t count) {
-  const auto* f = reinterpret_cast<const float*>(t);
-  uint32_t non_finite = 0;
-  for (int64_t i = 0; i < count * 10; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, f + i, sizeof bits);
-    non_finite |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-  }
-  return non_finite == 0;
-}
 
 // One transform's finiteness, with no loop over a count: 0 when every float is finite,
 // non-zero otherwise. SSE2 (every x86-64) and NEON test the ten floats' exponent bits in
 // three vector compares; elsewhere, (bits & 0x7f800000) + 0x00800000 carries into bit 31
-// only when the exponent bits are all set. A single frame checked through AllFinite's
-// counted loop cost about 40 instructions.
+// only when the exponent bits are all set. (A single frame checked by the counted loop over
+// all its floats that this replaced cost about 40 instructions.)
 inline uint32_t NonFiniteBit(const Transform& t) {
 #if defined(__SSE2__) || defined(_M_X64)
   const auto* p = reinterpret_cast<const unsigned char*>(&t);
@@ -69,6 +58,12 @@ inline uint32_t NonFiniteBit(const Transform& t) {
 #endif
 }
 inline bool Finite(const Transform& t) { return NonFiniteBit(t) == 0; }
+// True when every float of `count` transforms is finite.
+inline bool AllFinite(const Transform* t, int64_t count) {
+  uint32_t non_finite = 0;
+  for (int64_t i = 0; i < count; ++i) non_finite |= NonFiniteBit(t[i]);
+  return non_finite == 0;
+}
 
 // Host rotations, one rule for every system (README, "Contracts"): |q|^2 within
 // 1 +- kUnitRotationTolerance is used as it is (unit input keeps its bits); a rotation
@@ -81,9 +76,6 @@ inline bool UsableRotation(const Quat& q) {
   return n2 >= 0.25f && n2 <= 4.0f;
 }
 
-}  // namespace tendon::detail
-
-namespace tendon::detail {
 
 // Copies src[from[i]] to dst[to[i]] for i < count (a chain's host locals through its bone
 // map) and checks them in the same pass: `finite` when every float is, `unit` when every
