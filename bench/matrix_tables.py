@@ -17,7 +17,7 @@ import sys
 
 BEGIN = "<!-- matrix:begin: bench/run-matrix.sh writes this part; do not edit by hand -->"
 END = "<!-- matrix:end -->"
-ISA_ORDER = ["scalar", "scalar+fma", "sse2", "sse4.2", "avx2+fma", "neon64"]
+ISA_ORDER = ["scalar", "scalar+fma", "sse2", "sse4.2", "avx2+fma", "avx512", "neon64"]
 WORKERS = re.compile(r"/workers:(\d+)")
 
 

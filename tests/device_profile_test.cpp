@@ -249,7 +249,7 @@ TEST(DeviceProfile, BadAndForeignProfilesAreRefusedNamingTheFileThePathAndWhy) {
       {Edit(good, "\"ragdoll_substeps\": 16", "\"ragdoll_substeps\": 1e300"), "budgets.ragdoll_substeps", "within"},
       {Edit(good, "\"ragdoll_substeps\": 16", "\"ragdoll_substeps\": \"16\""), "budgets.ragdoll_substeps",
        "not a finite number"},
-      {Edit(good, "\"isa\": \"scalar+fma\"", "\"isa\": \"avx512\""), "measurements[2].isa", "avx512"},
+      {Edit(good, "\"isa\": \"scalar+fma\"", "\"isa\": \"avx1024\""), "measurements[2].isa", "avx1024"},
       {Edit(good, "\"workers\": 2", "\"workers\": 0"), "measurements[1].workers", "within [1, 1024]"},
       {Edit(good, "\"fixed_hz\": 60.0", "\"fixed_hz\": 5.0"), "fixed_hz", "[10, 1000]"},
       {Edit(good, "\"measurements\": [", "\"measurements\": 7, \"x\": ["), "measurements", "not an array"},

@@ -208,7 +208,7 @@ std::vector<Transform> ChainWorld(const ChainArchetypeSettings& s, const Transfo
 
 std::vector<Isa> SupportedIsas() {
   std::vector<Isa> isas;
-  for (Isa isa : {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon}) {
+  for (Isa isa : kConcreteIsas) {
     if (IsIsaSupported(isa)) isas.push_back(isa);
   }
   return isas;

@@ -479,8 +479,8 @@ TEST(VrmConformance, EveryInstructionSetAgreesWithTheScalarReference) {
     const std::string model = std::string(m) == "godette" ? SharedData("vrm/godette/Godette_vrm_v4.vrm")
                                                           : Examples(std::string(m) + ".gltf");
     const Conformance reference = RunAgainstTrace(model, std::string(m) + ".jsonl", Isa::kScalar);
-    for (Isa isa : {Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon}) {
-      if (!IsIsaSupported(isa)) continue;
+    for (Isa isa : kConcreteIsas) {
+      if (isa == Isa::kScalar || !IsIsaSupported(isa)) continue;
       const Conformance c = RunAgainstTrace(model, std::string(m) + ".jsonl", isa);
       ASSERT_EQ(c.tails.size(), reference.tails.size());
       float worst = 0;

@@ -106,7 +106,8 @@ typedef enum TendonIsa {
   TENDON_ISA_SSE2 = 3,
   TENDON_ISA_SSE42 = 4,
   TENDON_ISA_AVX2_FMA = 5,
-  TENDON_ISA_NEON = 6
+  TENDON_ISA_NEON = 6,
+  TENDON_ISA_AVX512 = 7 /* AVX-512F ragdolls in 16-lane blocks, AVX2+FMA chains */
 } TendonIsa;
 
 /* A device profile (tendon/device_profile.h): opaque; made by tendon_device_profile_calibrate
@@ -192,6 +193,8 @@ TENDON_C_API void tendon_world_destroy(TendonWorld* world);
 TENDON_C_API const char* tendon_world_last_error(const TendonWorld* world);
 TENDON_C_API TendonIsa tendon_world_active_isa(const TendonWorld* world);
 TENDON_C_API int32_t tendon_world_lane_width(const TendonWorld* world);
+/* Ragdoll lanes per block (World::RagdollLaneWidth): 16 on TENDON_ISA_AVX512, else 8. */
+TENDON_C_API int32_t tendon_world_ragdoll_lane_width(const TendonWorld* world);
 TENDON_C_API uint64_t tendon_world_state_hash(const TendonWorld* world);
 
 /* ---- step and stats ---- */

@@ -62,14 +62,17 @@ struct WorldAccess;
 // Which kernel runs the solve. kAuto picks the best the CPU has; the environment
 // variable TENDON_FORCE_SCALAR=1 turns kAuto into kScalar, and TENDON_ISA=<ToString name>
 // (sse2, avx2+fma, ...) into that one where the CPU runs it. kScalar is the reference for
-// the SSE kernels (separate multiply and add); kScalarFma is the reference for kAvx2Fma
-// and kNeon (fused multiply-add, std::fma): each pair evaluates the same arithmetic. A
-// build has the kernels of its target: the SSE and AVX2 ones on x86-64, NEON on ARM64
-// (xsimd's neon64, 4 lanes), and the scalar ones everywhere.
-enum class Isa : uint8_t { kAuto, kScalar, kScalarFma, kSse2, kSse42, kAvx2Fma, kNeon };
+// the SSE kernels (separate multiply and add); kScalarFma is the reference for kAvx2Fma,
+// kAvx512 and kNeon (fused multiply-add, std::fma): each pair evaluates the same
+// arithmetic. A build has the kernels of its target: the SSE, AVX2 and AVX-512 ones on
+// x86-64, NEON on ARM64 (4 lanes), and the scalar ones everywhere. kAvx512 (AVX-512F, with
+// AVX2 and FMA) runs ragdolls 16 lanes at a time, in blocks of 16 (RagdollLaneWidth), and
+// chains with the AVX2+FMA kernels; kAuto picks it where the CPU and the OS have it.
+enum class Isa : uint8_t { kAuto, kScalar, kScalarFma, kSse2, kSse42, kAvx2Fma, kNeon, kAvx512 };
 TENDON_API const char* ToString(Isa isa);
 // Every instruction set but kAuto, the scalar references first.
-inline constexpr Isa kConcreteIsas[] = {Isa::kScalar, Isa::kScalarFma, Isa::kSse2, Isa::kSse42, Isa::kAvx2Fma, Isa::kNeon};
+inline constexpr Isa kConcreteIsas[] = {Isa::kScalar,  Isa::kScalarFma, Isa::kSse2,  Isa::kSse42,
+                                        Isa::kAvx2Fma, Isa::kAvx512,    Isa::kNeon};
 // Whether this build has a kernel for `isa` and this CPU can run it.
 TENDON_API bool IsIsaSupported(Isa isa);
 
@@ -493,7 +496,11 @@ class TENDON_API World {
   // (from_device_profile says which came from it; device_profile is null here).
   const WorldSettings& Settings() const;
   Isa ActiveIsa() const;
-  int32_t LaneWidth() const;  // lanes per block (a layout constant of this build)
+  int32_t LaneWidth() const;  // chain lanes per block (a layout constant of this build)
+  // Ragdoll lanes per block: the rigid kernel's, picked with the World's instruction set
+  // (16 on kAvx512, else 8). A block is solved whole: fewer instances than this in a
+  // topology still cost one block.
+  int32_t RagdollLaneWidth() const;
   // Whether the chain simulated in the last Step.
   bool IsSimulated(ChainId chain) const;
   // The simulated world positions of a chain's nodes (its animated pose while it sleeps).

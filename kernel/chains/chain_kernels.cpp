@@ -22,6 +22,7 @@ const char* ToString(Isa isa) {
     case Isa::kSse42: return "sse4.2";
     case Isa::kAvx2Fma: return "avx2+fma";
     case Isa::kNeon: return "neon64";
+    case Isa::kAvx512: return "avx512";
   }
   return "unknown";
 }
@@ -36,6 +37,10 @@ bool IsIsaSupported(Isa isa) {
     case Isa::kSse42: return xsimd::available_architectures().sse4_2 != 0;
     case Isa::kAvx2Fma:
       return xsimd::available_architectures().avx2 != 0 && xsimd::available_architectures().fma3_avx2 != 0;
+    case Isa::kAvx512:
+      // xsimd 8.1 reads AVX-512 from CPUID alone; the compiler's check also asks the OS
+      // (XGETBV) whether it saves the 512-bit registers.
+      return IsIsaSupported(Isa::kAvx2Fma) && __builtin_cpu_supports("avx512f");
 #endif
 #if TENDON_KERNELS_NEON
     case Isa::kNeon: return true;  // NEON is part of the ARMv8-A baseline
@@ -50,7 +55,7 @@ Isa EnvironmentIsa() {
   const char* force = std::getenv("TENDON_FORCE_SCALAR");
   if (force != nullptr && force[0] != '\0' && std::strcmp(force, "0") != 0) return Isa::kScalar;
   // TENDON_ISA=<name> (ToString's names: scalar, scalar+fma, sse2, sse4.2, avx2+fma,
-  // neon64) when this CPU runs it: bench/run-matrix.sh measures every instruction set so.
+  // avx512, neon64) when this CPU runs it: bench/run-matrix.sh measures every instruction set so.
   if (const char* named = std::getenv("TENDON_ISA"); named != nullptr) {
     for (Isa isa : kConcreteIsas)
       if (std::strcmp(named, ToString(isa)) == 0 && IsIsaSupported(isa)) return isa;
@@ -62,6 +67,7 @@ Isa ResolveIsa(Isa requested) {
   if (requested != Isa::kAuto) return requested;
   if (const Isa chosen = EnvironmentIsa(); chosen != Isa::kAuto) return chosen;
   if (IsIsaSupported(Isa::kNeon)) return Isa::kNeon;
+  if (IsIsaSupported(Isa::kAvx512)) return Isa::kAvx512;
   if (IsIsaSupported(Isa::kAvx2Fma)) return Isa::kAvx2Fma;
   if (IsIsaSupported(Isa::kSse42)) return Isa::kSse42;
   if (IsIsaSupported(Isa::kSse2)) return Isa::kSse2;
@@ -74,7 +80,8 @@ const ChainKernels& ChainKernelsFor(Isa isa) {
 #if TENDON_KERNELS_X86
     case Isa::kSse2: return ChainKernelsSse2();
     case Isa::kSse42: return ChainKernelsSse42();
-    case Isa::kAvx2Fma: return ChainKernelsAvx2Fma();
+    case Isa::kAvx2Fma:
+    case Isa::kAvx512: return ChainKernelsAvx2Fma();  // chains are bound by memory: AVX2's 8 lanes
 #endif
 #if TENDON_KERNELS_NEON
     case Isa::kNeon: return ChainKernelsNeon();

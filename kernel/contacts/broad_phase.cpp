@@ -149,8 +149,8 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
       RagdollBox& box = ragdoll_boxes_[k];
       const RagdollSlot& r = slots[box.slot];
       RagdollGroup& g = groups[r.group];
-      const RigidBlockView view = g.View(r.lane / kBlockLanes);
-      const int32_t l = r.lane % kBlockLanes;
+      const RigidBlockView view = g.ViewOfLane(r.lane);
+      const int32_t l = g.LaneInBlock(r.lane);
       box.lo = Vec3{1e30f, 1e30f, 1e30f};
       box.hi = Vec3{-1e30f, -1e30f, -1e30f};
       for (int32_t j = 0; j < r.part_count; ++j) {
@@ -204,7 +204,7 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
       if (!sleep.WakesOnTouch(speed_of(other), slots[other.slot])) continue;
       s->asleep = false;
       s->still_seconds = s->slow_seconds = 0;
-      groups[s->group].View(s->lane / kBlockLanes).Lane(kAsleep)[s->lane % kBlockLanes] = 0.0f;
+      groups[s->group].LaneField(s->lane, kAsleep) = 0.0f;
     }
     if (pair_count_ >= static_cast<int32_t>(part_pairs_.size())) {
       ++dropped;

@@ -83,10 +83,10 @@ PairContacts::PairSides PairContacts::LoadPair(int32_t pair_index) {
   RagdollGroup& gb = store_.groups[s.pb->group];
   s.ga = &ga;
   s.gb = &gb;
-  s.va = ga.View(s.pa->lane / kBlockLanes);
-  s.vb = gb.View(s.pb->lane / kBlockLanes);
-  s.la = s.pa->lane % kBlockLanes;
-  s.lb = s.pb->lane % kBlockLanes;
+  s.va = ga.ViewOfLane(s.pa->lane);
+  s.vb = gb.ViewOfLane(s.pb->lane);
+  s.la = ga.LaneInBlock(s.pa->lane);
+  s.lb = gb.LaneInBlock(s.pb->lane);
   s.a = ReadBody(s.va, s.la, s.pa->part);
   s.b = ReadBody(s.vb, s.lb, s.pb->part);
   s.ca = &ga.constants[s.pa->part];
@@ -112,13 +112,13 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   const PairBody& pb = broad_.body(pair.b);
   RagdollGroup& ga = store_.groups[pa.group];
   RagdollGroup& gb = store_.groups[pb.group];
-  const RigidBlockView va = ga.View(pa.lane / kBlockLanes), vb = gb.View(pb.lane / kBlockLanes);
-  const BodyState a = ReadBody(va, pa.lane % kBlockLanes, pa.part);
-  const BodyState b = ReadBody(vb, pb.lane % kBlockLanes, pb.part);
+  const RigidBlockView va = ga.ViewOfLane(pa.lane), vb = gb.ViewOfLane(pb.lane);
+  const int32_t la = ga.LaneInBlock(pa.lane), lb = gb.LaneInBlock(pb.lane);
+  const BodyState a = ReadBody(va, la, pa.part);
+  const BodyState b = ReadBody(vb, lb, pb.part);
   // A penetration either part was placed in, or pushed out at the bounded speed last
   // frame, goes on being pushed out at that speed (see PositionsOne).
-  const float deferred = std::max(va.Part(kRbPairDeferLast, pa.part)[pa.lane % kBlockLanes],
-                                  vb.Part(kRbPairDeferLast, pb.part)[pb.lane % kBlockLanes]);
+  const float deferred = std::max(va.Part(kRbPairDeferLast, pa.part)[la], vb.Part(kRbPairDeferLast, pb.part)[lb]);
   const RigidPartConstants& ca = ga.constants[pa.part];
   const RigidPartConstants& cb = gb.constants[pb.part];
   Contact* contacts = &contacts_[static_cast<std::size_t>(pair.found) * kContactsPerPair];
@@ -211,9 +211,10 @@ void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
     // poses alone say so, before the velocities and the substep's start are read.
     const PairBody& pa = broad_.body(pair.a);
     const PairBody& pb = broad_.body(pair.b);
-    const RigidBlockView va = store_.groups[pa.group].View(pa.lane / kBlockLanes);
-    const RigidBlockView vb = store_.groups[pb.group].View(pb.lane / kBlockLanes);
-    const int32_t la = pa.lane % kBlockLanes, lb = pb.lane % kBlockLanes;
+    RagdollGroup& ga = store_.groups[pa.group];
+    RagdollGroup& gb = store_.groups[pb.group];
+    const RigidBlockView va = ga.ViewOfLane(pa.lane), vb = gb.ViewOfLane(pb.lane);
+    const int32_t la = ga.LaneInBlock(pa.lane), lb = gb.LaneInBlock(pb.lane);
     Vec3 xa, xb;
     Quat qa, qb;
     ReadPose(va, la, pa.part, &xa, &qa);

@@ -402,7 +402,7 @@ Error RagdollSystem::SetEnabled(RagdollId id, bool enabled) {
     EnableLane(slot);
     slot.asleep = slot.frozen = false;
     slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;
-    store_.groups[slot.group].View(slot.lane / kBlockLanes).Lane(detail::kAsleep)[slot.lane % kBlockLanes] = 0.0f;
+    store_.groups[slot.group].LaneField(slot.lane, detail::kAsleep) = 0.0f;
   } else {
     DisableLane(slot);
   }
@@ -431,8 +431,8 @@ Error RagdollSystem::SetPartVelocity(RagdollId id, int32_t part, Vec3 linear, Ve
     return Fail(ErrorCode::kNotFinite, part, "linear", "the velocities are not finite");
   RagdollGroup& g = store_.groups[slot.group];
   if (g.constants[part].inv_mass == 0.0f) return {};  // a kinematic root follows its frame
-  const detail::RigidBlockView view = g.View(slot.lane / kBlockLanes);
-  const int32_t l = slot.lane % kBlockLanes;
+  const detail::RigidBlockView view = g.ViewOfLane(slot.lane);
+  const int32_t l = g.LaneInBlock(slot.lane);
   // Given at the part's origin; the lane holds the centre of mass's.
   const Transform& frame = slot.output[part];
   const Vec3 com{view.Part(detail::kRbXx, part)[l], view.Part(detail::kRbXy, part)[l], view.Part(detail::kRbXz, part)[l]};
@@ -497,8 +497,8 @@ Error RagdollSystem::SetPartStates(RagdollId id, std::span<const Transform> part
   for (int32_t j = 0; j < n; ++j)
     bodies[j] = Compose(Transform{parts[j].translation, Normalize(parts[j].rotation), {1, 1, 1}}, g.body_in_part[j]);
   g.PlaceBodies(slot.lane, bodies, Vec3{}, Vec3{});
-  const detail::RigidBlockView view = g.View(slot.lane / kBlockLanes);
-  const int32_t l = slot.lane % kBlockLanes;
+  const detail::RigidBlockView view = g.ViewOfLane(slot.lane);
+  const int32_t l = g.LaneInBlock(slot.lane);
   for (int32_t j = 0; j < n; ++j) {
     if (g.constants[j].inv_mass == 0.0f) continue;  // a kinematic root is driven by the host
     // The velocity given at the part's origin, moved to its centre of mass.
@@ -530,7 +530,7 @@ Error RagdollSystem::Wake(RagdollId id) {
   r.asleep = r.frozen = false;
   r.still_seconds = r.slow_seconds = 0;
   r.age_seconds = 0;
-  store_.groups[r.group].View(r.lane / kBlockLanes).Lane(detail::kAsleep)[r.lane % kBlockLanes] = 0.0f;
+  store_.groups[r.group].LaneField(r.lane, detail::kAsleep) = 0.0f;
   return {};
 }
 
@@ -543,8 +543,8 @@ Error RagdollSystem::ApplyImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3
   Wake(id);
   RagdollGroup& g = store_.groups[r.group];
   const detail::RigidPartConstants& c = g.constants[part];
-  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
-  const int32_t l = r.lane % kBlockLanes;
+  const detail::RigidBlockView view = g.ViewOfLane(r.lane);
+  const int32_t l = g.LaneInBlock(r.lane);
   const Vec3 x{view.Part(detail::kRbXx, part)[l], view.Part(detail::kRbXy, part)[l], view.Part(detail::kRbXz, part)[l]};
   const Quat q{view.Part(detail::kRbQx, part)[l], view.Part(detail::kRbQy, part)[l], view.Part(detail::kRbQz, part)[l],
                view.Part(detail::kRbQw, part)[l]};
@@ -587,8 +587,8 @@ Error RagdollSystem::SetMotorTargets(RagdollId id, std::span<const Quat> local_r
       return Fail(ErrorCode::kNotFinite, j, "local_angular_velocities", "not finite");
   }
   RagdollGroup& g = store_.groups[r.group];
-  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
-  const int32_t l = r.lane % kBlockLanes;
+  const detail::RigidBlockView view = g.ViewOfLane(r.lane);
+  const int32_t l = g.LaneInBlock(r.lane);
   const detail::RagdollArchetype& a = archetypes_[g.archetype];
   for (int32_t j = 1; j < r.part_count; ++j) {
     const Quat parent_bip = g.body_in_part[a.parts[j].parent].rotation;
@@ -647,8 +647,8 @@ Error RagdollSystem::GetVelocities(RagdollId id, std::span<Vec3> linear, std::sp
   if (static_cast<int32_t>(linear.size()) < r.part_count || static_cast<int32_t>(angular.size()) < r.part_count)
     return Fail(ErrorCode::kNullBuffer, -1, "linear", "the spans are shorter than the part count");
   RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
-  const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
-  const int32_t l = r.lane % kBlockLanes;
+  const detail::RigidBlockView view = g.ViewOfLane(r.lane);
+  const int32_t l = g.LaneInBlock(r.lane);
   for (int32_t j = 0; j < r.part_count; ++j) {
     linear[j] = Vec3{view.Part(detail::kRbVx, j)[l], view.Part(detail::kRbVy, j)[l], view.Part(detail::kRbVz, j)[l]};
     angular[j] = Vec3{view.Part(detail::kRbWx, j)[l], view.Part(detail::kRbWy, j)[l], view.Part(detail::kRbWz, j)[l]};
@@ -667,7 +667,8 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
   int32_t count = 0, enabled = 0;
   for (int32_t gi = 0; gi < static_cast<int32_t>(store_.groups.size()); ++gi) {
     // Only blocks with enabled lanes are work: disabled instances cost the solver nothing.
-    const int32_t blocks = (store_.groups[gi].lanes_enabled + kBlockLanes - 1) / kBlockLanes;
+    const int32_t width = store_.groups[gi].block_lanes;
+    const int32_t blocks = (store_.groups[gi].lanes_enabled + width - 1) / width;
     for (int32_t b = 0; b < blocks; ++b) work_[count++] = {gi, b};
     enabled += store_.groups[gi].lanes_enabled;
   }
@@ -701,18 +702,18 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
       for (int32_t j = 0; j < g.part_count; ++j) {
         float* now = view.Part(detail::kRbPairDeferNow, j);
         float* last = view.Part(detail::kRbPairDeferLast, j);
-        for (int32_t l = 0; l < kBlockLanes; ++l) last[l] = now[l], now[l] = 0.0f;
+        for (int32_t l = 0; l < view.lanes; ++l) last[l] = now[l], now[l] = 0.0f;
         // Render interpolation starts from where this frame's fixed steps start.
         if (substeps > 0) {
           for (int32_t f = 0; f < 7; ++f) {
             const float* pose = view.Part(detail::kRbXx + f, j);
             float* start = view.Part(detail::kRbFrameStartX + f, j);
-            for (int32_t l = 0; l < kBlockLanes; ++l) start[l] = pose[l];
+            for (int32_t l = 0; l < view.lanes; ++l) start[l] = pose[l];
           }
         }
       }
-      for (int32_t l = 0; l < kBlockLanes; ++l) {
-        const int32_t lane = work_[i].block * kBlockLanes + l;
+      for (int32_t l = 0; l < g.block_lanes; ++l) {
+        const int32_t lane = work_[i].block * g.block_lanes + l;
         const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
         if (owner < 0 || store_.slots[owner].kinematic_root == nullptr) continue;
         const Transform target = *store_.slots[owner].kinematic_root;
@@ -806,8 +807,8 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
       RagdollGroup& g = store_.groups[work_[i].group];
       const detail::RigidBlockView view = g.View(work_[i].block);
       int32_t resets = 0;
-      for (int32_t l = 0; l < kBlockLanes; ++l) {
-        const int32_t lane = work_[i].block * kBlockLanes + l;
+      for (int32_t l = 0; l < g.block_lanes; ++l) {
+        const int32_t lane = work_[i].block * g.block_lanes + l;
         const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
         if (owner < 0) continue;
         RagdollSlot& slot = store_.slots[owner];
@@ -920,7 +921,8 @@ int32_t RagdollSystem::FindOrAddGroup(int32_t archetype, bool kinematic) {
     const Quat parent = p.parent >= 0 ? a.parts[p.parent].body_pose.rotation : Quat{};
     g.neutral_motor.push_back(Normalize(Conjugate(parent) * p.body_pose.rotation));
   }
-  g.floats_per_block = detail::RigidFloatsPerBlock(n);
+  g.block_lanes = kernels_->block_lanes;
+  g.floats_per_block = detail::RigidFloatsPerBlock(n, g.block_lanes);
   store_.groups.push_back(std::move(g));
   return static_cast<int32_t>(store_.groups.size()) - 1;
 }
@@ -931,15 +933,15 @@ int32_t RagdollSystem::FindOrAddGroup(int32_t archetype, bool kinematic) {
 void RagdollSystem::EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve) {
   RagdollGroup& g = store_.groups[gi];
   if (with_reserve) lanes += g.reserved;
-  if (lanes <= static_cast<int32_t>(g.blocks.size()) * kBlockLanes) return;
+  if (lanes <= static_cast<int32_t>(g.blocks.size()) * g.block_lanes) return;
   const detail::RagdollArchetype& a = archetypes_[g.archetype];
   Transform bodies[detail::kMaxRagdollParts];
   for (int32_t j = 0; j < g.part_count; ++j) bodies[j] = a.parts[j].body_pose;
-  while (static_cast<int32_t>(g.blocks.size()) * kBlockLanes < lanes) {
+  while (static_cast<int32_t>(g.blocks.size()) * g.block_lanes < lanes) {
     g.blocks.emplace_back(g.floats_per_block);
-    g.lane_owner.resize(g.blocks.size() * kBlockLanes, -1);
-    const int32_t first = static_cast<int32_t>(g.blocks.size() - 1) * kBlockLanes;
-    for (int32_t l = 0; l < kBlockLanes; ++l) g.SetLane(first + l, bodies, Vec3{}, Vec3{}, false);
+    g.lane_owner.resize(g.blocks.size() * static_cast<std::size_t>(g.block_lanes), -1);
+    const int32_t first = static_cast<int32_t>(g.blocks.size() - 1) * g.block_lanes;
+    for (int32_t l = 0; l < g.block_lanes; ++l) g.SetLane(first + l, bodies, Vec3{}, Vec3{}, false);
   }
   int32_t total = 0;
   for (const RagdollGroup& other : store_.groups) total += static_cast<int32_t>(other.blocks.size());
@@ -991,9 +993,8 @@ void RagdollSystem::MoveToGroup(int32_t index, int32_t target) {
   if (to.kinematic_root) {
     // A kinematic root does not move by itself: its stale velocities must not feed the
     // joints' velocity terms.
-    const detail::RigidBlockView view = to.View(lane / kBlockLanes);
     for (int32_t f : {detail::kRbVx, detail::kRbVy, detail::kRbVz, detail::kRbWx, detail::kRbWy, detail::kRbWz})
-      view.Part(f, 0)[lane % kBlockLanes] = 0.0f;
+      to.PartField(lane, f, 0) = 0.0f;
   }
   if (slot.enabled) EnableLane(slot);
 }
@@ -1001,7 +1002,7 @@ void RagdollSystem::MoveToGroup(int32_t index, int32_t target) {
 void RagdollSystem::PoisonStateForTest(RagdollId id) {
   if (!IsValid(id)) return;
   const RagdollSlot& r = store_.slots[id.index];
-  store_.groups[r.group].View(r.lane / kBlockLanes).Part(kRbVx, 0)[r.lane % kBlockLanes] = NAN;
+  store_.groups[r.group].PartField(r.lane, kRbVx, 0) = NAN;
 }
 
 void RagdollSystem::CheckHostBuffers(RagdollId only) const {
@@ -1023,9 +1024,9 @@ void RagdollSystem::HashState(StateHasher& hasher) const {
     if (!r.live) continue;
     hasher.Mix(&i, sizeof(i));
     RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
-    const detail::RigidBlockView view = g.View(r.lane / kBlockLanes);
+    const detail::RigidBlockView view = g.ViewOfLane(r.lane);
     for (int32_t j = 0; j < r.part_count; ++j) {
-      for (int32_t f = 0; f < detail::kRbPairDeferNow; ++f) hasher.Mix(view.Part(f, j) + r.lane % kBlockLanes, sizeof(float));
+      for (int32_t f = 0; f < detail::kRbPairDeferNow; ++f) hasher.Mix(view.Part(f, j) + g.LaneInBlock(r.lane), sizeof(float));
     }
   }
 }

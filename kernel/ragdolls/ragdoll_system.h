@@ -2,7 +2,7 @@
 // the host's controls over each instance, and the ragdoll frame.
 //
 // What it does: BuildArchetype validates ragdoll settings once. Instances of one archetype
-// share blocks of kBlockLanes lanes (one group with a kinematic root, one without);
+// share blocks of the World's width in lanes (8, or 16 with AVX-512) (one group with a kinematic root, one without);
 // Bind sizes everything an instance will touch, including the contacts between ragdolls.
 // The controls: enabled or not (a disabled instance is packed behind the enabled ones and
 // costs the solver nothing), a kinematic root (the instance moves to the other group, state

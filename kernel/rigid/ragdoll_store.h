@@ -2,7 +2,7 @@
 // the per-instance slots, and reading and writing one body of a lane.
 //
 // What it does: a RagdollGroup is every instance of one archetype (with or without a
-// kinematic root) side by side in blocks of kBlockLanes lanes (rigid_block.h), with the
+// kinematic root) side by side in blocks of `block_lanes` lanes (rigid_block.h: the World's width), with the
 // archetype's per-part constants for the kernels and what contacts between ragdolls need
 // (sample spheres, shapes, self-collision pairs, collision filter). A RagdollSlot is one
 // bound instance: where its lane is, the host's buffers, and its sleep bookkeeping.
@@ -15,6 +15,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -54,41 +55,53 @@ struct RagdollGroup {
   // anchor): blocks always cover max(lanes_used, reserved) so a move never allocates.
   int32_t reserved = 0;
   std::size_t floats_per_block = 0;
+  // Lanes per block, the World's (RigidKernels::block_lanes): a power of two, 8 or 16.
+  int32_t block_lanes = kBlockLanes;
 
   RigidBlockView View(int32_t block) {
-    return RigidBlockView{part_count, blocks[block].data()};
+    return RigidBlockView{part_count, blocks[block].data(), block_lanes};
   }
-  int32_t Rows() const { return static_cast<int32_t>(floats_per_block / kBlockLanes); }
+  // The block of a group lane, and the lane's place in it.
+  // (Shifts and masks: the width is a power of two the compiler does not know.)
+  int32_t BlockOf(int32_t lane) const { return lane >> std::countr_zero(static_cast<uint32_t>(block_lanes)); }
+  RigidBlockView ViewOfLane(int32_t lane) { return View(BlockOf(lane)); }
+  int32_t LaneInBlock(int32_t lane) const { return lane & (block_lanes - 1); }
+  // One float of a group lane: a per-lane field, or a per-part one.
+  float& LaneField(int32_t lane, int32_t field) { return ViewOfLane(lane).Lane(field)[LaneInBlock(lane)]; }
+  float& PartField(int32_t lane, int32_t field, int32_t part) {
+    return ViewOfLane(lane).Part(field, part)[LaneInBlock(lane)];
+  }
+  int32_t Rows() const { return static_cast<int32_t>(floats_per_block / static_cast<std::size_t>(block_lanes)); }
   void CopyLane(int32_t from, int32_t to) {
-    const float* src = blocks[from / kBlockLanes].data();
-    float* dst = blocks[to / kBlockLanes].data();
-    const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
-    for (int32_t r = 0; r < Rows(); ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
+    const float* src = blocks[BlockOf(from)].data();
+    float* dst = blocks[BlockOf(to)].data();
+    const int32_t ls = LaneInBlock(from), ld = LaneInBlock(to);
+    for (int32_t r = 0; r < Rows(); ++r) dst[r * block_lanes + ld] = src[r * block_lanes + ls];
   }
   // Copies a lane of another group of the same archetype (the same rows) into `to`.
   void CopyLaneFrom(const RagdollGroup& other, int32_t from, int32_t to) {
-    const float* src = other.blocks[from / kBlockLanes].data();
-    float* dst = blocks[to / kBlockLanes].data();
-    const int32_t ls = from % kBlockLanes, ld = to % kBlockLanes;
-    for (int32_t r = 0; r < Rows(); ++r) dst[r * kBlockLanes + ld] = src[r * kBlockLanes + ls];
+    const float* src = other.blocks[other.BlockOf(from)].data();
+    float* dst = blocks[BlockOf(to)].data();
+    const int32_t ls = other.LaneInBlock(from), ld = LaneInBlock(to);
+    for (int32_t r = 0; r < Rows(); ++r) dst[r * block_lanes + ld] = src[r * other.block_lanes + ls];
   }
   void SwapLanes(int32_t a, int32_t b) {
     if (a == b) return;
-    float* pa = blocks[a / kBlockLanes].data();
-    float* pb = blocks[b / kBlockLanes].data();
-    const int32_t la = a % kBlockLanes, lb = b % kBlockLanes;
-    for (int32_t r = 0; r < Rows(); ++r) std::swap(pa[r * kBlockLanes + la], pb[r * kBlockLanes + lb]);
+    float* pa = blocks[BlockOf(a)].data();
+    float* pb = blocks[BlockOf(b)].data();
+    const int32_t la = LaneInBlock(a), lb = LaneInBlock(b);
+    for (int32_t r = 0; r < Rows(); ++r) std::swap(pa[r * block_lanes + la], pb[r * block_lanes + lb]);
     std::swap(lane_owner[a], lane_owner[b]);
   }
   void SetActiveFlag(int32_t lane, bool active) {
-    View(lane / kBlockLanes).Lane(kActive)[lane % kBlockLanes] = active ? 1.0f : 0.0f;
+    LaneField(lane, kActive) = active ? 1.0f : 0.0f;
   }
   // Puts the parts of `lane` at body poses `bodies` with velocities v, w (kinematic parts
   // stay still) and forgets their contacts. The host's controls (motor targets and
   // strength, planar mode) and the lane's flags are left as they are.
   void PlaceBodies(int32_t lane, const Transform* bodies, Vec3 v, Vec3 w) {
-    const RigidBlockView view = View(lane / kBlockLanes);
-    const int32_t l = lane % kBlockLanes;
+    const RigidBlockView view = ViewOfLane(lane);
+    const int32_t l = LaneInBlock(lane);
     for (int32_t j = 0; j < part_count; ++j) {
       const bool moving = constants[j].inv_mass > 0.0f;
       const float values[kRbQPw + 1] = {
@@ -112,8 +125,8 @@ struct RagdollGroup {
   // A fresh lane: the bodies placed, motors at their neutral targets and off, 3D, awake.
   void SetLane(int32_t lane, const Transform* bodies, Vec3 v, Vec3 w, bool active) {
     PlaceBodies(lane, bodies, v, w);
-    const RigidBlockView view = View(lane / kBlockLanes);
-    const int32_t l = lane % kBlockLanes;
+    const RigidBlockView view = ViewOfLane(lane);
+    const int32_t l = LaneInBlock(lane);
     for (int32_t j = 0; j < part_count; ++j) {
       const Quat m = neutral_motor[j];
       const float motor[7] = {m.x, m.y, m.z, m.w, 0, 0, 0};
@@ -130,8 +143,8 @@ struct RagdollGroup {
   }
   // Planar mode for a lane: the normal, and each body's offset along it.
   void SetPlanar(int32_t lane, Vec3 n) {
-    const RigidBlockView view = View(lane / kBlockLanes);
-    const int32_t l = lane % kBlockLanes;
+    const RigidBlockView view = ViewOfLane(lane);
+    const int32_t l = LaneInBlock(lane);
     view.Lane(kPlanarNx)[l] = n.x;
     view.Lane(kPlanarNy)[l] = n.y;
     view.Lane(kPlanarNz)[l] = n.z;

@@ -1,8 +1,10 @@
 // kernel/rigid/rigid_block.h: the structure-of-arrays layout of a block of ragdoll lanes,
 // and the plain constants the rigid kernels read.
 //
-// Design (DESIGN.md, "lanes are instances"): a block holds kBlockLanes instances of one
-// ragdoll archetype. Part j of every lane sits side by side, so joint j (between part
+// Design (DESIGN.md, "lanes are instances"): a block holds `lanes` instances of one
+// ragdoll archetype (8, or 16 where the World runs the AVX-512 kernel: the width is the
+// World's, RigidKernels::block_lanes, and each kernel loops over a block in steps of its
+// batch). Part j of every lane sits side by side, so joint j (between part
 // parent(j) and part j) is the same aligned load in every lane. Everything that is the
 // same for every lane (masses, inertia, joint frames and limits, contact spheres) is in
 // RigidPartConstants, a plain array read with broadcasts: kernels never touch std types,
@@ -147,27 +149,28 @@ struct RigidSolveParams {
   const void* mesh = nullptr;
 };
 
-inline constexpr std::size_t RigidFloatsPerBlock(int32_t parts) {
+inline constexpr std::size_t RigidFloatsPerBlock(int32_t parts, int32_t lanes) {
   return (static_cast<std::size_t>(parts) * (kRigidFieldCount + kMaxContactPoints * kContactFieldCount) +
           kRigidLaneFieldCount) *
-         kBlockLanes;
+         static_cast<std::size_t>(lanes);
 }
 
 struct RigidBlockView {
   int32_t part_count = 0;
   float* data = nullptr;
+  int32_t lanes = kBlockLanes;  // the block's width: every row holds this many floats
   float* Part(int32_t field, int32_t part) const {
-    return data + (static_cast<std::size_t>(part) * kRigidFieldCount + field) * kBlockLanes;
+    return data + (static_cast<std::size_t>(part) * kRigidFieldCount + field) * static_cast<std::size_t>(lanes);
   }
   float* Contact(int32_t field, int32_t part, int32_t point) const {
     return data + (static_cast<std::size_t>(part_count) * kRigidFieldCount +
                    (static_cast<std::size_t>(part) * kMaxContactPoints + point) * kContactFieldCount + field) *
-                      kBlockLanes;
+                      static_cast<std::size_t>(lanes);
   }
   float* Lane(int32_t field) const {
     return data + (static_cast<std::size_t>(part_count) * (kRigidFieldCount + kMaxContactPoints * kContactFieldCount) +
                    field) *
-                      kBlockLanes;
+                      static_cast<std::size_t>(lanes);
   }
 };
 
@@ -179,6 +182,9 @@ struct RigidKernels {
   void (*positions)(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params);
   void (*velocities)(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params);
   const char* name;
+  // The block width this kernel is built for: its batch, and at least kBlockLanes. Any
+  // width that is a multiple of its batch also runs (slices of a block, one batch each).
+  int32_t block_lanes;
 };
 
 }  // namespace tendon::detail

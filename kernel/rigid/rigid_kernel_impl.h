@@ -75,14 +75,18 @@ inline Body<V> LoadBody(const RigidBlockView& b, int32_t part, int32_t lane) {
                  {ld(kRbQx), ld(kRbQy), ld(kRbQz), ld(kRbQw)}, {ld(kRbQPx), ld(kRbQPy), ld(kRbQPz), ld(kRbQPw)}, {}, O::Splat(0.0f)};
 }
 
-// Stores the body except in `keep` lanes, whose memory keeps its old value.
+// Stores `v` except in `keep` lanes (sleeping and padding ones), whose memory keeps its old
+// value. A lane that shares its batch with awake ones is computed along with them; neither
+// its body nor its contact state (friction holds, push-out left, planes) takes the result,
+// exactly as when its whole batch is skipped or the scalar reference steps it alone.
+template <class V, class M>
+inline void StoreStepped(float* p, const V& v, const M& keep) {
+  using O = Ops<V>;
+  O::Store(p, O::Select(keep, O::Load(p), v));
+}
 template <class V, class M>
 inline void StoreBodyMasked(const RigidBlockView& b, int32_t part, int32_t lane, const Body<V>& body, const M& keep) {
-  using O = Ops<V>;
-  auto st = [&](int32_t f, const V& v) {
-    float* p = b.Part(f, part) + lane;
-    O::Store(p, O::Select(keep, O::Load(p), v));
-  };
+  auto st = [&](int32_t f, const V& v) { StoreStepped(b.Part(f, part) + lane, v, keep); };
   st(kRbXx, body.x.x), st(kRbXy, body.x.y), st(kRbXz, body.x.z);
   st(kRbVx, body.v.x), st(kRbVy, body.v.y), st(kRbVz, body.v.z);
   st(kRbWx, body.w.x), st(kRbWy, body.w.y), st(kRbWz, body.w.z);
@@ -510,7 +514,8 @@ inline void MeshContact(const RigidSolveParams& sp, const V3<V>& c, const V3<V>&
 // face it came through.
 template <class V>
 inline void FindStaticContacts(const RigidBlockView& blk, int32_t part, int32_t lane, const Body<V>& b,
-                               const RigidPartConstants& c, const RigidSolveParams& sp) {
+                               const RigidPartConstants& c, const RigidSolveParams& sp,
+                               const typename Ops<V>::Mask& keep) {
   using O = Ops<V>;
   const V ahead = O::Splat(sp.frame_seconds);
   for (int32_t k = 0; k < c.point_count; ++k) {
@@ -529,11 +534,11 @@ inline void FindStaticContacts(const RigidBlockView& blk, int32_t part, int32_t 
                     O::Load(blk.Contact(kCnz, part, k) + lane)};
     const auto same_face = Dot3(was, n) > O::Splat(0.95f);
     float* sum = blk.Contact(kLambdaSum, part, k) + lane;
-    O::Store(sum, O::Select(same_face, O::Load(sum), O::Splat(0.0f)));
-    O::Store(blk.Contact(kCnx, part, k) + lane, n.x);
-    O::Store(blk.Contact(kCny, part, k) + lane, n.y);
-    O::Store(blk.Contact(kCnz, part, k) + lane, n.z);
-    O::Store(blk.Contact(kPlaneOffset, part, k) + lane, Dot3(end, n) - radius - depth);
+    StoreStepped(sum, O::Select(same_face, O::Load(sum), O::Splat(0.0f)), keep);
+    StoreStepped(blk.Contact(kCnx, part, k) + lane, n.x, keep);
+    StoreStepped(blk.Contact(kCny, part, k) + lane, n.y, keep);
+    StoreStepped(blk.Contact(kCnz, part, k) + lane, n.z, keep);
+    StoreStepped(blk.Contact(kPlaneOffset, part, k) + lane, Dot3(end, n) - radius - depth, keep);
   }
 }
 
@@ -543,7 +548,7 @@ inline void FindStaticContacts(const RigidBlockView& blk, int32_t part, int32_t 
 // light, fast part enough to let it through a thin wall).
 template <class V>
 inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& b,
-                          const RigidPartConstants& c, const RigidSolveParams& sp) {
+                          const RigidPartConstants& c, const RigidSolveParams& sp, const typename Ops<V>::Mask& keep) {
   using O = Ops<V>;
   // One sweep per contact sphere, at most three: a sphere's one contact needs one, a
   // capsule's two ends share the push-out in two.
@@ -553,7 +558,7 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
   V offsets[kMaxContactPoints];
   V lambdas[kMaxContactPoints];
   V depths[kMaxContactPoints];
-  if (sp.find_static_contacts) FindStaticContacts(blk, part, lane, b, c, sp);
+  if (sp.find_static_contacts) FindStaticContacts(blk, part, lane, b, c, sp, keep);
   bool any_touching = false;
   for (int32_t k = 0; k < c.point_count; ++k) {
     const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
@@ -580,14 +585,14 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     any_touching = any_touching || O::AnyOf(touching);
     const V3<V> r = Sub(arm, Scale(n, radius));
     // Normal speed before the position solve, for restitution.
-    O::Store(blk.Contact(kNormalSpeed, part, k) + lane, Dot3(Add(b.v, Cross3(b.w, r)), n));
-    O::Store(blk.Contact(kTouching, part, k) + lane, O::Select(touching, O::Splat(1.0f), zero));
+    StoreStepped(blk.Contact(kNormalSpeed, part, k) + lane, Dot3(Add(b.v, Cross3(b.w, r)), n), keep);
+    StoreStepped(blk.Contact(kTouching, part, k) + lane, O::Select(touching, O::Splat(1.0f), zero), keep);
   }
   if (!any_touching) {
     for (int32_t k = 0; k < c.point_count; ++k) {
-      O::Store(blk.Contact(kLambdaN, part, k) + lane, zero);
-      O::Store(blk.Contact(kLambdaSum, part, k) + lane, zero);  // the hold is let go
-      O::Store(blk.Contact(kDeferred, part, k) + lane, zero);   // placed clear of the world
+      StoreStepped(blk.Contact(kLambdaN, part, k) + lane, zero, keep);
+      StoreStepped(blk.Contact(kLambdaSum, part, k) + lane, zero, keep);  // the hold is let go
+      StoreStepped(blk.Contact(kDeferred, part, k) + lane, zero, keep);   // placed clear of the world
     }
     return;
   }
@@ -608,7 +613,7 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     left_in[k] = zero;
     float* deferred = blk.Contact(kDeferred, part, k) + lane;
     if (!O::AnyOf(depths[k] < zero - max_push)) {
-      O::Store(deferred, zero);
+      StoreStepped(deferred, zero, keep);
       continue;
     }
     const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
@@ -616,7 +621,7 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
         O::Max(offsets[k] + O::Splat(c.points[k][3]) - Dot3(Add(b.xp, QRotate(b.qp, local)), normals[k]), zero);
     const V held = O::Min(start_in, O::Load(deferred));
     left_in[k] = O::Select(depths[k] < zero - max_push, O::Max(held - max_push, zero), zero);
-    O::Store(deferred, left_in[k]);
+    StoreStepped(deferred, left_in[k], keep);
   }
   for (int32_t sweep = 0; sweep < sweeps; ++sweep) {
     for (int32_t k = 0; k < c.point_count; ++k) {
@@ -650,17 +655,21 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     const V radius = O::Splat(c.points[k][3]);
     const V3<V>& n = normals[k];
     const V lambda_n = lambdas[k];
-    O::Store(blk.Contact(kLambdaN, part, k) + lane, lambda_n);
+    StoreStepped(blk.Contact(kLambdaN, part, k) + lane, lambda_n, keep);
     const auto touching = lambda_n > zero;
     float* normal_sum = blk.Contact(kLambdaSum, part, k) + lane;
     if (!O::AnyOf(touching)) {
-      O::Store(normal_sum, zero);
+      StoreStepped(normal_sum, zero, keep);
       continue;
     }
-    O::Store(blk.Contact(kTouching, part, k) + lane, O::Select(touching, O::Splat(1.0f), zero));
+    // A lane with no normal impulse keeps the geometric test SolveContacts stored above
+    // (a point held back by bounded depenetration touches without an impulse), exactly as
+    // when no lane of its batch touches: a lane's result never depends on its batch.
+    float* touching_out = blk.Contact(kTouching, part, k) + lane;
+    StoreStepped(touching_out, O::Select(touching, O::Splat(1.0f), O::Load(touching_out)), keep);
     const V sum_before = O::Load(normal_sum);
     const V sum = O::Select(touching, O::Fma(sum_before, window, lambda_n), zero);
-    O::Store(normal_sum, sum);
+    StoreStepped(normal_sum, sum, keep);
     const V3<V> r = Sub(QRotate(b.q, local), Scale(n, radius));
     const V3<V> now = Add(b.x, r);
     const auto first = O::And(touching, sum_before <= zero);
@@ -676,10 +685,10 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
     const V tangent = O::Fma(tangent_before, window, lambda_t);
     const auto sticks = O::And(touching, tangent < sum * O::Splat(c.friction));
     const V3<V> kept = Select3(sticks, anchor, now);
-    O::Store(blk.Contact(kStickX, part, k) + lane, kept.x);
-    O::Store(blk.Contact(kStickY, part, k) + lane, kept.y);
-    O::Store(blk.Contact(kStickZ, part, k) + lane, kept.z);
-    O::Store(blk.Contact(kTangentSum, part, k) + lane, O::Select(sticks, tangent, zero));
+    StoreStepped(blk.Contact(kStickX, part, k) + lane, kept.x, keep);
+    StoreStepped(blk.Contact(kStickY, part, k) + lane, kept.y, keep);
+    StoreStepped(blk.Contact(kStickZ, part, k) + lane, kept.z, keep);
+    StoreStepped(blk.Contact(kTangentSum, part, k) + lane, O::Select(sticks, tangent, zero), keep);
     const V3<V> p = Scale(tn, O::Select(sticks, lambda_t, zero));
     b.x = Add(b.x, Scale(p, O::Splat(c.inv_mass)));
     b.q = Turn(b.q, InvInertia(b, Cross3(r, p)), O::Splat(1.0f));
@@ -823,6 +832,7 @@ struct SliceState {
   V3<V> planar_n;
   typename Ops<V>::Mask planar;
   bool any_planar;
+  typename Ops<V>::Mask keep;  // sleeping and padding lanes: computed, never stored
 };
 
 template <class V>
@@ -883,7 +893,7 @@ inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* b
     }
   }
   for (int32_t j = 0; j < sp.part_count; ++j) {
-    if (sp.parts[j].inv_mass > 0.0f) SolveContacts(blk, j, lane, bodies[j], sp.parts[j], sp);
+    if (sp.parts[j].inv_mass > 0.0f) SolveContacts(blk, j, lane, bodies[j], sp.parts[j], sp, st.keep);
   }
 }
 
@@ -937,21 +947,23 @@ void RunStages(const RigidBlockView* blocks, int32_t count, const RigidSolvePara
   using O = Ops<V>;
   constexpr int32_t kW = O::kSize;
   constexpr int32_t kMaxParts = 64;
-  static_assert(kBlockLanes % kW == 0, "the block width must be a multiple of the batch width");
+  static_assert(kBlockLanes % kW == 0 || kW % kBlockLanes == 0, "block widths are powers of two");
   if (sp.part_count <= 0 || sp.part_count > kMaxParts) return;
   // Static contacts are found on the first substep of the call's run only.
   RigidSolveParams later = sp;
   later.find_static_contacts = false;
   for (int32_t g = 0; g < count; ++g) {
     const RigidBlockView& blk = blocks[g];
-    for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+    // Every World's block width is a multiple of its kernel's batch (RigidKernels::block_lanes).
+    for (int32_t lane = 0; lane + kW <= blk.lanes; lane += kW) {
       // Sleeping and padding lanes are not stepped; a slice of them only is skipped.
       const auto keep = O::Or(O::Load(blk.Lane(kAsleep) + lane) > O::Splat(0.5f),
                               O::Load(blk.Lane(kActive) + lane) < O::Splat(0.5f));
       if (O::AllOf(keep)) continue;
       Body<V> bodies[kMaxParts];
       for (int32_t j = 0; j < sp.part_count; ++j) bodies[j] = LoadBody<V>(blk, j, lane);
-      const SliceState<V> st = LoadSlice<V>(blk, lane, sp);
+      SliceState<V> st = LoadSlice<V>(blk, lane, sp);
+      st.keep = keep;
       const int32_t repeats = stages == 3 ? sp.substeps : 1;
       for (int32_t s = 0; s < repeats; ++s) {
         if (stages & 1) SubstepPositions(blk, lane, bodies, st, s == 0 ? sp : later);
@@ -978,7 +990,8 @@ void Velocities(const RigidBlockView* blocks, int32_t count, const RigidSolvePar
 // This translation unit's kernel set for lane type V (its instruction set), built once.
 template <class V>
 const RigidKernels& KernelTable(const char* name) {
-  static const RigidKernels kernels{&Solve<V>, &Positions<V>, &Velocities<V>, name};
+  static const RigidKernels kernels{&Solve<V>, &Positions<V>, &Velocities<V>, name,
+                                    Ops<V>::kSize > kBlockLanes ? Ops<V>::kSize : kBlockLanes};
   return kernels;
 }
 

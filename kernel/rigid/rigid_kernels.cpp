@@ -10,6 +10,7 @@ const RigidKernels& RigidKernelsFor(Isa isa) {
     case Isa::kSse2: return RigidKernelsSse2();
     case Isa::kSse42: return RigidKernelsSse42();
     case Isa::kAvx2Fma: return RigidKernelsAvx2Fma();
+    case Isa::kAvx512: return RigidKernelsAvx512();
 #endif
 #if TENDON_KERNELS_NEON
     case Isa::kNeon: return RigidKernelsNeon();

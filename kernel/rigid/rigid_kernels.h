@@ -11,6 +11,7 @@ const RigidKernels& RigidKernelsScalarFma();
 const RigidKernels& RigidKernelsSse2();
 const RigidKernels& RigidKernelsSse42();
 const RigidKernels& RigidKernelsAvx2Fma();
+const RigidKernels& RigidKernelsAvx512();
 const RigidKernels& RigidKernelsNeon();
 // Kernels for a resolved, supported ISA (see chain_kernels.h for the choice).
 const RigidKernels& RigidKernelsFor(Isa isa);

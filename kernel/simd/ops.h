@@ -21,6 +21,9 @@
 #if defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>
 #endif
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace tendon::detail {
 
@@ -151,6 +154,61 @@ struct Ops<NeonF32> {
   static bool AllOf(Mask m) { return vminvq_u32(m.m) != 0; }
   static Mask And(Mask a, Mask b) { return {vandq_u32(a.m, b.m)}; }
   static Mask Or(Mask a, Mask b) { return {vorrq_u32(a.m, b.m)}; }
+};
+#endif
+
+#if defined(__AVX512F__)
+// AVX-512F's sixteen floats with every operation the exact instruction (only the rigid
+// kernel's translation unit is compiled with AVX-512 flags). xsimd 8.1's avx512f batch is
+// not used: its multiply-add rounds twice (no fused specialisation; the generic fallback
+// is x * y + z) and its negation is 0 - x (+0 for a zero, where the scalar reference and
+// the AVX2 batch give -0), and either moves the kernel off its scalar FMA reference. Here
+// the multiply-add fuses, negation flips the sign bit, and Max / Min are vmaxps / vminps
+// (a > b ? a : b, as the scalar reference), so the AVX-512 kernel evaluates exactly the
+// scalar FMA reference's arithmetic (Isa::kScalarFma), bit for bit like AVX2+FMA's.
+struct Avx512Mask {
+  __mmask16 m;
+};
+struct Avx512F32 {
+  __m512 v;
+  friend Avx512F32 operator+(Avx512F32 a, Avx512F32 b) { return {_mm512_add_ps(a.v, b.v)}; }
+  friend Avx512F32 operator-(Avx512F32 a, Avx512F32 b) { return {_mm512_sub_ps(a.v, b.v)}; }
+  friend Avx512F32 operator*(Avx512F32 a, Avx512F32 b) { return {_mm512_mul_ps(a.v, b.v)}; }
+  friend Avx512F32 operator/(Avx512F32 a, Avx512F32 b) { return {_mm512_div_ps(a.v, b.v)}; }
+  friend Avx512F32 operator-(Avx512F32 a) {
+    return {_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a.v), _mm512_set1_epi32(INT32_MIN)))};
+  }
+  friend Avx512Mask operator<(Avx512F32 a, Avx512F32 b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
+  friend Avx512Mask operator>(Avx512F32 a, Avx512F32 b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_GT_OQ)}; }
+  friend Avx512Mask operator<=(Avx512F32 a, Avx512F32 b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
+  friend Avx512Mask operator>=(Avx512F32 a, Avx512F32 b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_GE_OQ)}; }
+  friend Avx512Mask operator==(Avx512F32 a, Avx512F32 b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_EQ_OQ)}; }
+  Avx512F32& operator+=(Avx512F32 b) { return *this = *this + b; }
+  Avx512F32& operator-=(Avx512F32 b) { return *this = *this - b; }
+  Avx512F32& operator*=(Avx512F32 b) { return *this = *this * b; }
+};
+
+template <>
+struct Ops<Avx512F32> {
+  using V = Avx512F32;
+  using Mask = Avx512Mask;
+  static constexpr int32_t kSize = 16;
+  static V Load(const float* p) { return {_mm512_load_ps(p)}; }
+  static V LoadUnaligned(const float* p) { return {_mm512_loadu_ps(p)}; }
+  static void Store(float* p, V v) { _mm512_store_ps(p, v.v); }
+  static V Splat(float v) { return {_mm512_set1_ps(v)}; }
+  static V Sqrt(V v) { return {_mm512_sqrt_ps(v.v)}; }
+  static V Fma(V a, V b, V c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+  static V Select(Mask m, V a, V b) { return {_mm512_mask_blend_ps(m.m, b.v, a.v)}; }
+  static V Max(V a, V b) { return {_mm512_max_ps(a.v, b.v)}; }
+  static V Min(V a, V b) { return {_mm512_min_ps(a.v, b.v)}; }
+  static V Abs(V a) {
+    return {_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a.v), _mm512_set1_epi32(INT32_MAX)))};
+  }
+  static bool AnyOf(Mask m) { return m.m != 0; }
+  static bool AllOf(Mask m) { return m.m == 0xffff; }
+  static Mask And(Mask a, Mask b) { return {static_cast<__mmask16>(a.m & b.m)}; }
+  static Mask Or(Mask a, Mask b) { return {static_cast<__mmask16>(a.m | b.m)}; }
 };
 #endif
 

@@ -302,7 +302,7 @@ Error ValidateDeviceProfile(const DeviceProfile& p) {
                 "profile version " + std::to_string(p.version) + " is not " + std::to_string(DeviceProfile::kVersion));
   if (static_cast<int>(p.tier) > static_cast<int>(DeviceTier::kUltra))
     return Fail(ErrorCode::kOutOfRange, -1, "tier", "tier is not low, mid, high or ultra");
-  if (p.best_isa == Isa::kAuto || static_cast<int>(p.best_isa) > static_cast<int>(Isa::kNeon))
+  if (p.best_isa == Isa::kAuto || static_cast<int>(p.best_isa) > static_cast<int>(Isa::kAvx512))
     return Fail(ErrorCode::kOutOfRange, -1, "best_isa", "best_isa must be a concrete instruction set");
   if (p.useful_workers < 1 || p.useful_workers > 1024)
     return Fail(ErrorCode::kOutOfRange, -1, "useful_workers", "useful_workers must be within [1, 1024]");

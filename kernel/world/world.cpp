@@ -837,6 +837,7 @@ bool World::FrameInFlight() const { return impl_->frame_state.in_flight; }
 const WorldSettings& World::Settings() const { return impl_->settings; }
 Isa World::ActiveIsa() const { return impl_->isa; }
 int32_t World::LaneWidth() const { return detail::kBlockLanes; }
+int32_t World::RagdollLaneWidth() const { return detail::RigidKernelsFor(impl_->isa).block_lanes; }
 
 uint64_t World::StateHash() const {
   detail::StateHasher hasher;

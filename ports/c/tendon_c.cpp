@@ -27,6 +27,7 @@ static_assert(sizeof(TendonVec3) == sizeof(tendon::Vec3) && sizeof(TendonQuat) =
               "the C value types are the C++ ones, bit for bit");
 static_assert(static_cast<int>(tendon::ErrorCode::kInUse) == TENDON_ERROR_IN_USE, "TendonResult mirrors ErrorCode");
 static_assert(static_cast<int>(tendon::Isa::kNeon) == TENDON_ISA_NEON, "TendonIsa mirrors Isa");
+static_assert(static_cast<int>(tendon::Isa::kAvx512) == TENDON_ISA_AVX512, "TendonIsa mirrors Isa");
 static_assert(static_cast<int>(tendon::DeviceTier::kUltra) == TENDON_TIER_ULTRA, "TendonDeviceTier mirrors DeviceTier");
 static_assert(static_cast<unsigned>(tendon::kProfiledIsa) == static_cast<unsigned>(TENDON_PROFILED_ISA) &&
                   static_cast<unsigned>(tendon::kProfiledMaxChains) == static_cast<unsigned>(TENDON_PROFILED_MAX_CHAINS), "the TENDON_PROFILED_* bits mirror ProfiledSetting");
@@ -483,7 +484,7 @@ TendonResult tendon_world_create(const TendonWorldSettings* settings, TendonWorl
   if (out == nullptr) return NullArgument(nullptr, "out");
   *out = nullptr;
   if (settings == nullptr) return NullArgument(nullptr, "settings");
-  if (OutOfEnum(EnumValue(settings->isa), TENDON_ISA_NEON))
+  if (OutOfEnum(EnumValue(settings->isa), TENDON_ISA_AVX512))
     return Record(nullptr, TENDON_ERROR_OUT_OF_RANGE, "isa is not a TendonIsa", "isa");
   return Guard(nullptr, [&] {
     auto created = World::Create(ToCpp(*settings));
@@ -507,6 +508,9 @@ TendonIsa tendon_world_active_isa(const TendonWorld* world) {
   return world != nullptr ? static_cast<TendonIsa>(world->world->ActiveIsa()) : TENDON_ISA_AUTO;
 }
 int32_t tendon_world_lane_width(const TendonWorld* world) { return world != nullptr ? world->world->LaneWidth() : 0; }
+int32_t tendon_world_ragdoll_lane_width(const TendonWorld* world) {
+  return world != nullptr ? world->world->RagdollLaneWidth() : 0;
+}
 uint64_t tendon_world_state_hash(const TendonWorld* world) { return world != nullptr ? world->world->StateHash() : 0; }
 
 void tendon_world_step(TendonWorld* world, float dt, TendonFrameStats* stats) {

@@ -91,7 +91,7 @@ int Parse(int argc, char** argv, Options* o) {
       ->capture_default_str();
   std::string isa = "auto";
   app.add_option("--isa", isa, "instruction set of the kernels")
-      ->check(CLI::IsMember({"auto", "scalar", "sse2", "sse4.2", "sse42", "avx2"}, CLI::ignore_case))
+      ->check(CLI::IsMember({"auto", "scalar", "sse2", "sse4.2", "sse42", "avx2", "avx512"}, CLI::ignore_case))
       ->capture_default_str();
   app.add_option("--trace", o->trace, "Chrome Trace Event JSON output ('' disables)")->capture_default_str();
   app.add_option("--seed", o->seed, "crowd seed")->check(CLI::Number)->capture_default_str();
@@ -109,7 +109,8 @@ int Parse(int argc, char** argv, Options* o) {
     return app.exit(e);
   }
   const std::map<std::string, Isa> isas{{"auto", Isa::kAuto},   {"scalar", Isa::kScalar}, {"sse2", Isa::kSse2},
-                                        {"sse4.2", Isa::kSse42}, {"sse42", Isa::kSse42},  {"avx2", Isa::kAvx2Fma}};
+                                        {"sse4.2", Isa::kSse42}, {"sse42", Isa::kSse42},  {"avx2", Isa::kAvx2Fma},
+                                        {"avx512", Isa::kAvx512}};
   std::string lower = isa;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   o->isa = isas.at(lower);
