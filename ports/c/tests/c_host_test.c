@@ -439,6 +439,9 @@ int main(void) {
   ws.render_interpolation = 0;
   CHECK(tendon_world_create(&ws, &w) == TENDON_OK && w != NULL);
   CHECK(tendon_world_lane_width(w) >= 1);
+  /* Ragdoll blocks are the kernel's: 16 lanes on AVX-512, 8 on every other instruction set. */
+  CHECK(tendon_world_ragdoll_lane_width(w) == (tendon_world_active_isa(w) == TENDON_ISA_AVX512 ? 16 : 8));
+  CHECK(tendon_world_ragdoll_lane_width(NULL) == 0);
   CHECK(tendon_world_set_trace_file(w, "/tmp/tendon_c_host_test_trace.json") == TENDON_OK);
   TestChain(w);
   TestPoseStreams(w);
