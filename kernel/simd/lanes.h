@@ -1,11 +1,11 @@
 // kernel/simd/lanes.h: the lane layout constant and aligned storage for blocks.
 //
-// Design: every block stores kBlockLanes instances side by side. The number is a layout
-// constant of the build, chosen so that the widest kernel (AVX2, 8 floats) processes a
-// node of a block in one batch and narrower kernels (SSE, 4 floats) in two. Kernels
-// never assume a width: they loop over the block in steps of their batch size, and
-// static_assert that it divides kBlockLanes. Storage is aligned to a cache line so that
-// aligned loads are valid for every instruction set up to AVX-512.
+// Design: every chain block stores kBlockLanes instances side by side. The number is a
+// layout constant of the build, chosen so that the widest chain kernel (AVX2, 8 floats)
+// processes a node of a block in one batch and narrower kernels (SSE and NEON, 4 floats)
+// in two. Ragdoll blocks take their World's width (below). Kernels never assume a width:
+// they loop over the block in steps of their batch size. Storage is aligned to a cache
+// line so that aligned loads are valid for every instruction set up to AVX-512.
 #pragma once
 
 #include <cstddef>
