@@ -67,6 +67,29 @@ void ForEachShapeSample(const PartShapeSettings& sh, bool face_centres, F&& add)
 }
 
 // The lane-uniform constants of an archetype's parts, for the rigid kernels.
+// The limits' core of a swing-twist joint (RigidPartConstants::limits_core). The margins
+// (1 mrad on the twist, 1e-3 of the swing's squared ratio) are far above the rounding of
+// the core test and of SolveLimits' angles (about 1e-6 relative), so a lane in the core is
+// one the full test finds within its limits, and skipping the turn for it changes no bit.
+void SetLimitsCore(RigidPartConstants* c) {
+  constexpr double kTwistMargin = 1e-3;  // rad
+  constexpr double kPi = 3.14159265358979323846;
+  if (c->joint_type != 0) return;
+  const double a = std::max(static_cast<double>(c->normal_half_cone), 1e-6);
+  const double b = std::max(static_cast<double>(c->plane_half_cone), 1e-6);
+  const double lo = c->twist_min, hi = c->twist_max;
+  const double half = 0.5 * (hi - lo) - kTwistMargin;
+  if (a < 2e-3 || b < 2e-3 || half < kTwistMargin || lo < -kPi || hi > kPi) return;
+  c->limits_core = 1;
+  c->swing_core_inv2[0] = static_cast<float>(1.0 / (a * a));
+  c->swing_core_inv2[1] = static_cast<float>(1.0 / (b * b));
+  const double mid = 0.5 * (lo + hi);
+  c->twist_core_mid[0] = static_cast<float>(std::cos(mid));
+  c->twist_core_mid[1] = static_cast<float>(std::sin(mid));
+  const double k = std::cos(half);
+  c->twist_core_cos2 = static_cast<float>(k < 0.0 ? -k * k : k * k);
+}
+
 std::vector<RigidPartConstants> RigidConstants(const RagdollArchetype& a, bool kinematic_root) {
   std::vector<RigidPartConstants> out(a.parts.size());
   for (std::size_t j = 0; j < a.parts.size(); ++j) {
@@ -107,6 +130,7 @@ std::vector<RigidPartConstants> RigidConstants(const RagdollArchetype& a, bool k
     c.plane_half_cone = jt.plane_half_cone;
     c.twist_min = jt.twist_min;
     c.twist_max = jt.twist_max;
+    SetLimitsCore(&c);
     c.hinge_min = jt.hinge_min;
     c.hinge_max = jt.hinge_max;
     c.friction_torque = jt.friction_torque;

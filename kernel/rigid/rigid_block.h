@@ -112,6 +112,17 @@ struct RigidPartConstants {
   float anchor_parent[3] = {0, 0, 0}, anchor_child[3] = {0, 0, 0};
   float frame_parent[4] = {0, 0, 0, 1}, frame_child[4] = {0, 0, 0, 1};  // x: twist, y: plane
   float normal_half_cone = 0, plane_half_cone = 0, twist_min = 0, twist_max = 0;
+  // The limits' core, a swing-twist joint's early-out (SolveLimits): a lane whose swing and
+  // twist are inside their limits by a margin needs no limit turn, which dot and cross
+  // products tell without an angle. Swing: tan(swing) >= swing, so a swing axis a (= n sin
+  // swing) with (a.y / A)^2 + (a.z / B)^2 < cos^2 (1 - margin) (A, B the half-cones, cos
+  // > 0) is inside the elliptical cone. Twist: the angle from the range's middle, by signed
+  // squared cosines (sign(c) c^2 > twist_core_cos2 x r^2). limits_core 0: no early-out (a
+  // hinge, or a half-cone or twist range within the margin of zero).
+  float limits_core = 0;
+  float swing_core_inv2[2] = {0, 0};  // 1 / A^2, 1 / B^2 (A, B at least 1e-6, as the limit)
+  float twist_core_mid[2] = {1, 0};   // cos, sin of the twist range's middle
+  float twist_core_cos2 = 2;          // of the range's half-width less the margin
   float hinge_min = 0, hinge_max = 0;
   float friction_torque = 0;  // N m
   // Motor: natural frequency (rad/s, 2 pi f; 0: no motor), damping ratio, torque cap (N m).

@@ -261,7 +261,7 @@ inline void SolveAttachment(Body<V>& a, const RigidPartConstants& ca, Body<V>& b
 // pose and summed (the swing turns about an axis normal to both twist axes and the twist
 // about their mean, so the two are orthogonal and one correction serves both).
 template <class V>
-inline void SolveLimits(Body<V>& a, Body<V>& b, const RigidPartConstants& cb) {
+inline void SolveLimits(Body<V>& a, Body<V>& b, const RigidPartConstants& cb, const typename Ops<V>::Mask& skip) {
   using O = Ops<V>;
   const V zero = O::Splat(0.0f);
   const Frame3<V> fa = QFrame(QMul(a.q, SplatQ<V>(cb.frame_parent)));
@@ -269,13 +269,26 @@ inline void SolveLimits(Body<V>& a, Body<V>& b, const RigidPartConstants& cb) {
   const V3<V>& a1 = fa.x;
   const V3<V>& a2 = fb.x;
   const V3<V> axis = Cross3(a1, a2);  // swing axis times sin(swing)
-  const V sin_swing = Length3(axis);
-  const V swing = Atan2<V>(sin_swing, Dot3(a1, a2));
+  const V cos_swing = Dot3(a1, a2);
   // The angle about the mean twist axis between the plane axes, projected normal to it
   // (atan2 of unnormalised projections: it is scale-free).
   const V3<V> tn = SafeNormal(Add(a1, a2));
   const V3<V> p1 = Sub(fa.y, Scale(tn, Dot3(fa.y, tn))), p2 = Sub(fb.y, Scale(tn, Dot3(fb.y, tn)));
-  const V twist = Atan2<V>(Dot3(Cross3(p1, p2), tn), Dot3(p1, p2));
+  const V twist_y = Dot3(Cross3(p1, p2), tn), twist_x = Dot3(p1, p2);
+  // Inside the limits' core in every lane (skipped lanes count as inside): nothing to turn,
+  // and no angle is needed to say so (see RigidPartConstants::limits_core).
+  if (cb.limits_core != 0.0f) {
+    const V ay = Dot3(axis, fa.y), az = Dot3(axis, fa.z);
+    const V cone = ay * ay * O::Splat(cb.swing_core_inv2[0]) + az * az * O::Splat(cb.swing_core_inv2[1]);
+    const auto swing_in = O::And(cos_swing > zero, cone < cos_swing * cos_swing * O::Splat(1.0f - 1e-3f));
+    const V mid_x = twist_x * O::Splat(cb.twist_core_mid[0]) + twist_y * O::Splat(cb.twist_core_mid[1]);
+    const V twist_r2 = twist_x * twist_x + twist_y * twist_y;
+    const auto twist_in = O::Abs(mid_x) * mid_x > O::Splat(cb.twist_core_cos2) * twist_r2;
+    if (O::AllOf(O::Or(skip, O::And(swing_in, twist_in)))) return;
+  }
+  const V sin_swing = Length3(axis);
+  const V swing = Atan2<V>(sin_swing, cos_swing);
+  const V twist = Atan2<V>(twist_y, twist_x);
   if (cb.joint_type == 1) {
     // Hinge: the axes aligned (turn body 2 by -swing about the swing axis), the angle about
     // them within [hinge_min, hinge_max].
@@ -327,10 +340,12 @@ inline void JointFriction(Body<V>& a, Body<V>& b) {
   b.q = Turn(b.q, tb, k);
 }
 
+// `skip`: sleeping and padding lanes (their results are not stored).
 template <class V>
-inline void SolveJoint(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb) {
+inline void SolveJoint(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb,
+                       const typename Ops<V>::Mask& skip) {
   if (cb.friction_torque > 0.0f) JointFriction(a, b);
-  SolveLimits(a, b, cb);
+  SolveLimits(a, b, cb, skip);
   SolveAttachment(a, ca, b, cb);
 }
 
@@ -889,11 +904,11 @@ inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* b
   for (int32_t it = 0; it < sp.iterations; ++it) {
     for (int32_t j = 1; j < sp.part_count; ++j) {
       const int32_t p = sp.parts[j].parent;
-      SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+      SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j], st.keep);
     }
     for (int32_t j = sp.part_count - 1; j >= 1; --j) {
       const int32_t p = sp.parts[j].parent;
-      SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+      SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j], st.keep);
     }
   }
   for (int32_t j = 0; j < sp.part_count; ++j) {
@@ -921,11 +936,11 @@ inline void SubstepVelocities(const RigidBlockView& blk, int32_t lane, Body<V>* 
   // neighbours' corrections put back.
   for (int32_t j = sp.part_count - 1; j >= 1; --j) {
     const int32_t p = sp.parts[j].parent;
-    SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+    SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j], st.keep);
   }
   for (int32_t j = 1; j < sp.part_count; ++j) {
     const int32_t p = sp.parts[j].parent;
-    SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j]);
+    SolveJoint(bodies[p], sp.parts[p], bodies[j], sp.parts[j], st.keep);
   }
   // And into the plane once more: the passes leave it within a fraction of a degree.
   if (st.any_planar) {
