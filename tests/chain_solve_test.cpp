@@ -82,7 +82,7 @@ void CompareWithScalar(Isa isa) {
   if (!IsIsaSupported(isa)) GTEST_SKIP() << ToString(isa) << " is not supported on this CPU";
   WorldSettings ws;
   ws.ambient_wind = {2, 0, 1};
-  ws.isa = isa == Isa::kAvx2Fma || isa == Isa::kAvx512 || isa == Isa::kNeon ? Isa::kScalarFma : Isa::kScalar;
+  ws.isa = ScalarReferenceOf(isa);
   auto ref = MakeWorld(ws);
   ws.isa = isa;
   auto simd = MakeWorld(ws);

@@ -71,8 +71,7 @@ constexpr Golden kGolden[] = {
 
 // The recorded reference whose bits `isa` reproduces.
 const Golden& ReferenceOf(Isa isa) {
-  const bool fused = isa == Isa::kScalarFma || isa == Isa::kAvx2Fma || isa == Isa::kAvx512 || isa == Isa::kNeon;
-  return kGolden[fused ? 1 : 0];
+  return kGolden[ScalarReferenceOf(isa) == Isa::kScalarFma ? 1 : 0];
 }
 
 std::string Hex(uint64_t v) {

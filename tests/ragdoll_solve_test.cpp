@@ -564,7 +564,7 @@ void CompareRigidWithScalar(Isa isa) {
   if (!IsIsaSupported(isa)) GTEST_SKIP() << ToString(isa) << " is not supported on this CPU";
   constexpr int kHumans = 20;
   WorldSettings ws;
-  ws.isa = isa == Isa::kAvx2Fma || isa == Isa::kAvx512 || isa == Isa::kNeon ? Isa::kScalarFma : Isa::kScalar;
+  ws.isa = ScalarReferenceOf(isa);
   Rig ref, simd;
   if (!LoadHuman(&ref, ws)) GTEST_SKIP() << HumanPath() << " is not available";
   ws.isa = isa;

@@ -12,6 +12,13 @@
 namespace tendon::test {
 
 // A straight strand of `nodes` bones hanging from its root along `direction`.
+// The scalar kernel whose arithmetic `isa` evaluates, lane by lane: kScalarFma for the
+// fused kernels (AVX2+FMA, AVX-512, NEON, and itself), kScalar for the others.
+inline Isa ScalarReferenceOf(Isa isa) {
+  const bool fused = isa == Isa::kScalarFma || isa == Isa::kAvx2Fma || isa == Isa::kAvx512 || isa == Isa::kNeon;
+  return fused ? Isa::kScalarFma : Isa::kScalar;
+}
+
 inline ChainArchetypeSettings Strand(int nodes, float segment = 0.1f, Vec3 direction = {1, 0, 0}) {
   ChainArchetypeSettings s;
   s.name = "strand";

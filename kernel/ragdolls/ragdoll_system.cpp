@@ -66,7 +66,6 @@ void ForEachShapeSample(const PartShapeSettings& sh, bool face_centres, F&& add)
   }
 }
 
-// The lane-uniform constants of an archetype's parts, for the rigid kernels.
 // The limits' core of a swing-twist joint (RigidPartConstants::limits_core). The margins
 // (1 mrad on the twist, 1e-3 of the swing's squared ratio) are far above the rounding of
 // the core test and of SolveLimits' angles (about 1e-6 relative), so a lane in the core is
@@ -90,6 +89,7 @@ void SetLimitsCore(RigidPartConstants* c) {
   c->twist_core_cos2 = static_cast<float>(k < 0.0 ? -k * k : k * k);
 }
 
+// The lane-uniform constants of an archetype's parts, for the rigid kernels.
 std::vector<RigidPartConstants> RigidConstants(const RagdollArchetype& a, bool kinematic_root) {
   std::vector<RigidPartConstants> out(a.parts.size());
   for (std::size_t j = 0; j < a.parts.size(); ++j) {

@@ -261,7 +261,7 @@ inline void SolveAttachment(Body<V>& a, const RigidPartConstants& ca, Body<V>& b
 // pose and summed (the swing turns about an axis normal to both twist axes and the twist
 // about their mean, so the two are orthogonal and one correction serves both).
 template <class V>
-inline void SolveLimits(Body<V>& a, Body<V>& b, const RigidPartConstants& cb, const typename Ops<V>::Mask& skip) {
+inline void SolveLimits(Body<V>& a, Body<V>& b, const RigidPartConstants& cb, const typename Ops<V>::Mask& keep) {
   using O = Ops<V>;
   const V zero = O::Splat(0.0f);
   const Frame3<V> fa = QFrame(QMul(a.q, SplatQ<V>(cb.frame_parent)));
@@ -275,8 +275,9 @@ inline void SolveLimits(Body<V>& a, Body<V>& b, const RigidPartConstants& cb, co
   const V3<V> tn = SafeNormal(Add(a1, a2));
   const V3<V> p1 = Sub(fa.y, Scale(tn, Dot3(fa.y, tn))), p2 = Sub(fb.y, Scale(tn, Dot3(fb.y, tn)));
   const V twist_y = Dot3(Cross3(p1, p2), tn), twist_x = Dot3(p1, p2);
-  // Inside the limits' core in every lane (skipped lanes count as inside): nothing to turn,
-  // and no angle is needed to say so (see RigidPartConstants::limits_core).
+  // Inside the limits' core in every lane (`keep` lanes, whose results are not stored, count
+  // as inside): nothing to turn, and no angle is needed to say so (see
+  // RigidPartConstants::limits_core).
   if (cb.limits_core != 0.0f) {
     const V ay = Dot3(axis, fa.y), az = Dot3(axis, fa.z);
     const V cone = ay * ay * O::Splat(cb.swing_core_inv2[0]) + az * az * O::Splat(cb.swing_core_inv2[1]);
@@ -284,7 +285,7 @@ inline void SolveLimits(Body<V>& a, Body<V>& b, const RigidPartConstants& cb, co
     const V mid_x = twist_x * O::Splat(cb.twist_core_mid[0]) + twist_y * O::Splat(cb.twist_core_mid[1]);
     const V twist_r2 = twist_x * twist_x + twist_y * twist_y;
     const auto twist_in = O::Abs(mid_x) * mid_x > O::Splat(cb.twist_core_cos2) * twist_r2;
-    if (O::AllOf(O::Or(skip, O::And(swing_in, twist_in)))) return;
+    if (O::AllOf(O::Or(keep, O::And(swing_in, twist_in)))) return;
   }
   const V sin_swing = Length3(axis);
   const V swing = Atan2<V>(sin_swing, cos_swing);
@@ -340,12 +341,12 @@ inline void JointFriction(Body<V>& a, Body<V>& b) {
   b.q = Turn(b.q, tb, k);
 }
 
-// `skip`: sleeping and padding lanes (their results are not stored).
+// `keep`: sleeping and padding lanes (their results are not stored).
 template <class V>
 inline void SolveJoint(Body<V>& a, const RigidPartConstants& ca, Body<V>& b, const RigidPartConstants& cb,
-                       const typename Ops<V>::Mask& skip) {
+                       const typename Ops<V>::Mask& keep) {
   if (cb.friction_torque > 0.0f) JointFriction(a, b);
-  SolveLimits(a, b, cb, skip);
+  SolveLimits(a, b, cb, keep);
   SolveAttachment(a, ca, b, cb);
 }
 

@@ -17,10 +17,6 @@
 namespace tendon::detail {
 
 inline constexpr int32_t kBlockLanes = 8;
-// Ragdoll blocks are as wide as the World's rigid kernel wants (RigidKernels::block_lanes,
-// a property of the World picked with its instruction set): 8 lanes, or 16 for AVX-512's
-// sixteen floats. Every width is a power of two from 8 up to this.
-inline constexpr int32_t kMaxRigidBlockLanes = 16;
 inline constexpr std::size_t kCacheLine = 64;
 
 // A cache-line-aligned float array, sized once (at build or bind time), never in a step.
