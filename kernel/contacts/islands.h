@@ -55,6 +55,45 @@ class Islands {
   // Islands go to the workers one at a time, the largest first (a shared counter, not
   // ranges fixed in advance: a few large islands would otherwise leave one worker waiting
   // on the other); which worker runs an island never changes its result.
+  // Runs `stage(begin, count, worker)` over the same order in batches: up to kPairLanes
+  // consecutive pairs of one colour of one island (no two share an awake body, so they
+  // may be solved side by side in lanes); each overflow-colour pair is a batch of its own.
+  // `worker` indexes per-worker scratch (WorkerSlots); the serial parts run as worker 0.
+  template <class F>
+  void ForEachBatch(const TaskHooks& tasks, const F& stage, TaskProfile profile = {}) const {
+    auto runs = [&](int32_t begin, int32_t end, uint32_t worker) {
+      for (int32_t i = begin; i < end;) {
+        const int32_t colour = ordered_pairs_[i].colour;
+        int32_t j = i + 1;
+        if (colour != kPairColours - 1) {
+          while (j < end && j - i < kPairLanes && ordered_pairs_[j].colour == colour) ++j;
+        }
+        stage(i, j - i, worker);
+        i = j;
+      }
+    };
+    std::atomic<int32_t> next_island{0};
+    auto islands = [&](int32_t b, int32_t e, uint32_t worker) {
+      for (int32_t item = b; item < e; ++item) {
+        for (int32_t k = next_island.fetch_add(1, std::memory_order_relaxed); k < island_count_;
+             k = next_island.fetch_add(1, std::memory_order_relaxed)) {
+          runs(island_start_[k], island_start_[k + 1], worker);
+        }
+      }
+    };
+    ParallelFor(tasks, std::min(WorkerSlots(tasks), island_count_), 1, islands, profile);
+    for (int32_t c = 0; c < kPairColours; ++c) {
+      const int32_t begin = colour_start_[c], end = colour_start_[c + 1];
+      if (begin == end) continue;
+      if (c == kPairColours - 1) {
+        runs(begin, end, 0u);
+        continue;
+      }
+      auto task = [&](int32_t b, int32_t e, uint32_t worker) { runs(begin + b, begin + e, worker); };
+      ParallelFor(tasks, end - begin, kPairLanes, task, profile);
+    }
+  }
+
   template <class F>
   void ForEach(const TaskHooks& tasks, const F& stage, TaskProfile profile = {}) const {
     std::atomic<int32_t> next_island{0};

@@ -23,17 +23,15 @@
 
 namespace tendon::detail {
 
-namespace {
-constexpr float kPairRemeasureDepth = 0.01f;  // m (see PositionsOne)
-constexpr float kPairRemeasureSlide = 0.02f;  // m
-}  // namespace
-
 void PairContacts::Reserve(std::size_t pair_capacity) {
   contacts_.resize(pair_capacity * kContactsPerPair);
   contact_count_.resize(pair_capacity);
   contact_begin_.resize(pair_capacity);
   touching_.resize(pair_capacity);
   pushing_.resize(pair_capacity);
+  // Zeroed once: a lane's rows past its pair's contacts keep a former batch's values,
+  // which the kernel reads and never uses (pair_kernel_impl.h), so they are always set.
+  lanes_.assign(static_cast<std::size_t>(WorkerSlots(settings_.tasks)), PairLanes{});
 }
 
 int32_t PairContacts::Find(std::span<PartPair> pairs, float frame_seconds) {
@@ -65,41 +63,15 @@ int32_t PairContacts::Find(std::span<PartPair> pairs, float frame_seconds) {
 
 void PairContacts::SolvePositions(float h) {
   const float max_push = settings_.max_push_speed * h;
-  islands_.ForEach(settings_.tasks, [&](int32_t i) { PositionsOne(i, max_push); },
-                   {settings_.profiler, "ragdolls.pair_positions/task", kRagdollColor});
+  islands_.ForEachBatch(settings_.tasks,
+                        [&](int32_t begin, int32_t count, uint32_t worker) { PositionsBatch(begin, count, max_push, worker); },
+                        {settings_.profiler, "ragdolls.pair_positions/task", kRagdollColor});
 }
 
 void PairContacts::SolveVelocities(float h) {
-  islands_.ForEach(settings_.tasks, [&](int32_t i) { VelocitiesOne(i, h); },
-                   {settings_.profiler, "ragdolls.pair_velocities/task", kRagdollColor});
-}
-
-PairContacts::PairSides PairContacts::LoadPair(int32_t pair_index) {
-  const PartPair& pair = islands_.pair(pair_index);
-  PairSides s;
-  s.pa = &broad_.body(pair.a);
-  s.pb = &broad_.body(pair.b);
-  RagdollGroup& ga = store_.groups[s.pa->group];
-  RagdollGroup& gb = store_.groups[s.pb->group];
-  s.ga = &ga;
-  s.gb = &gb;
-  s.va = ga.ViewOfLane(s.pa->lane);
-  s.vb = gb.ViewOfLane(s.pb->lane);
-  s.la = ga.LaneInBlock(s.pa->lane);
-  s.lb = gb.LaneInBlock(s.pb->lane);
-  s.a = ReadBody(s.va, s.la, s.pa->part);
-  s.b = ReadBody(s.vb, s.lb, s.pb->part);
-  s.ca = &ga.constants[s.pa->part];
-  s.cb = &gb.constants[s.pb->part];
-  s.a_fixed = store_.slots[s.pa->slot].asleep || s.ca->inv_mass == 0.0f;  // asleep: frozen ones too
-  s.b_fixed = store_.slots[s.pb->slot].asleep || s.cb->inv_mass == 0.0f;
-  s.ima = s.a_fixed ? 0.0f : s.ca->inv_mass;
-  s.imb = s.b_fixed ? 0.0f : s.cb->inv_mass;
-  return s;
-}
-void PairContacts::StorePair(const PairSides& s) {
-  if (!s.a_fixed) WriteBody(s.va, s.la, s.pa->part, s.a);
-  if (!s.b_fixed) WriteBody(s.vb, s.lb, s.pb->part, s.b);
+  islands_.ForEachBatch(settings_.tasks,
+                        [&](int32_t begin, int32_t count, uint32_t worker) { VelocitiesBatch(begin, count, h, worker); },
+                        {settings_.profiler, "ragdolls.pair_velocities/task", kRagdollColor});
 }
 
 // Once per frame, after the broad phase: the contacts of a pair. Every sample sphere of
@@ -117,7 +89,7 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   const BodyState a = ReadBody(va, la, pa.part);
   const BodyState b = ReadBody(vb, lb, pb.part);
   // A penetration either part was placed in, or pushed out at the bounded speed last
-  // frame, goes on being pushed out at that speed (see PositionsOne).
+  // frame, goes on being pushed out at that speed (see pair_kernel_impl.h).
   const float deferred = std::max(va.Part(kRbPairDeferLast, pa.part)[la], vb.Part(kRbPairDeferLast, pb.part)[lb]);
   const RigidPartConstants& ca = ga.constants[pa.part];
   const RigidPartConstants& cb = gb.constants[pb.part];
@@ -193,22 +165,23 @@ void PairContacts::Anchor(Contact& ct, const BodyState& p, const BodyState& q, V
   ct.lambda_sum = 0;  // new points: friction holds them from when they next touch
 }
 
-// The position half of a pair, between the halves of a substep: each of the frame's
-// contacts is re-measured along its normal; a penetration is pushed apart (XPBD
-// positional correction with both generalised inverse masses), then static friction
-// undoes the contact's slide over the substep while it stays inside the friction cone.
-void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
-  const PartPair& pair = islands_.pair(pair_index);
-  const int32_t count = contact_count_[pair.found];
-  touching_[pair_index] = 0;
-  pushing_[pair_index] = 0;
-  Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[pair.found])];
-  // The bodies' rotations, from their poses; an active pair's solve starts from them too
-  // (LoadPair reads the same orientations).
-  Rot3 rot_a, rot_b;
-  {
+// The position half of a colour's pairs, between the halves of a substep: each pair's
+// contacts are re-measured along their normals from the poses; a pair where none
+// penetrates or slid too far is done (its impulses 0), and the rest go into the worker's
+// lanes, where the kernel (pair_kernel_impl.h) pushes each penetration apart and holds
+// static friction, pair by pair side by side.
+void PairContacts::PositionsBatch(int32_t begin, int32_t count, float max_push, uint32_t worker) {
+  PairLanes& pl = lanes_[worker];
+  int32_t pair_of_lane[kPairLanes];
+  int32_t filled = 0;
+  for (int32_t i = begin; i < begin + count; ++i) {
+    const PartPair& pair = islands_.pair(i);
+    const int32_t contact_count = contact_count_[pair.found];
+    touching_[i] = 0;
+    pushing_[i] = 0;
+    Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[pair.found])];
     // Many pairs with contacts touch in no substep of the frame, or not in this one: their
-    // poses alone say so, before the velocities and the substep's start are read.
+    // poses alone say so, before anything else is read.
     const PairBody& pa = broad_.body(pair.a);
     const PairBody& pb = broad_.body(pair.b);
     RagdollGroup& ga = store_.groups[pa.group];
@@ -219,207 +192,202 @@ void PairContacts::PositionsOne(int32_t pair_index, float max_push) {
     Quat qa, qb;
     ReadPose(va, la, pa.part, &xa, &qa);
     ReadPose(vb, lb, pb.part, &xb, &qb);
-    rot_a = RotationOf(qa), rot_b = RotationOf(qb);
-    const Rot3& ra = rot_a;
-    const Rot3& rb = rot_b;
-    bool active = false;
-    for (int32_t k = 0; k < count && !active; ++k) {
-      const Contact& ct = contacts[k];
-      const Vec3 n = Apply(ct.normal_on_a ? ra : rb, ct.normal);
-      const Vec3 gap = (xa + Apply(ra, ct.arm_a)) - (xb + Apply(rb, ct.arm_b));
-      const float depth = Dot(gap, n);
-      active = depth < 0 || LengthSquared(gap - n * depth) > kPairRemeasureSlide * kPairRemeasureSlide;
-    }
-    if (!active) {
-      for (int32_t k = 0; k < count; ++k) contacts[k].lambda = 0;
-      return;
-    }
-  }
-  PairSides sides = LoadPair(pair_index);
-  BodyState& a = sides.a;
-  BodyState& b = sides.b;
-  const RigidPartConstants& ca = *sides.ca;
-  const RigidPartConstants& cb = *sides.cb;
-  const bool a_fixed = sides.a_fixed, b_fixed = sides.b_fixed;
-  const float ima = sides.ima, imb = sides.imb;
-  const float friction = std::sqrt(ca.friction * cb.friction);
-  bool moved = false;
-  for (int32_t k = 0; k < count; ++k) {
-    Contact& ct = contacts[k];
-    Vec3 n = Apply(ct.normal_on_a ? rot_a : rot_b, ct.normal);
-    Vec3 ra = Apply(rot_a, ct.arm_a), rb = Apply(rot_b, ct.arm_b);
-    Vec3 gap = (a.x + ra) - (b.x + rb);
-    float depth = Dot(gap, n);
-    // The fixed points measure the gap along the frame's normal, which holds while they
-    // stay close (a resting or slowly sliding contact). A point that went deeper than
-    // kPairRemeasureDepth, or slid kPairRemeasureSlide along the surface, may be passing
-    // beside the shape (the tangent plane extends past it): measure the sample against
-    // the shape again and fix the new points.
-    const Vec3 slid = gap - n * depth;
-    if (depth < -kPairRemeasureDepth || LengthSquared(slid) > kPairRemeasureSlide * kPairRemeasureSlide) {
-      const BodyState& p = ct.normal_on_a ? b : a;
-      const BodyState& q = ct.normal_on_a ? a : b;
-      const RagdollGroup& gq = ct.normal_on_a ? *sides.ga : *sides.gb;
-      const int32_t part_q = ct.normal_on_a ? sides.pa->part : sides.pb->part;
-      const Vec3 c = p.x + Apply(ct.normal_on_a ? rot_b : rot_a, ct.sample);
-      Vec3 nq;
-      const float dist = PartShapeDistanceNormal(gq.shapes[part_q],
-                                                         Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[part_q]), c, &nq);
-      Anchor(ct, p, q, c, nq, dist);
-      n = ct.normal_on_a ? -nq : nq;
-      ra = Apply(rot_a, ct.arm_a), rb = Apply(rot_b, ct.arm_b);
-      depth = dist - ct.radius;
-    }
-    ct.lambda = 0;
-    if (!(depth < 0)) continue;
-    // The relative normal speed before the position solve (restitution's reference; read
-    // only where lambda ends up above 0).
-    ct.pre = Dot((a.v + Cross(a.w, ra)) - (b.v + Cross(b.w, rb)), n);
-    const Vec3 ia = InvInertiaWorld(ca, a_fixed, rot_a, Cross(ra, n)), ib = InvInertiaWorld(cb, b_fixed, rot_b, Cross(rb, n));
-    const float w = ima + imb + Dot(Cross(ra, n), ia) + Dot(Cross(rb, n), ib);
-    if (!(w > 1e-12f)) continue;
-    // Depenetration at a bounded speed, as against the static world (SolveContacts in
-    // rigid_kernel_impl.h): a penetration parts were placed in is pushed out at most
-    // max_push a substep, the rest kept in `deferred` and, across frames, in the parts'
-    // kRbPairDeferNow. Every other penetration is taken out at once; one no deeper than
-    // max_push is within the bound already.
-    float correction = -depth;
-    bool bounded = false;
-    if (!(depth < -max_push)) {
-      ct.deferred = 0;
-    } else if (ct.deferred > 0) {
-      const Rot3 start_a = RotationOf(a.qp), start_b = RotationOf(b.qp);
-      const Vec3 start_gap = (a.xp + Apply(start_a, ct.arm_a)) - (b.xp + Apply(start_b, ct.arm_b));
-      const float start_in = std::max(-Dot(start_gap, Apply(ct.normal_on_a ? start_a : start_b, ct.normal)), 0.0f);
-      const float left_in = std::max(std::min(start_in, ct.deferred) - max_push, 0.0f);
-      ct.deferred = left_in;
-      for (auto [view, lane, part, fixed] : {std::tuple{sides.va, sides.la, sides.pa->part, a_fixed},
-                                            std::tuple{sides.vb, sides.lb, sides.pb->part, b_fixed}}) {
-        float& now = view.Part(kRbPairDeferNow, part)[lane];
-        if (!fixed) now = std::max(now, left_in);
+    {
+      const Rot3 ra = RotationOf(qa), rb = RotationOf(qb);
+      bool active = false;
+      for (int32_t k = 0; k < contact_count && !active; ++k) {
+        const Contact& ct = contacts[k];
+        const Vec3 n = Apply(ct.normal_on_a ? ra : rb, ct.normal);
+        const Vec3 gap = (xa + Apply(ra, ct.arm_a)) - (xb + Apply(rb, ct.arm_b));
+        const float depth = Dot(gap, n);
+        active = depth < 0 || LengthSquared(gap - n * depth) > kPairRemeasureSlide * kPairRemeasureSlide;
       }
-      correction = std::max(correction - left_in, 0.0f);
-      bounded = true;
-      if (!(correction > 0)) continue;
+      if (!active) {
+        for (int32_t k = 0; k < contact_count; ++k) contacts[k].lambda = 0;
+        continue;
+      }
     }
-    const float lambda = correction / w;
-    ct.lambda = lambda;
-    moved = true;
-    a.x = a.x + n * (lambda * ima);
-    b.x = b.x - n * (lambda * imb);
-    a.q = TurnSmall(a.q, ia * lambda);
-    b.q = TurnSmall(b.q, ib * -lambda);
-    if (bounded) pushing_[pair_index] = 1;
-    rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);
-    // Static friction: the points stay where they first touched this frame while the
-    // tangential impulse that takes stays within friction x the normal impulse since
-    // (Coulomb's cone over the contact's life in the frame, not over one substep: a
-    // resting contact's normal impulse per substep is only its weight's, too small to
-    // hold it against the joints' pulls, and a pile crept a few cm/s under them).
-    const bool first = !(ct.lambda_sum > 0);
-    ct.lambda_sum += lambda;
-    const Vec3 ra2 = Apply(rot_a, ct.arm_a), rb2 = Apply(rot_b, ct.arm_b);
-    Vec3 offset = (a.x + ra2) - (b.x + rb2);
-    offset = offset - n * Dot(offset, n);
-    if (first) ct.stick = offset;
-    const Vec3 slide = ct.stick - offset;  // how a's point must move back, relative to b's
-    const float slide_len = Length(slide);
-    if (!(slide_len > 1e-9f)) continue;
-    const Vec3 t = slide * (1.0f / slide_len);
-    const Vec3 it_a = InvInertiaWorld(ca, a_fixed, rot_a, Cross(ra2, t));
-    const Vec3 it_b = InvInertiaWorld(cb, b_fixed, rot_b, Cross(rb2, t));
-    const float wt = ima + imb + Dot(Cross(ra2, t), it_a) + Dot(Cross(rb2, t), it_b);
-    const float lambda_t = wt > 1e-12f ? slide_len / wt : 0.0f;
-    if (lambda_t < friction * ct.lambda_sum) {
-      a.x = a.x + t * (lambda_t * ima);
-      b.x = b.x - t * (lambda_t * imb);
-      a.q = TurnSmall(a.q, it_a * lambda_t);
-      b.q = TurnSmall(b.q, it_b * -lambda_t);
-      rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);
-    } else {
-      ct.stick = offset;  // it slips: hold from here (pulling it back later would yank it)
+    const int32_t l = filled;
+    pair_of_lane[filled++] = i;
+    const RigidPartConstants& ca = ga.constants[pa.part];
+    const RigidPartConstants& cb = gb.constants[pb.part];
+    bool deferred = false;
+    for (int32_t k = 0; k < contact_count; ++k) deferred = deferred || contacts[k].deferred > 0;
+    // A sleeping or frozen ragdoll, or a kinematic part, is static in the pair.
+    auto side = [&](int32_t s, const RigidBlockView& view, int32_t lane, int32_t part, Vec3 x, Quat q,
+                    const RigidPartConstants& c, int32_t slot) {
+      float(&rows)[kPairBodyFieldCount][kPairLanes] = pl.body[s];
+      const bool fixed = store_.slots[slot].asleep || c.inv_mass == 0.0f;
+      const float pose[7] = {x.x, x.y, x.z, q.x, q.y, q.z, q.w};
+      for (int32_t f = 0; f < 7; ++f) rows[kPbXx + f][l] = pose[f];
+      for (int32_t f = 0; f < 6; ++f) rows[kPbVx + f][l] = view.Part(kRbVx + f, part)[lane];
+      if (deferred) {
+        for (int32_t f = 0; f < 7; ++f) rows[kPbXPx + f][l] = view.Part(kRbXPx + f, part)[lane];
+      }
+      rows[kPbInvMass][l] = fixed ? 0.0f : c.inv_mass;
+      for (int32_t f = 0; f < 3; ++f) rows[kPbInvInertia0 + f][l] = fixed ? 0.0f : c.inv_inertia[f];
+    };
+    side(0, va, la, pa.part, xa, qa, ca, pa.slot);
+    side(1, vb, lb, pb.part, xb, qb, cb, pb.slot);
+    pl.lane[kPlCount][l] = static_cast<float>(contact_count);
+    pl.lane[kPlFriction][l] = std::sqrt(ca.friction * cb.friction);
+    for (int32_t k = 0; k < contact_count; ++k) {
+      const Contact& ct = contacts[k];
+      const float fields[kPairContactFieldCount] = {
+          ct.normal.x, ct.normal.y, ct.normal.z, ct.arm_a.x, ct.arm_a.y,   ct.arm_a.z,   ct.arm_b.x,
+          ct.arm_b.y,  ct.arm_b.z,  ct.normal_on_a ? 1.0f : 0.0f,         ct.stick.x,   ct.stick.y,
+          ct.stick.z,  ct.lambda_sum, ct.deferred, ct.sample.x, ct.sample.y, ct.sample.z, ct.radius,
+          0.0f,        ct.pre};
+      for (int32_t f = 0; f < kPairContactFieldCount; ++f) pl.contact[k][f][l] = fields[f];
     }
   }
-  if (moved) StorePair(sides);
-  touching_[pair_index] = moved ? 1 : 0;
+  if (filled == 0) return;
+  const RemeasureContext context{this, pair_of_lane};
+  PairSolveParams params;
+  params.max_push = max_push;
+  params.remeasure = &Remeasure;
+  params.context = &context;
+  settings_.kernels->pair_positions(pl, filled, params);
+  for (int32_t l = 0; l < filled; ++l) {
+    const int32_t i = pair_of_lane[l];
+    const PartPair& pair = islands_.pair(i);
+    const int32_t contact_count = contact_count_[pair.found];
+    Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[pair.found])];
+    for (int32_t k = 0; k < contact_count; ++k) {
+      Contact& ct = contacts[k];
+      const float(&c)[kPairContactFieldCount][kPairLanes] = pl.contact[k];
+      ct.normal = Vec3{c[kPcNx][l], c[kPcNy][l], c[kPcNz][l]};
+      ct.arm_a = Vec3{c[kPcArmAx][l], c[kPcArmAy][l], c[kPcArmAz][l]};
+      ct.arm_b = Vec3{c[kPcArmBx][l], c[kPcArmBy][l], c[kPcArmBz][l]};
+      ct.stick = Vec3{c[kPcStickX][l], c[kPcStickY][l], c[kPcStickZ][l]};
+      ct.lambda_sum = c[kPcLambdaSum][l];
+      ct.deferred = c[kPcDeferred][l];
+      ct.lambda = c[kPcLambda][l];
+      ct.pre = c[kPcPre][l];
+    }
+    const bool moved = pl.lane[kPlMoved][l] > 0.5f;
+    touching_[i] = moved ? 1 : 0;
+    pushing_[i] = pl.lane[kPlPushing][l] > 0.5f ? 1 : 0;
+    const PairBody* bodies[2] = {&broad_.body(pair.a), &broad_.body(pair.b)};
+    for (int32_t s = 0; s < 2; ++s) {
+      const float(&rows)[kPairBodyFieldCount][kPairLanes] = pl.body[s];
+      if (!(rows[kPbInvMass][l] > 0.0f)) continue;  // fixed in the pair: never written
+      RagdollGroup& g = store_.groups[bodies[s]->group];
+      const RigidBlockView view = g.ViewOfLane(bodies[s]->lane);
+      const int32_t lane = g.LaneInBlock(bodies[s]->lane);
+      const int32_t part = bodies[s]->part;
+      if (moved) {
+        for (int32_t f = 0; f < 7; ++f) view.Part(kRbXx + f, part)[lane] = rows[kPbXx + f][l];
+      }
+      float& now = view.Part(kRbPairDeferNow, part)[lane];
+      now = std::max(now, pl.lane[s == 0 ? kPlDeferNowA : kPlDeferNowB][l]);
+    }
+  }
 }
 
-// The velocity half of a pair, after the velocities were derived from the positions:
-// restitution (none for slow approaches) and dynamic friction at the recorded contacts.
-void PairContacts::VelocitiesOne(int32_t pair_index, float h) {
-  if (touching_[pair_index] == 0) return;  // no contact pushed this substep
-  const int32_t found = islands_.pair(pair_index).found;
-  const int32_t count = contact_count_[found];
-  PairSides sides = LoadPair(pair_index);
-  BodyState& a = sides.a;
-  BodyState& b = sides.b;
-  const RigidPartConstants& ca = *sides.ca;
-  const RigidPartConstants& cb = *sides.cb;
-  const bool a_fixed = sides.a_fixed, b_fixed = sides.b_fixed;
-  const float ima = sides.ima, imb = sides.imb;
-  const float restitution = 0.5f * (ca.restitution + cb.restitution);
-  const float friction = std::sqrt(ca.friction * cb.friction);
-  const float g = Length(settings_.gravity);
-  const Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[found])];
-  bool touching = false;
-  const Rot3 rot_a = RotationOf(a.q), rot_b = RotationOf(b.q);  // orientations are fixed here
-  for (int32_t k = 0; k < count; ++k) {
-    const Contact& ct = contacts[k];
-    if (!(ct.lambda > 0)) continue;
-    touching = true;
-    const Vec3 n = Apply(ct.normal_on_a ? rot_a : rot_b, ct.normal);
-    const Vec3 ra = Apply(rot_a, ct.arm_a), rb = Apply(rot_b, ct.arm_b);
-    const Vec3 vr = (a.v + Cross(a.w, ra)) - (b.v + Cross(b.w, rb));
-    const float vn = Dot(vr, n);
-    const Vec3 vt = vr - n * vn;
-    const float vt_len = Length(vt);
-    const float e = ct.pre < -2.0f * g * h ? restitution : 0.0f;
-    // Still being pushed out of a placement (PositionsOne): they part at the push speed.
-    const float target = std::max(-e * ct.pre, ct.deferred > 0 ? settings_.max_push_speed : 0.0f);
-    const float cut = std::min(friction * ct.lambda / h, vt_len);
-    const Vec3 dv = n * (target - vn) - (vt_len > 1e-9f ? vt * (cut / vt_len) : Vec3{});
-    const Vec3 dir = NormalizeOr(dv, n);
-    const Vec3 ja = InvInertiaWorld(ca, a_fixed, rot_a, Cross(ra, dir)), jb = InvInertiaWorld(cb, b_fixed, rot_b, Cross(rb, dir));
-    const float w = ima + imb + Dot(Cross(ra, dir), ja) + Dot(Cross(rb, dir), jb);
-    if (!(w > 1e-12f)) continue;
-    const Vec3 impulse = dv * (1.0f / w);
-    a.v = a.v + impulse * ima;
-    b.v = b.v - impulse * imb;
-    a.w = a.w + InvInertiaWorld(ca, a_fixed, rot_a, Cross(ra, impulse));
-    b.w = b.w - InvInertiaWorld(cb, b_fixed, rot_b, Cross(rb, impulse));
-  }
-  if (!touching) return;
-  if (pushing_[pair_index] != 0) {
-    // Pushed out of a placement at the bounded speed this substep: neither part moves
-    // away from the pair's common motion (its centre of mass's, or a fixed part's) faster
-    // than that, nor spins faster than the push turns it. Otherwise the pushes of many
-    // contacts, and the joints between them, add up to speeds no push had: two Jolt humans
-    // bound 30 cm apart reached twice the energy without it.
-    const float cap = settings_.max_push_speed;
-    const Vec3 common = a_fixed ? a.v : (b_fixed ? b.v : (a.v * imb + b.v * ima) * (1.0f / (ima + imb)));
-    for (auto [body, c, fixed] : {std::tuple{&a, &ca, a_fixed}, std::tuple{&b, &cb, b_fixed}}) {
-      if (fixed) continue;
-      const Vec3 away = body->v - common;
-      const float speed = Length(away);
-      if (speed > cap) body->v = common + away * (cap / speed);
-      const float spin = Length(body->w), spin_cap = cap / std::max(c->extent, 0.01f);
-      if (spin > spin_cap) body->w = body->w * (spin_cap / spin);
-    }
-  }
-  // Rolling resistance between touching parts, as against the static world: their
-  // relative spin decays at ragdoll_contact_angular_damping (a pile stops rolling).
-  const float keep = std::max(1.0f - settings_.contact_angular_damping * h, 0.0f);
-  const Vec3 spin = (a.w - b.w) * (1.0f - keep);
-  const float share_a = a_fixed ? 0.0f : (b_fixed ? 1.0f : 0.5f);
-  a.w = a.w - spin * share_a;
-  b.w = b.w + spin * (a_fixed ? 1.0f : (b_fixed ? 0.0f : 0.5f));
-  StorePair(sides);
+// Contact k of a lane measured against its shape again (PairSolveParams::remeasure): the
+// sample sphere's centre (which the kernel stored) against the other part's exact shape,
+// and the contact's points and normal fixed in the bodies anew (Anchor).
+void PairContacts::Remeasure(const void* context, PairLanes& pl, int32_t l, int32_t k) {
+  const auto& ctx = *static_cast<const RemeasureContext*>(context);
+  const PairContacts& self = *ctx.self;
+  const PartPair& pair = self.islands_.pair(ctx.pair_of_lane[l]);
+  float(&c)[kPairContactFieldCount][kPairLanes] = pl.contact[k];
+  auto body = [&](int32_t s) {
+    const float(&rows)[kPairBodyFieldCount][kPairLanes] = pl.body[s];
+    BodyState b{};
+    b.x = Vec3{rows[kPbXx][l], rows[kPbXy][l], rows[kPbXz][l]};
+    b.q = Quat{rows[kPbQx][l], rows[kPbQy][l], rows[kPbQz][l], rows[kPbQw][l]};
+    return b;
+  };
+  Contact ct{};
+  ct.normal_on_a = c[kPcOnA][l] > 0.5f;
+  ct.radius = c[kPcRadius][l];
+  // p is the body whose sample sphere it is, q the body whose shape it meets.
+  const BodyState p = body(ct.normal_on_a ? 1 : 0), q = body(ct.normal_on_a ? 0 : 1);
+  const PairBody& pq = self.broad_.body(ct.normal_on_a ? pair.a : pair.b);
+  const RagdollGroup& gq = self.store_.groups[pq.group];
+  const Vec3 centre{pl.lane[kPlRemeasureCx][l], pl.lane[kPlRemeasureCy][l], pl.lane[kPlRemeasureCz][l]};
+  Vec3 nq;
+  const float dist = PartShapeDistanceNormal(gq.shapes[pq.part], Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[pq.part]),
+                                             centre, &nq);
+  Anchor(ct, p, q, centre, nq, dist);
+  const float fields[] = {ct.normal.x, ct.normal.y, ct.normal.z, ct.arm_a.x, ct.arm_a.y, ct.arm_a.z,
+                          ct.arm_b.x,  ct.arm_b.y,  ct.arm_b.z};
+  for (int32_t f = 0; f < 9; ++f) c[kPcNx + f][l] = fields[f];
+  c[kPcStickX][l] = ct.stick.x, c[kPcStickY][l] = ct.stick.y, c[kPcStickZ][l] = ct.stick.z;
+  c[kPcLambdaSum][l] = ct.lambda_sum;
+  const Vec3 n = ct.normal_on_a ? -nq : nq;  // from b toward a
+  pl.lane[kPlRemeasureNx][l] = n.x, pl.lane[kPlRemeasureNy][l] = n.y, pl.lane[kPlRemeasureNz][l] = n.z;
+  pl.lane[kPlRemeasureDepth][l] = dist - ct.radius;
 }
 
-Vec3 PairContacts::InvInertiaWorld(const RigidPartConstants& c, bool fixed, const Rot3& r, Vec3 u) {
-  if (fixed) return Vec3{};
-  const Vec3 l = ApplyInverse(r, u);
-  return Apply(r, Vec3{l.x * c.inv_inertia[0], l.y * c.inv_inertia[1], l.z * c.inv_inertia[2]});
+// The velocity half of a colour's pairs where a contact pushed this substep, after the
+// kernel's velocities: gathered into the worker's lanes, solved by the kernel
+// (pair_kernel_impl.h: restitution, dynamic friction, the push-out's speed cap, rolling
+// resistance), and their velocities scattered back.
+void PairContacts::VelocitiesBatch(int32_t begin, int32_t count, float h, uint32_t worker) {
+  PairLanes& pl = lanes_[worker];
+  int32_t pair_of_lane[kPairLanes];
+  int32_t filled = 0;
+  for (int32_t i = begin; i < begin + count; ++i) {
+    if (touching_[i] == 0) continue;  // no contact pushed this substep
+    const PartPair& pair = islands_.pair(i);
+    const int32_t contact_count = contact_count_[pair.found];
+    const Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[pair.found])];
+    const int32_t l = filled;
+    pair_of_lane[filled++] = i;
+    const PairBody* bodies[2] = {&broad_.body(pair.a), &broad_.body(pair.b)};
+    const RigidPartConstants* constants[2];
+    for (int32_t s = 0; s < 2; ++s) {
+      RagdollGroup& g = store_.groups[bodies[s]->group];
+      const RigidBlockView view = g.ViewOfLane(bodies[s]->lane);
+      const int32_t lane = g.LaneInBlock(bodies[s]->lane);
+      const int32_t part = bodies[s]->part;
+      const RigidPartConstants& c = g.constants[part];
+      constants[s] = &c;
+      float(&rows)[kPairBodyFieldCount][kPairLanes] = pl.body[s];
+      for (int32_t f = 0; f < 10; ++f) rows[kPbQx + f][l] = view.Part(kRbQx + f, part)[lane];  // q, v, w
+      // A sleeping or frozen ragdoll, or a kinematic part, is static in the pair.
+      const bool fixed = store_.slots[bodies[s]->slot].asleep || c.inv_mass == 0.0f;
+      rows[kPbInvMass][l] = fixed ? 0.0f : c.inv_mass;
+      for (int32_t f = 0; f < 3; ++f) rows[kPbInvInertia0 + f][l] = fixed ? 0.0f : c.inv_inertia[f];
+    }
+    pl.lane[kPlCount][l] = static_cast<float>(contact_count);
+    pl.lane[kPlFriction][l] = std::sqrt(constants[0]->friction * constants[1]->friction);
+    pl.lane[kPlRestitution][l] = 0.5f * (constants[0]->restitution + constants[1]->restitution);
+    pl.lane[kPlExtentA][l] = constants[0]->extent;
+    pl.lane[kPlExtentB][l] = constants[1]->extent;
+    pl.lane[kPlPushing][l] = pushing_[i] != 0 ? 1.0f : 0.0f;
+    for (int32_t k = 0; k < contact_count; ++k) {
+      const Contact& ct = contacts[k];
+      const float fields[10] = {ct.normal.x, ct.normal.y, ct.normal.z, ct.arm_a.x, ct.arm_a.y,
+                                ct.arm_a.z,  ct.arm_b.x,  ct.arm_b.y,  ct.arm_b.z, ct.normal_on_a ? 1.0f : 0.0f};
+      for (int32_t f = 0; f < 10; ++f) pl.contact[k][kPcNx + f][l] = fields[f];
+      pl.contact[k][kPcDeferred][l] = ct.deferred;
+      pl.contact[k][kPcLambda][l] = ct.lambda;
+      pl.contact[k][kPcPre][l] = ct.pre;
+    }
+  }
+  if (filled == 0) return;
+  PairSolveParams params;
+  params.h = h;
+  params.gravity_length = Length(settings_.gravity);
+  params.max_push_speed = settings_.max_push_speed;
+  params.angular_damping = settings_.contact_angular_damping;
+  settings_.kernels->pair_velocities(pl, filled, params);
+  for (int32_t l = 0; l < filled; ++l) {
+    const PartPair& pair = islands_.pair(pair_of_lane[l]);
+    const PairBody* bodies[2] = {&broad_.body(pair.a), &broad_.body(pair.b)};
+    for (int32_t s = 0; s < 2; ++s) {
+      const float(&rows)[kPairBodyFieldCount][kPairLanes] = pl.body[s];
+      if (!(rows[kPbInvMass][l] > 0.0f)) continue;  // fixed in the pair: never written
+      RagdollGroup& g = store_.groups[bodies[s]->group];
+      const RigidBlockView view = g.ViewOfLane(bodies[s]->lane);
+      const int32_t lane = g.LaneInBlock(bodies[s]->lane);
+      for (int32_t f = 0; f < 6; ++f) view.Part(kRbVx + f, bodies[s]->part)[lane] = rows[kPbVx + f][l];
+    }
+  }
 }
 
 }  // namespace tendon::detail

@@ -16,10 +16,17 @@
 // A sleeping or frozen ragdoll, or a kinematic part, is static in its pairs.
 // What it does NOT do: decide which parts may touch (BroadPhase) or in what order pairs
 // run (Islands), or meet the static world (the rigid kernels do).
+// The solves run a colour's pairs side by side (Islands::ForEachBatch): each pair's
+// contacts are checked from the poses (a pair where none touches is done), the rest are
+// gathered into lanes (PairLanes), solved by the World's rigid kernel (pair_positions,
+// pair_velocities: compiled per instruction set, each with its scalar reference), and
+// scattered back.
 // Threading: Find is a parallel-for over pairs (each writes its own contacts), then a
-// serial pass that keeps and packs the pairs with a contact; the solves
-// run through Islands::ForEach, so no two concurrent pairs share a body.
-// Memory: sized by Reserve at bind time; nothing here allocates in Step.
+// serial pass that keeps and packs the pairs with a contact; the solves run through
+// Islands::ForEachBatch, so no two concurrent pairs share a body, each worker in its own
+// PairLanes.
+// Memory: sized by Reserve at bind time (with a PairLanes, 9 kB, per worker slot); nothing
+// here allocates in Step.
 #pragma once
 
 #include <cmath>
@@ -36,16 +43,13 @@
 
 namespace tendon::detail {
 
-struct Rot3;
-
-inline constexpr int32_t kContactsPerPair = 4;  // contacts of a pair, found once per frame
-
 struct PairContactSettings {
   TaskHooks tasks{};
   const ProfilerHooks* profiler = nullptr;  // the World's, or null (profile.h)
   Vec3 gravity{};                       // restitution applies only above 2 g h of approach
   float contact_angular_damping = 0;    // 1/s: rolling resistance between touching parts
   float max_push_speed = INFINITY;      // m/s: how fast a penetration a substep starts with is taken out
+  const RigidKernels* kernels = nullptr;  // the World's: their pair_positions solves a batch in lanes
 };
 
 class PairContacts {
@@ -53,6 +57,7 @@ class PairContacts {
   PairContacts(const PairContactSettings& settings, RagdollStore& store, const BroadPhase& broad, const Islands& islands)
       : settings_(settings), store_(store), broad_(broad), islands_(islands) {}
 
+  // Room for `pair_capacity` pairs in reach, and one PairLanes per worker slot.
   void Reserve(std::size_t pair_capacity);
   void SetProfiler(const ProfilerHooks* profiler) { settings_.profiler = profiler; }
   // The contacts of the broad phase's pairs (each kept at its PartPair::found, which must
@@ -91,31 +96,23 @@ class PairContacts {
     // contact is solved whole).
     float deferred;
   };
-  // Both sides of a pair, read from their blocks. A sleeping or frozen ragdoll (or a
-  // kinematic part) is static where it lies: fixed, with no inverse mass.
-  struct PairSides {
-    const PairBody* pa;
-    const PairBody* pb;
-    const RagdollGroup* ga;
-    const RagdollGroup* gb;
-    RigidBlockView va, vb;
-    int32_t la, lb;
-    BodyState a, b;
-    const RigidPartConstants* ca;
-    const RigidPartConstants* cb;
-    bool a_fixed, b_fixed;
-    float ima, imb;
+  struct RemeasureContext {
+    const PairContacts* self;
+    const int32_t* pair_of_lane;  // the batch's ordered pair index per lane
   };
 
-  PairSides LoadPair(int32_t pair_index);
-  static void StorePair(const PairSides& s);
   void FindOne(const PartPair& pair, float frame_seconds);
   // Fixes a contact's points and normal in its bodies from a measurement: the sample
   // sphere of p (centre c) is `dist` from q's shape along n (out of q).
   static void Anchor(Contact& ct, const BodyState& p, const BodyState& q, Vec3 c, Vec3 n, float dist);
-  void PositionsOne(int32_t pair_index, float max_push);
-  void VelocitiesOne(int32_t pair_index, float h);
-  static Vec3 InvInertiaWorld(const RigidPartConstants& c, bool fixed, const Rot3& r, Vec3 u);
+  // The position half of `count` consecutive ordered pairs of one colour: each one's
+  // contacts checked from the poses alone (most touch in no substep), the rest gathered
+  // into the worker's lanes, solved by the kernel, and scattered back.
+  void PositionsBatch(int32_t begin, int32_t count, float max_push, uint32_t worker);
+  // PairSolveParams::remeasure: contact k of a lane against its shape again.
+  static void Remeasure(const void* context, PairLanes& lanes, int32_t lane, int32_t k);
+  // The velocity half of the batch's pairs where a contact pushed, in lanes.
+  void VelocitiesBatch(int32_t begin, int32_t count, float h, uint32_t worker);
 
   PairContactSettings settings_;
   RagdollStore& store_;
@@ -128,6 +125,7 @@ class PairContacts {
   std::vector<int32_t> contact_count_, contact_begin_;
   std::vector<uint8_t> touching_;       // per kept pair: 1 when a contact pushed this substep
   std::vector<uint8_t> pushing_;        // per kept pair: 1 when a contact was pushed out at the bounded speed
+  std::vector<PairLanes> lanes_;        // per worker slot: a batch's pairs in lanes
 };
 
 }  // namespace tendon::detail

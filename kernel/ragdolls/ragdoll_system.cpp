@@ -199,7 +199,7 @@ RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidK
       sleep_(SleepSettings{settings.ragdoll_sleep_speed, settings.ragdoll_sleep_seconds, settings.ragdoll_settle_damping}),
       broad_(settings.tasks),
       contacts_(PairContactSettings{settings.tasks, nullptr, settings.gravity, settings.ragdoll_contact_angular_damping,
-                                    settings.ragdoll_max_push_speed}, store_,
+                                    settings.ragdoll_max_push_speed, &kernels}, store_,
                 broad_, islands_) {}
 
 RagdollSystem::~RagdollSystem() = default;

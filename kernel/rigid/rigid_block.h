@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernel/rigid/pair_lanes.h"
 #include "kernel/simd/lanes.h"
 
 namespace tendon::detail {
@@ -42,7 +43,7 @@ enum RigidField : int32_t {
   kPlanarQx, kPlanarQy, kPlanarQz, kPlanarQw, kPlanarD,
   // The fields above are the bodies' state and the host's controls (World::StateHash);
   // the ones below are bookkeeping derived from them.
-  // Bounded depenetration between ragdolls (PairContacts::PositionsOne), m: the most
+  // Bounded depenetration between ragdolls (pair_kernel_impl.h), m: the most
   // penetration this part's pair contacts left in on purpose this frame, and last frame's
   // (the frame's first pass moves one into the other). kPlacedPenetration after a
   // placement: whatever the part starts in is pushed out at the bounded speed.
@@ -192,6 +193,11 @@ struct RigidKernels {
   // between them are solved between the halves (positions, then velocities).
   void (*positions)(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params);
   void (*velocities)(const RigidBlockView* blocks, int32_t count, const RigidSolveParams& params);
+  // The contacts between ragdolls' position half for `count` pairs of one colour gathered
+  // in lanes (pair_lanes.h; PairContacts gathers and scatters).
+  void (*pair_positions)(PairLanes& lanes, int32_t count, const PairSolveParams& params);
+  // Their velocity half, for pairs where a contact pushed in the position half.
+  void (*pair_velocities)(PairLanes& lanes, int32_t count, const PairSolveParams& params);
   const char* name;
   // The block width this kernel is built for: its batch, and at least kBlockLanes. Any
   // width that is a multiple of its batch also runs (slices of a block, one batch each).

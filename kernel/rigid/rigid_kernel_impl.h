@@ -8,8 +8,8 @@
 // The substep (Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position
 // Based Dynamics", and Macklin et al. 2019, "Small Steps in Physics Simulation"; the
 // formulas are summarised in shared/notes/xpbd-rigid-bodies.md), in two halves so that
-// the contacts between ragdolls (scalar, by island: kernel/contacts/pair_contacts.cpp) run
-// between them:
+// the contacts between ragdolls (a colour's pairs in lanes: pair_kernel_impl.h, driven by
+// kernel/contacts/pair_contacts.cpp) run between them:
 //   positions    integrate: x_prev = x; v += h g; damp (and settle); clamp speeds;
 //                x += h v; q_prev = q; w += h I^-1 (-w x I w) (body frame); q += h/2 [w,0] q
 //                world inverse inertia per body (held for the half)
@@ -1007,10 +1007,17 @@ void Velocities(const RigidBlockView* blocks, int32_t count, const RigidSolvePar
   RunStages<V>(blocks, count, sp, 2);
 }
 
+}  // namespace tendon::detail::TENDON_RIGID_KERNEL_NS
+
+#include "kernel/rigid/pair_kernel_impl.h"
+
+namespace tendon::detail::TENDON_RIGID_KERNEL_NS {
+
 // This translation unit's kernel set for lane type V (its instruction set), built once.
 template <class V>
 const RigidKernels& KernelTable(const char* name) {
-  static const RigidKernels kernels{&Solve<V>, &Positions<V>, &Velocities<V>, name,
+  static const RigidKernels kernels{&Solve<V>, &Positions<V>, &Velocities<V>, &PairPositions<V>, &PairVelocities<V>,
+                                    name,
                                     Ops<V>::kSize > kBlockLanes ? Ops<V>::kSize : kBlockLanes};
   return kernels;
 }
