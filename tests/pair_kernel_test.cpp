@@ -80,21 +80,22 @@ void FillPairs(PairLanes& pl, int count, uint32_t seed) {
       for (int f = 0; f < 3; ++f) c[d::kPcStickX + f][l] = 0.002f * u(rng);
       c[d::kPcLambdaSum][l] = k == 1 ? 0.0f : 0.01f * (u(rng) + 1.0f);
       c[d::kPcDeferred][l] = pattern == 4 ? 0.05f : 0.0f;
-      for (int f = 0; f < 3; ++f) c[d::kPcSampleX + f][l] = arm_a[f] * 0.5f;
-      c[d::kPcRadius][l] = 0.02f;
       c[d::kPcLambda][l] = k == 2 ? 0.0f : 0.002f * (u(rng) + 1.0f);
       c[d::kPcPre][l] = -0.5f * (u(rng) + 1.0f);
     }
   }
 }
 
-// A stand-in for the shape distance, a function of the lane's own rows only: the sample's
-// centre against a sphere of 6 cm about body a's (or b's) centre.
+// A stand-in for the shape distance, a function of the lane's own rows only: a sample 2 cm
+// across at the other body's arm against a sphere of 6 cm about the shape body's centre.
 void Remeasure(const void* calls, PairLanes& pl, int32_t l, int32_t k) {
   if (calls != nullptr) ++*static_cast<int*>(const_cast<void*>(calls));
   auto& c = pl.contact[k];
   const int q = c[d::kPcOnA][l] > 0.5f ? 0 : 1;
-  const float centre[3] = {pl.lane[d::kPlRemeasureCx][l], pl.lane[d::kPlRemeasureCy][l], pl.lane[d::kPlRemeasureCz][l]};
+  const int p = 1 - q;
+  const int arm = p == 0 ? d::kPcArmAx : d::kPcArmBx;
+  float centre[3];
+  for (int f = 0; f < 3; ++f) centre[f] = pl.body[p][d::kPbXx + f][l] + c[arm + f][l];
   float n[3], len2 = 0;
   for (int f = 0; f < 3; ++f) n[f] = centre[f] - pl.body[q][d::kPbXx + f][l], len2 += n[f] * n[f];
   const float len = std::sqrt(len2);
@@ -105,7 +106,7 @@ void Remeasure(const void* calls, PairLanes& pl, int32_t l, int32_t k) {
     pl.lane[d::kPlRemeasureNx + f][l] = q == 0 ? -n[f] : n[f];
   }
   c[d::kPcLambdaSum][l] = 0.0f;
-  pl.lane[d::kPlRemeasureDepth][l] = len - 0.06f - c[d::kPcRadius][l];
+  pl.lane[d::kPlRemeasureDepth][l] = len - 0.06f - 0.02f;
 }
 
 // The rows a pass writes or reads for lane l of a batch: compared bit for bit.
@@ -221,13 +222,11 @@ TEST(PairKernel, APushIsEqualAndOppositeAndTakesThePenetrationOutWhileApartPairs
         c[d::kPcNx + f][l] = n[f];
         c[d::kPcArmAx + f][l] = arm_a[f];
         c[d::kPcArmBx + f][l] = arm_b[f];
-        c[d::kPcSampleX + f][l] = 0;
       }
       c[d::kPcOnA][l] = 0;
       for (int f = 0; f < 3; ++f) c[d::kPcStickX + f][l] = 0;
       c[d::kPcLambdaSum][l] = 0;
       c[d::kPcDeferred][l] = 0;
-      c[d::kPcRadius][l] = 0.02f;
       c[d::kPcLambda][l] = 0;
       c[d::kPcPre][l] = 0;
     }

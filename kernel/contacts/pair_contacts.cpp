@@ -231,14 +231,15 @@ void PairContacts::PositionsBatch(int32_t begin, int32_t count, float max_push, 
     side(1, vb, lb, pb.part, xb, qb, cb, pb.slot);
     pl.lane[kPlCount][l] = static_cast<float>(contact_count);
     pl.lane[kPlFriction][l] = std::sqrt(ca.friction * cb.friction);
+    // What the pass reads of each contact (the sample sphere only when it is measured
+    // again: Remeasure reads it here).
     for (int32_t k = 0; k < contact_count; ++k) {
       const Contact& ct = contacts[k];
-      const float fields[kPairContactFieldCount] = {
-          ct.normal.x, ct.normal.y, ct.normal.z, ct.arm_a.x, ct.arm_a.y,   ct.arm_a.z,   ct.arm_b.x,
-          ct.arm_b.y,  ct.arm_b.z,  ct.normal_on_a ? 1.0f : 0.0f,         ct.stick.x,   ct.stick.y,
-          ct.stick.z,  ct.lambda_sum, ct.deferred, ct.sample.x, ct.sample.y, ct.sample.z, ct.radius,
-          0.0f,        ct.pre};
-      for (int32_t f = 0; f < kPairContactFieldCount; ++f) pl.contact[k][f][l] = fields[f];
+      const float fields[] = {ct.normal.x, ct.normal.y, ct.normal.z, ct.arm_a.x,  ct.arm_a.y,
+                              ct.arm_a.z,  ct.arm_b.x,  ct.arm_b.y,  ct.arm_b.z,  ct.normal_on_a ? 1.0f : 0.0f,
+                              ct.stick.x,  ct.stick.y,  ct.stick.z,  ct.lambda_sum, ct.deferred};
+      static_assert(sizeof(fields) / sizeof(float) == kPcDeferred + 1, "the rows up to kPcDeferred");
+      for (int32_t f = 0; f <= kPcDeferred; ++f) pl.contact[k][f][l] = fields[f];
     }
   }
   if (filled == 0) return;
@@ -254,16 +255,14 @@ void PairContacts::PositionsBatch(int32_t begin, int32_t count, float max_push, 
     const int32_t contact_count = contact_count_[pair.found];
     Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[pair.found])];
     for (int32_t k = 0; k < contact_count; ++k) {
+      // (A contact measured again had its points and normal written by Remeasure.)
       Contact& ct = contacts[k];
       const float(&c)[kPairContactFieldCount][kPairLanes] = pl.contact[k];
-      ct.normal = Vec3{c[kPcNx][l], c[kPcNy][l], c[kPcNz][l]};
-      ct.arm_a = Vec3{c[kPcArmAx][l], c[kPcArmAy][l], c[kPcArmAz][l]};
-      ct.arm_b = Vec3{c[kPcArmBx][l], c[kPcArmBy][l], c[kPcArmBz][l]};
       ct.stick = Vec3{c[kPcStickX][l], c[kPcStickY][l], c[kPcStickZ][l]};
       ct.lambda_sum = c[kPcLambdaSum][l];
       ct.deferred = c[kPcDeferred][l];
       ct.lambda = c[kPcLambda][l];
-      ct.pre = c[kPcPre][l];
+      if (ct.lambda > 0) ct.pre = c[kPcPre][l];  // read only where it pushed
     }
     const bool moved = pl.lane[kPlMoved][l] > 0.5f;
     touching_[i] = moved ? 1 : 0;
@@ -290,9 +289,9 @@ void PairContacts::PositionsBatch(int32_t begin, int32_t count, float max_push, 
 // and the contact's points and normal fixed in the bodies anew (Anchor).
 void PairContacts::Remeasure(const void* context, PairLanes& pl, int32_t l, int32_t k) {
   const auto& ctx = *static_cast<const RemeasureContext*>(context);
-  const PairContacts& self = *ctx.self;
+  PairContacts& self = *ctx.self;
   const PartPair& pair = self.islands_.pair(ctx.pair_of_lane[l]);
-  float(&c)[kPairContactFieldCount][kPairLanes] = pl.contact[k];
+  Contact& ct = self.contacts_[static_cast<std::size_t>(self.contact_begin_[pair.found]) + static_cast<std::size_t>(k)];
   auto body = [&](int32_t s) {
     const float(&rows)[kPairBodyFieldCount][kPairLanes] = pl.body[s];
     BodyState b{};
@@ -300,18 +299,16 @@ void PairContacts::Remeasure(const void* context, PairLanes& pl, int32_t l, int3
     b.q = Quat{rows[kPbQx][l], rows[kPbQy][l], rows[kPbQz][l], rows[kPbQw][l]};
     return b;
   };
-  Contact ct{};
-  ct.normal_on_a = c[kPcOnA][l] > 0.5f;
-  ct.radius = c[kPcRadius][l];
   // p is the body whose sample sphere it is, q the body whose shape it meets.
   const BodyState p = body(ct.normal_on_a ? 1 : 0), q = body(ct.normal_on_a ? 0 : 1);
   const PairBody& pq = self.broad_.body(ct.normal_on_a ? pair.a : pair.b);
   const RagdollGroup& gq = self.store_.groups[pq.group];
-  const Vec3 centre{pl.lane[kPlRemeasureCx][l], pl.lane[kPlRemeasureCy][l], pl.lane[kPlRemeasureCz][l]};
+  const Vec3 centre = p.x + Apply(RotationOf(p.q), ct.sample);
   Vec3 nq;
   const float dist = PartShapeDistanceNormal(gq.shapes[pq.part], Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[pq.part]),
                                              centre, &nq);
   Anchor(ct, p, q, centre, nq, dist);
+  float(&c)[kPairContactFieldCount][kPairLanes] = pl.contact[k];
   const float fields[] = {ct.normal.x, ct.normal.y, ct.normal.z, ct.arm_a.x, ct.arm_a.y, ct.arm_a.z,
                           ct.arm_b.x,  ct.arm_b.y,  ct.arm_b.z};
   for (int32_t f = 0; f < 9; ++f) c[kPcNx + f][l] = fields[f];
@@ -359,13 +356,15 @@ void PairContacts::VelocitiesBatch(int32_t begin, int32_t count, float h, uint32
     pl.lane[kPlExtentA][l] = constants[0]->extent;
     pl.lane[kPlExtentB][l] = constants[1]->extent;
     pl.lane[kPlPushing][l] = pushing_[i] != 0 ? 1.0f : 0.0f;
+    // A contact that did not push is skipped by its lambda alone (its other rows are not read).
     for (int32_t k = 0; k < contact_count; ++k) {
       const Contact& ct = contacts[k];
+      pl.contact[k][kPcLambda][l] = ct.lambda;
+      if (!(ct.lambda > 0)) continue;
       const float fields[10] = {ct.normal.x, ct.normal.y, ct.normal.z, ct.arm_a.x, ct.arm_a.y,
                                 ct.arm_a.z,  ct.arm_b.x,  ct.arm_b.y,  ct.arm_b.z, ct.normal_on_a ? 1.0f : 0.0f};
       for (int32_t f = 0; f < 10; ++f) pl.contact[k][kPcNx + f][l] = fields[f];
       pl.contact[k][kPcDeferred][l] = ct.deferred;
-      pl.contact[k][kPcLambda][l] = ct.lambda;
       pl.contact[k][kPcPre][l] = ct.pre;
     }
   }

@@ -97,7 +97,7 @@ class PairContacts {
     float deferred;
   };
   struct RemeasureContext {
-    const PairContacts* self;
+    PairContacts* self;
     const int32_t* pair_of_lane;  // the batch's ordered pair index per lane
   };
 

@@ -131,10 +131,6 @@ void PairPositionsSlice(PairLanes& pl, int32_t lane, const PairSolveParams& sp) 
     const M remeasure = O::And(in_pair, O::Or(depth < O::Splat(-kPairRemeasureDepth),
                                               Dot3(slid, slid) > O::Splat(kPairRemeasureSlide * kPairRemeasureSlide)));
     if (O::AnyOf(remeasure)) {
-      const V3<V> sample = ld3(kPcSampleX);
-      const V3<V> c = Select3(on_a, Add(b.x, FrameApply(b.f, sample)), Add(a.x, FrameApply(a.f, sample)));
-      O::Store(lane_row(kPlRemeasureCx), c.x), O::Store(lane_row(kPlRemeasureCy), c.y);
-      O::Store(lane_row(kPlRemeasureCz), c.z);
       StorePairPose(pl.body[0], lane, a);
       StorePairPose(pl.body[1], lane, b);
       alignas(64) float flags[kPairLanes];

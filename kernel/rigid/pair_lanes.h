@@ -46,7 +46,6 @@ enum PairContactField : int32_t {
   kPcStickX, kPcStickY, kPcStickZ,
   kPcLambdaSum,
   kPcDeferred,
-  kPcSampleX, kPcSampleY, kPcSampleZ, kPcRadius,
   kPcLambda,  // out: the normal impulse this substep (0: apart)
   kPcPre,     // out: the relative normal speed before the solve, where it pushed
   kPairContactFieldCount
@@ -59,9 +58,8 @@ enum PairLaneField : int32_t {
   kPlMoved,     // out: 1 when a contact pushed
   kPlPushing,   // out: 1 when a contact was pushed out at the bounded speed
   kPlDeferNowA, kPlDeferNowB,  // out: the most penetration left in on purpose, per body
-  // A contact measured again against its shape (PairSolveParams::remeasure): the sample's
-  // centre in, the normal (from b toward a, world) and the depth out.
-  kPlRemeasureCx, kPlRemeasureCy, kPlRemeasureCz,
+  // A contact measured again against its shape (PairSolveParams::remeasure): the normal
+  // (from b toward a, world) and the depth out.
   kPlRemeasureNx, kPlRemeasureNy, kPlRemeasureNz,
   kPlRemeasureDepth,
   // The velocity pass: the pair's restitution (the mean of both parts'), and each part's
@@ -81,10 +79,11 @@ struct PairSolveParams {
   // The velocity pass: the substep's length (s), |gravity| (restitution applies only above
   // 2 g h of approach), the bounded push-out speed (m/s) and the rolling resistance (1/s).
   float h = 0, gravity_length = 0, max_push_speed = 1e30f, angular_damping = 0;
-  // Measures contact k of `lane` against its shape again, from the bodies' poses and the
-  // sample's centre the kernel stored in the lanes: writes the contact's new points, normal
-  // and friction hold, and the world normal and depth in kPlRemeasure*. A scalar function of
-  // one lane (compiled for the baseline), so every kernel gets the same result.
+  // Measures contact k of `lane` against its shape again, from the bodies' poses the kernel
+  // stored in the lanes (the contact's sample sphere is the caller's): writes the contact's
+  // new points, normal and friction hold, and the world normal and depth in kPlRemeasure*.
+  // A scalar function of one lane (compiled for the baseline), so every kernel gets the
+  // same result.
   void (*remeasure)(const void* context, PairLanes& lanes, int32_t lane, int32_t k) = nullptr;
   const void* context = nullptr;
 };
