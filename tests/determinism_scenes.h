@@ -133,7 +133,7 @@ inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, boo
     most_islands = std::max(most_islands, w->LastStats().ragdoll_islands);
   }
   EXPECT_TRUE(saw_pairs) << "the scene must exercise contacts between ragdolls";
-  // Islands are handed to the workers one at a time (Islands::ForEach): several at once.
+  // Islands are handed to the workers one at a time (Islands::ForEachBatch): several at once.
   EXPECT_GE(most_islands, 3) << "the scene must solve several islands of touching ragdolls in one frame";
   return hashes;
 }

@@ -59,7 +59,7 @@ void Islands::Order(std::span<PartPair> pairs, std::span<const PairBody> bodies,
   }
   // Islands by size, the most pairs first (ties in slot order of their roots), each one's
   // range [island_start_[k], island_start_[k + 1]); the split island's pairs after the
-  // last. ForEach hands them out in that order: the longest start first.
+  // last. ForEachBatch hands them out in that order: the longest start first.
   island_count_ = 0;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     if (island_size_[i] > 0 && static_cast<int32_t>(i) != split) island_root_[island_count_++] = static_cast<int32_t>(i);

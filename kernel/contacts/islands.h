@@ -16,8 +16,8 @@
 // serially. Either way each island's pairs run in the same order, so results are the same
 // bit for bit for any worker count and whichever way an island is run.
 // What it does NOT do: find pairs (BroadPhase) or solve them (PairContacts).
-// Threading: Order is serial; ForEach runs a stage over the host's task hooks with no two
-// concurrent calls touching one body. Memory: sized by Reserve at bind time.
+// Threading: Order is serial; ForEachBatch (and ForEach) run a stage over the host's task
+// hooks with no two concurrent calls touching one body. Memory: sized by Reserve at bind time.
 #pragma once
 
 #include <algorithm>
@@ -30,6 +30,7 @@
 
 #include "kernel/contacts/broad_phase.h"
 #include "kernel/core/parallel.h"
+#include "kernel/rigid/pair_lanes.h"
 #include "kernel/rigid/ragdoll_store.h"
 #include "tendon/stats.h"
 
@@ -49,16 +50,15 @@ class Islands {
   // The i-th pair in solve order (i < the pair count given to Order).
   const PartPair& pair(int32_t i) const { return ordered_pairs_[i]; }
 
-  // Runs `stage(i)` over the ordered pairs: the islands in parallel, one task each, each
-  // one's pairs in order; then the split island's colours one after another, the pairs of
-  // a colour in parallel (they share no body), its overflow colour serially.
+  // Runs `stage(begin, count, worker)` over the ordered pairs in batches: up to kPairLanes
+  // consecutive pairs of one colour of one island (no two share an awake body, so they may
+  // be solved side by side in lanes); each overflow-colour pair is a batch of its own. The
+  // islands run in parallel, each one's batches in order; then the split island's colours
+  // one after another, the batches of a colour in parallel, its overflow colour serially.
   // Islands go to the workers one at a time, the largest first (a shared counter, not
   // ranges fixed in advance: a few large islands would otherwise leave one worker waiting
-  // on the other); which worker runs an island never changes its result.
-  // Runs `stage(begin, count, worker)` over the same order in batches: up to kPairLanes
-  // consecutive pairs of one colour of one island (no two share an awake body, so they
-  // may be solved side by side in lanes); each overflow-colour pair is a batch of its own.
-  // `worker` indexes per-worker scratch (WorkerSlots); the serial parts run as worker 0.
+  // on the other); which worker runs an island never changes its result. `worker` indexes
+  // per-worker scratch (< WorkerSlots); the serial parts run as worker 0.
   template <class F>
   void ForEachBatch(const TaskHooks& tasks, const F& stage, TaskProfile profile = {}) const {
     auto runs = [&](int32_t begin, int32_t end, uint32_t worker) {
@@ -93,31 +93,12 @@ class Islands {
       ParallelFor(tasks, end - begin, kPairLanes, task, profile);
     }
   }
-
+  // `stage(i)` for every ordered pair, in the same order and with the same parallelism.
   template <class F>
   void ForEach(const TaskHooks& tasks, const F& stage, TaskProfile profile = {}) const {
-    std::atomic<int32_t> next_island{0};
-    auto islands = [&](int32_t b, int32_t e, uint32_t) {
-      for (int32_t item = b; item < e; ++item) {
-        for (int32_t k = next_island.fetch_add(1, std::memory_order_relaxed); k < island_count_;
-             k = next_island.fetch_add(1, std::memory_order_relaxed)) {
-          for (int32_t i = island_start_[k]; i < island_start_[k + 1]; ++i) stage(i);
-        }
-      }
-    };
-    ParallelFor(tasks, std::min(WorkerSlots(tasks), island_count_), 1, islands, profile);
-    for (int32_t c = 0; c < kPairColours; ++c) {
-      const int32_t begin = colour_start_[c], end = colour_start_[c + 1];
-      if (begin == end) continue;
-      if (c == kPairColours - 1) {
-        for (int32_t i = begin; i < end; ++i) stage(i);
-        continue;
-      }
-      auto task = [&](int32_t b, int32_t e, uint32_t) {
-        for (int32_t i = begin + b; i < begin + e; ++i) stage(i);
-      };
-      ParallelFor(tasks, end - begin, 16, task, profile);
-    }
+    ForEachBatch(tasks, [&](int32_t begin, int32_t count, uint32_t) {
+      for (int32_t i = begin; i < begin + count; ++i) stage(i);
+    }, profile);
   }
 
  private:

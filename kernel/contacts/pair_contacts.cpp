@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <tuple>
 
 #include "kernel/collide/part_distance.h"
 #include "kernel/core/parallel.h"
@@ -171,6 +170,7 @@ void PairContacts::Anchor(Contact& ct, const BodyState& p, const BodyState& q, V
 // lanes, where the kernel (pair_kernel_impl.h) pushes each penetration apart and holds
 // static friction, pair by pair side by side.
 void PairContacts::PositionsBatch(int32_t begin, int32_t count, float max_push, uint32_t worker) {
+  assert(count <= kPairLanes && worker < lanes_.size());  // Islands::ForEachBatch, WorkerSlots
   PairLanes& pl = lanes_[worker];
   int32_t pair_of_lane[kPairLanes];
   int32_t filled = 0;
@@ -324,6 +324,7 @@ void PairContacts::Remeasure(const void* context, PairLanes& pl, int32_t l, int3
 // (pair_kernel_impl.h: restitution, dynamic friction, the push-out's speed cap, rolling
 // resistance), and their velocities scattered back.
 void PairContacts::VelocitiesBatch(int32_t begin, int32_t count, float h, uint32_t worker) {
+  assert(count <= kPairLanes && worker < lanes_.size());  // Islands::ForEachBatch, WorkerSlots
   PairLanes& pl = lanes_[worker];
   int32_t pair_of_lane[kPairLanes];
   int32_t filled = 0;

@@ -25,7 +25,7 @@
 // serial pass that keeps and packs the pairs with a contact; the solves run through
 // Islands::ForEachBatch, so no two concurrent pairs share a body, each worker in its own
 // PairLanes.
-// Memory: sized by Reserve at bind time (with a PairLanes, 9 kB, per worker slot); nothing
+// Memory: sized by Reserve at bind time (with a PairLanes, 8 kB, per worker slot); nothing
 // here allocates in Step.
 #pragma once
 
@@ -49,7 +49,7 @@ struct PairContactSettings {
   Vec3 gravity{};                       // restitution applies only above 2 g h of approach
   float contact_angular_damping = 0;    // 1/s: rolling resistance between touching parts
   float max_push_speed = INFINITY;      // m/s: how fast a penetration a substep starts with is taken out
-  const RigidKernels* kernels = nullptr;  // the World's: their pair_positions solves a batch in lanes
+  const RigidKernels* kernels = nullptr;  // the World's: pair_positions and pair_velocities solve a batch in lanes
 };
 
 class PairContacts {

@@ -1,9 +1,7 @@
 // kernel/core/rotation.h: small scalar rotation helpers the systems share.
 //
 // What it does: a rotation as its matrix's columns (Rot3), for code that turns many
-// vectors by one body (9 multiply-adds each instead of a quaternion product), and
-// TurnSmall, a quaternion turned by a small rotation vector and brought back to unit
-// length by one Newton step (no square root or division), as the rigid kernels' Turn.
+// vectors by one body (9 multiply-adds each instead of a quaternion product), and Nlerp.
 // What it does NOT do: anything in lanes (the kernels have their own, per instruction set).
 // Threading: pure functions. Memory: none.
 #pragma once
@@ -11,15 +9,6 @@
 #include "tendon/math.h"
 
 namespace tendon::detail {
-
-// q turned by the small rotation vector u, brought back to unit length by one Newton step
-// of 1/sqrt about 1 (as the rigid kernels' Turn): no square root or division.
-inline Quat TurnSmall(Quat q, Vec3 u) {
-  const Quat d = Quat{u.x * 0.5f, u.y * 0.5f, u.z * 0.5f, 0} * q;
-  const Quat t{q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w};
-  const float k = 1.5f - 0.5f * (t.x * t.x + t.y * t.y + t.z * t.z + t.w * t.w);
-  return Quat{t.x * k, t.y * k, t.z * k, t.w * k};
-}
 
 // t of the way from a to b along the shorter way round, normalised (nlerp: render
 // interpolation between substeps, whose rotations differ by a few degrees at most).

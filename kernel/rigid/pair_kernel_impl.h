@@ -1,20 +1,22 @@
-// kernel/rigid/pair_kernel_impl.h: the position pass of the contacts between ragdolls, a
-// colour's pairs side by side in lanes (Box2D v3's graph colouring with wide contact
+// kernel/rigid/pair_kernel_impl.h: the position and velocity passes of the contacts between
+// ragdolls, a colour's pairs side by side in lanes (Box2D v3's graph colouring with wide contact
 // solving: no two pairs of a colour share an awake body, so they run at once).
 //
 // Included by rigid_kernel_impl.h (after its helpers, under the same per-translation-unit
 // namespace), so it is compiled per instruction set, and its scalar instantiations are its
-// references. What a lane does is PairContacts' position half of one pair (the XPBD
-// positional correction along each contact's normal with both generalised inverse masses,
-// bounded depenetration, then static friction held inside Coulomb's cone over the frame's
-// normal impulses; pair_contacts.h), with every "skip this contact" a mask: a lane whose
+// references. What a lane does is one pair's halves of a substep (pair_contacts.h): the
+// position pass (the XPBD positional correction along each contact's normal with both
+// generalised inverse masses, bounded depenetration, then static friction held inside
+// Coulomb's cone over the frame's normal impulses) and the velocity pass (restitution,
+// dynamic friction, a push-out's speed cap, rolling resistance), with every "skip this
+// contact" a mask: a lane whose
 // contact does nothing keeps its bodies (selected, not computed with a zero impulse: a
 // lane's contact rows past its count hold a former batch's values), so no lane's result
 // depends on the others.
 // The rare branches (a contact measured against its shape again, a placement's bounded
 // push-out) run only when a lane of the batch needs them.
-// What it does NOT do: find contacts, read the ragdoll blocks, or run the velocity pass
-// (PairContacts gathers the lanes and scatters them back).
+// What it does NOT do: find contacts or read the ragdoll blocks (PairContacts gathers the
+// lanes and scatters them back).
 // Threading: one call per batch, on any worker. Memory: the caller's PairLanes only.
 #pragma once
 
@@ -29,9 +31,10 @@ inline V3<V> FrameApply(const Frame3<V>& f, const V3<V>& u) {
           O::Fma(f.x.z, u.x, O::Fma(f.y.z, u.y, f.z.z * u.z))};
 }
 
-// One side of a pair in lanes: pose, velocity, inverse mass, the world inverse inertia
-// held for the pass (as the kernel's halves hold theirs: the contacts turn a body by small
-// angles), and its frame, rebuilt after every turn.
+// One side of a pair in lanes: pose, velocity, inverse mass, and its frame and world
+// inverse inertia, rebuilt after every turn (held for the kernel's halves, but a pair's
+// contacts come one after another on the same two bodies: holding them for the pass made
+// the 20-ragdoll heap of ragdoll_contact_test.cpp settle later).
 template <class V>
 struct PairSide {
   V3<V> x, v, w;
@@ -42,19 +45,10 @@ struct PairSide {
   Frame3<V> f;
 };
 
-// The world inverse inertia R diag(I^-1) R^T from the side's frame.
+// The side's world inverse inertia from its frame.
 template <class V>
 inline void UpdatePairInertia(PairSide<V>& s) {
-  using O = Ops<V>;
-  const V3<V>& c0 = s.f.x;
-  const V3<V>& c1 = s.f.y;
-  const V3<V>& c2 = s.f.z;
-  auto entry = [&](const V& a0, const V& a1, const V& a2, const V& b0, const V& b1, const V& b2) {
-    return O::Fma(a0 * b0, s.i0, O::Fma(a1 * b1, s.i1, a2 * b2 * s.i2));
-  };
-  s.ii = InvI<V>{entry(c0.x, c1.x, c2.x, c0.x, c1.x, c2.x), entry(c0.y, c1.y, c2.y, c0.y, c1.y, c2.y),
-                 entry(c0.z, c1.z, c2.z, c0.z, c1.z, c2.z), entry(c0.x, c1.x, c2.x, c0.y, c1.y, c2.y),
-                 entry(c0.x, c1.x, c2.x, c0.z, c1.z, c2.z), entry(c0.y, c1.y, c2.y, c0.z, c1.z, c2.z)};
+  s.ii = WorldInvInertia(s.f, s.i0, s.i1, s.i2);
 }
 
 template <class V>
@@ -335,6 +329,7 @@ void PairVelocitiesSlice(PairLanes& pl, int32_t lane, const PairSolveParams& sp)
 template <class V>
 void PairVelocities(PairLanes& lanes, int32_t count, const PairSolveParams& sp) {
   constexpr int32_t kW = Ops<V>::kSize;
+  static_assert(kPairLanes % kW == 0, "a pair batch is whole kernel batches");
   const int32_t padded = (count + kW - 1) / kW * kW;
   for (int32_t l = count; l < padded; ++l) lanes.lane[kPlCount][l] = 0.0f;
   for (int32_t lane = 0; lane < padded; lane += kW) PairVelocitiesSlice<V>(lanes, lane, sp);

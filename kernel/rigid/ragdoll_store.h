@@ -188,7 +188,7 @@ struct RagdollStore {
   std::vector<RagdollSlot> slots;
 };
 
-// A body of a lane: the kernel's state of part j, as the scalar passes need it.
+// A body of a lane: the kernel's state of part j, for scalar code (finding contacts, sleep).
 struct BodyState {
   Vec3 x, v, w;
   Quat q;
@@ -210,10 +210,6 @@ inline BodyState ReadBody(const RigidBlockView& view, int32_t l, int32_t j) {
   b.qp = Quat{view.Part(kRbQPx, j)[l], view.Part(kRbQPy, j)[l], view.Part(kRbQPz, j)[l],
               view.Part(kRbQPw, j)[l]};
   return b;
-}
-inline void WriteBody(const RigidBlockView& view, int32_t l, int32_t j, const BodyState& b) {
-  const float values[13] = {b.x.x, b.x.y, b.x.z, b.q.x, b.q.y, b.q.z, b.q.w, b.v.x, b.v.y, b.v.z, b.w.x, b.w.y, b.w.z};
-  for (int32_t f = 0; f < 13; ++f) view.Part(kRbXx + f, j)[l] = values[f];
 }
 
 

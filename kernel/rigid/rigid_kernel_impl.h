@@ -171,21 +171,27 @@ inline Frame3<V> QFrame(const Q4<V>& q) {
           {two * (xz + wy), two * (yz - wx), one - two * (xx + yy)}};
 }
 
+// R diag(i0, i1, i2) R^T for the frame R (its columns the body axes in world): a world
+// inverse inertia from the body frame's diagonal.
+template <class V>
+inline InvI<V> WorldInvInertia(const Frame3<V>& axes, const V& i0, const V& i1, const V& i2) {
+  using O = Ops<V>;
+  const V3<V>& c0 = axes.x;
+  const V3<V>& c1 = axes.y;
+  const V3<V>& c2 = axes.z;
+  auto entry = [&](const V& a0, const V& a1, const V& a2, const V& b0, const V& b1, const V& b2) {
+    return O::Fma(a0 * b0, i0, O::Fma(a1 * b1, i1, a2 * b2 * i2));
+  };
+  return InvI<V>{entry(c0.x, c1.x, c2.x, c0.x, c1.x, c2.x), entry(c0.y, c1.y, c2.y, c0.y, c1.y, c2.y),
+                 entry(c0.z, c1.z, c2.z, c0.z, c1.z, c2.z), entry(c0.x, c1.x, c2.x, c0.y, c1.y, c2.y),
+                 entry(c0.x, c1.x, c2.x, c0.z, c1.z, c2.z), entry(c0.y, c1.y, c2.y, c0.z, c1.z, c2.z)};
+}
 // The body's world inverse inertia from its orientation (I diagonal in the body frame).
 template <class V>
 inline void UpdateWorldInertia(Body<V>& b, const RigidPartConstants& c) {
   using O = Ops<V>;
-  const Frame3<V> axes = QFrame(b.q);  // the body axes in world
-  const V3<V>& c0 = axes.x;
-  const V3<V>& c1 = axes.y;
-  const V3<V>& c2 = axes.z;
-  const V i0 = O::Splat(c.inv_inertia[0]), i1 = O::Splat(c.inv_inertia[1]), i2 = O::Splat(c.inv_inertia[2]);
-  auto entry = [&](const V& a0, const V& a1, const V& a2, const V& b0, const V& b1, const V& b2) {
-    return O::Fma(a0 * b0, i0, O::Fma(a1 * b1, i1, a2 * b2 * i2));
-  };
-  b.ii = InvI<V>{entry(c0.x, c1.x, c2.x, c0.x, c1.x, c2.x), entry(c0.y, c1.y, c2.y, c0.y, c1.y, c2.y),
-                 entry(c0.z, c1.z, c2.z, c0.z, c1.z, c2.z), entry(c0.x, c1.x, c2.x, c0.y, c1.y, c2.y),
-                 entry(c0.x, c1.x, c2.x, c0.z, c1.z, c2.z), entry(c0.y, c1.y, c2.y, c0.z, c1.z, c2.z)};
+  b.ii = WorldInvInertia(QFrame(b.q), O::Splat(c.inv_inertia[0]), O::Splat(c.inv_inertia[1]),
+                         O::Splat(c.inv_inertia[2]));
 }
 // I^-1 u for a world vector u.
 template <class V>
