@@ -97,10 +97,10 @@ inline float PartShapeDistance(const PartShapeSettings& sh, const Transform& sha
   return 1e30f;
 }
 
-// The distance, as PartShapeDistance, and its gradient (the outward unit normal of the
-// nearest surface point), in closed form: the pair contacts need both for every sample.
-inline float PartShapeDistanceNormal(const PartShapeSettings& sh, const Transform& shape_world, Vec3 p, Vec3* normal) {
-  const Vec3 l = Rotate(Conjugate(shape_world.rotation), p - shape_world.translation);
+// The distance from l, a point in the shape's own frame, and its gradient there (the
+// outward unit normal of the nearest surface point), in closed form: the pair contacts
+// need both for every sample, and take their samples into the shape's frame at once.
+inline float PartShapeDistanceNormalLocal(const PartShapeSettings& sh, Vec3 l, Vec3* normal_local) {
   Vec3 n_local{0, 1, 0};
   float d = 1e30f;
   switch (sh.type) {
@@ -148,6 +148,15 @@ inline float PartShapeDistanceNormal(const PartShapeSettings& sh, const Transfor
       break;
     }
   }
+  *normal_local = n_local;
+  return d;
+}
+
+// The distance, as PartShapeDistance, and its gradient (the outward unit normal), in world.
+inline float PartShapeDistanceNormal(const PartShapeSettings& sh, const Transform& shape_world, Vec3 p, Vec3* normal) {
+  Vec3 n_local;
+  const float d =
+      PartShapeDistanceNormalLocal(sh, Rotate(Conjugate(shape_world.rotation), p - shape_world.translation), &n_local);
   *normal = Rotate(shape_world.rotation, n_local);
   return d;
 }

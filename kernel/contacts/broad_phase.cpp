@@ -154,7 +154,8 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
       box.lo = Vec3{1e30f, 1e30f, 1e30f};
       box.hi = Vec3{-1e30f, -1e30f, -1e30f};
       for (int32_t j = 0; j < r.part_count; ++j) {
-        const BodyState body = ReadBody(view, l, j);
+        BodyState body{};
+        ReadMotion(view, l, j, &body);
         const float spin = Length(body.w) * g.constants[j].extent;
         const float margin = (Length(body.v) + spin) * frame_seconds + 0.01f;
         motion_[box.first + j] = PairMotion{body.x, body.v, g.constants[j].extent, spin};

@@ -85,11 +85,11 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   RagdollGroup& gb = store_.groups[pb.group];
   const RigidBlockView va = ga.ViewOfLane(pa.lane), vb = gb.ViewOfLane(pb.lane);
   const int32_t la = ga.LaneInBlock(pa.lane), lb = gb.LaneInBlock(pb.lane);
-  const BodyState a = ReadBody(va, la, pa.part);
-  const BodyState b = ReadBody(vb, lb, pb.part);
-  // A penetration either part was placed in, or pushed out at the bounded speed last
-  // frame, goes on being pushed out at that speed (see pair_kernel_impl.h).
-  const float deferred = std::max(va.Part(kRbPairDeferLast, pa.part)[la], vb.Part(kRbPairDeferLast, pb.part)[lb]);
+  // The poses only: each field is a cache line of its own (SoA), and three pairs in four
+  // end at the cores' test below.
+  BodyState a{}, b{};
+  ReadPose(va, la, pa.part, &a.x, &a.q);
+  ReadPose(vb, lb, pb.part, &b.x, &b.q);
   const RigidPartConstants& ca = ga.constants[pa.part];
   const RigidPartConstants& cb = gb.constants[pb.part];
   Contact* contacts = &contacts_[static_cast<std::size_t>(pair.found) * kContactsPerPair];
@@ -115,17 +115,28 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
     const float apart = std::sqrt(SegmentDistance2(core_a.a, core_a.b, core_b.a, core_b.b)) - core_a.radius - core_b.radius;
     if (apart > margin + spare) return;
   }
+  // A penetration either part was placed in, or pushed out at the bounded speed last
+  // frame, goes on being pushed out at that speed (see pair_kernel_impl.h).
+  const float deferred = std::max(va.Part(kRbPairDeferLast, pa.part)[la], vb.Part(kRbPairDeferLast, pb.part)[lb]);
   float separation[kContactsPerPair];
   // p is the body whose sample spheres are tested, q the body whose shape they meet.
   auto find = [&](const BodyState& p, const RagdollGroup& gp, int32_t part_p, const BodyState& q,
                   const RigidPartConstants& cq, const RagdollGroup& gq, int32_t part_q, bool p_is_a) {
     const Transform& q_shape = p_is_a ? b_shape : a_shape;
+    // Every sample goes straight into q's shape frame, s = m sample + t, one matrix where
+    // world and back would take two quaternion turns; the world point and normal are made
+    // only for the samples kept.
+    const Rot3 rp = RotationOf(p.q), rq = RotationOf(q.q), rs = RotationOf(q_shape.rotation);
+    const Rot3 m{ApplyInverse(rs, rp.x), ApplyInverse(rs, rp.y), ApplyInverse(rs, rp.z)};
+    const Vec3 t = ApplyInverse(rs, p.x - q_shape.translation);
+    const Vec3 q_origin = ApplyInverse(rs, q.x - q_shape.translation);  // q's body origin there
     for (const auto& smp : gp.pair_points[part_p]) {
-      const Vec3 c = p.x + Rotate(p.q, Vec3{smp[0], smp[1], smp[2]});
+      const Vec3 sample{smp[0], smp[1], smp[2]};
+      const Vec3 s = t + Apply(m, sample);
       const float reach_q = cq.extent + smp[3] + margin;
-      if (LengthSquared(c - q.x) >= reach_q * reach_q) continue;
-      Vec3 n;  // out of q, toward p
-      const float dist = PartShapeDistanceNormal(gq.shapes[part_q], q_shape, c, &n);
+      if (LengthSquared(s - q_origin) >= reach_q * reach_q) continue;
+      Vec3 n_local;  // out of q, toward p
+      const float dist = PartShapeDistanceNormalLocal(gq.shapes[part_q], s, &n_local);
       const float gap = dist - smp[3];
       if (!(gap < margin)) continue;
       // Keep the closest: fill, then replace the farthest kept when this one is closer.
@@ -139,13 +150,14 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
         ++count;
       }
       separation[slot] = gap;
+      const Vec3 c = p.x + Apply(rp, sample), n = Apply(rs, n_local);
       Contact& ct = contacts[slot];
-      ct.sample = Vec3{smp[0], smp[1], smp[2]};
+      ct.sample = sample;
       ct.radius = smp[3];
       ct.normal_on_a = !p_is_a;
       ct.lambda = ct.pre = 0;
       ct.deferred = deferred;
-      Anchor(ct, p, q, c, n, dist);
+      Anchor(ct, p.x, rp, q.x, rq, c, n, dist);
     }
   };
   find(a, ga, pa.part, b, cb, gb, pb.part, true);
@@ -154,9 +166,10 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
 
 // Fixes a contact's points and normal in its bodies from a measurement: the sample
 // sphere of p (centre c) is `dist` from q's shape along n (out of q).
-void PairContacts::Anchor(Contact& ct, const BodyState& p, const BodyState& q, Vec3 c, Vec3 n, float dist) {
-  const Vec3 on_p = Rotate(Conjugate(p.q), c - n * ct.radius - p.x), on_q = Rotate(Conjugate(q.q), c - n * dist - q.x);
-  const Vec3 n_local = Rotate(Conjugate(q.q), n);
+void PairContacts::Anchor(Contact& ct, Vec3 p_x, const Rot3& p_rot, Vec3 q_x, const Rot3& q_rot, Vec3 c, Vec3 n,
+                          float dist) {
+  const Vec3 on_p = ApplyInverse(p_rot, c - n * ct.radius - p_x), on_q = ApplyInverse(q_rot, c - n * dist - q_x);
+  const Vec3 n_local = ApplyInverse(q_rot, n);
   ct.normal = ct.normal_on_a ? -n_local : n_local;
   ct.arm_a = ct.normal_on_a ? on_q : on_p;
   ct.arm_b = ct.normal_on_a ? on_p : on_q;
@@ -303,11 +316,12 @@ void PairContacts::Remeasure(const void* context, PairLanes& pl, int32_t l, int3
   const BodyState p = body(ct.normal_on_a ? 1 : 0), q = body(ct.normal_on_a ? 0 : 1);
   const PairBody& pq = self.broad_.body(ct.normal_on_a ? pair.a : pair.b);
   const RagdollGroup& gq = self.store_.groups[pq.group];
-  const Vec3 centre = p.x + Apply(RotationOf(p.q), ct.sample);
+  const Rot3 p_rot = RotationOf(p.q);
+  const Vec3 centre = p.x + Apply(p_rot, ct.sample);
   Vec3 nq;
   const float dist = PartShapeDistanceNormal(gq.shapes[pq.part], Compose(Transform{q.x, q.q, {1, 1, 1}}, gq.shape_in_body[pq.part]),
                                              centre, &nq);
-  Anchor(ct, p, q, centre, nq, dist);
+  Anchor(ct, p.x, p_rot, q.x, RotationOf(q.q), centre, nq, dist);
   float(&c)[kPairContactFieldCount][kPairLanes] = pl.contact[k];
   const float fields[] = {ct.normal.x, ct.normal.y, ct.normal.z, ct.arm_a.x, ct.arm_a.y, ct.arm_a.z,
                           ct.arm_b.x,  ct.arm_b.y,  ct.arm_b.z};

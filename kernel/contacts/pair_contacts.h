@@ -37,6 +37,7 @@
 
 #include "kernel/contacts/broad_phase.h"
 #include "kernel/contacts/islands.h"
+#include "kernel/core/rotation.h"
 #include "kernel/rigid/ragdoll_store.h"
 #include "tendon/profiler_hooks.h"
 #include "tendon/task_hooks.h"
@@ -103,8 +104,9 @@ class PairContacts {
 
   void FindOne(const PartPair& pair, float frame_seconds);
   // Fixes a contact's points and normal in its bodies from a measurement: the sample
-  // sphere of p (centre c) is `dist` from q's shape along n (out of q).
-  static void Anchor(Contact& ct, const BodyState& p, const BodyState& q, Vec3 c, Vec3 n, float dist);
+  // sphere of p (centre c) is `dist` from q's shape along n (out of q). A body is its
+  // position and its rotation's matrix (RotationOf its orientation).
+  static void Anchor(Contact& ct, Vec3 p_x, const Rot3& p_rot, Vec3 q_x, const Rot3& q_rot, Vec3 c, Vec3 n, float dist);
   // The position half of `count` consecutive ordered pairs of one colour: each one's
   // contacts checked from the poses alone (most touch in no substep), the rest gathered
   // into the worker's lanes, solved by the kernel, and scattered back.

@@ -201,11 +201,16 @@ inline void ReadPose(const RigidBlockView& view, int32_t l, int32_t j, Vec3* x, 
   *q = Quat{view.Part(kRbQx, j)[l], view.Part(kRbQy, j)[l], view.Part(kRbQz, j)[l],
             view.Part(kRbQw, j)[l]};
 }
+// The pose and velocities, without the substep's start (xp and qp are left as they are):
+// each field is a cache line of its own, so the once-a-frame passes read only these.
+inline void ReadMotion(const RigidBlockView& view, int32_t l, int32_t j, BodyState* b) {
+  ReadPose(view, l, j, &b->x, &b->q);
+  b->v = Vec3{view.Part(kRbVx, j)[l], view.Part(kRbVy, j)[l], view.Part(kRbVz, j)[l]};
+  b->w = Vec3{view.Part(kRbWx, j)[l], view.Part(kRbWy, j)[l], view.Part(kRbWz, j)[l]};
+}
 inline BodyState ReadBody(const RigidBlockView& view, int32_t l, int32_t j) {
   BodyState b;
-  ReadPose(view, l, j, &b.x, &b.q);
-  b.v = Vec3{view.Part(kRbVx, j)[l], view.Part(kRbVy, j)[l], view.Part(kRbVz, j)[l]};
-  b.w = Vec3{view.Part(kRbWx, j)[l], view.Part(kRbWy, j)[l], view.Part(kRbWz, j)[l]};
+  ReadMotion(view, l, j, &b);
   b.xp = Vec3{view.Part(kRbXPx, j)[l], view.Part(kRbXPy, j)[l], view.Part(kRbXPz, j)[l]};
   b.qp = Quat{view.Part(kRbQPx, j)[l], view.Part(kRbQPy, j)[l], view.Part(kRbQPz, j)[l],
               view.Part(kRbQPw, j)[l]};

@@ -23,7 +23,8 @@ void Sleep::UpdateFrameSpeeds(RagdollSlot& slot, const RigidBlockView& view, int
                               float frame_seconds) {
   const float inv_t = frame_seconds > 0 ? 1.0f / frame_seconds : 0.0f;
   for (int32_t j = 0; j < g.part_count; ++j) {
-    const BodyState b = ReadBody(view, l, j);
+    BodyState b{};
+    ReadMotion(view, l, j, &b);
     const Quat d = b.q * Conjugate(slot.frame_q[j]);
     const float turn = 2.0f * std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);  // ~ angle for small turns
     slot.frame_speed[j] = std::min(Length(b.x - slot.frame_x[j]) * inv_t, Length(b.v)) +
