@@ -13,8 +13,9 @@
 // the run and at rest (the last second), the deepest penetration into the ground (mm) over
 // the run and at rest, the worst swing and twist past a joint limit over the run (degrees;
 // dead_pose1 starts some joints outside their limits), when every body was asleep (s; SIMD
-// runs step on untimed up to 30 s; -1: never), and the state hash after the 500 steps in
-// the label.
+// runs step on untimed up to 30 s; -1: never), ms_per_step_<a>_<b>: the mean Step time
+// over steps a..b (Jolt's harness prints the same per 100 steps), and the state hash after
+// the 500 steps in the label.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -37,6 +38,7 @@ namespace {
 using namespace tendon;
 
 constexpr int kPiles = 16, kPerPile = 10, kSteps = 500;
+static_assert(kSteps % 100 == 0, "the Step time is reported per 100 steps");
 // XPBD substeps per 1/60 s step for the scene (WorldSettings::ragdoll_substeps; 16 by
 // default): 8 keep every fidelity figure of the scene inside Jolt's (Jolt's scene runs its
 // own settings: one collision step, 10 velocity and 2 position iterations).
@@ -87,6 +89,7 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
   ports::SampleJoltPartPose(human, pose.value(), 0.0f, model, targets);
   double steps_per_s = 0, worst_joint = 0, rest_joint = 0, worst_depth = 0, rest_depth = 0, asleep_at = -1;
   double worst_swing = 0, worst_twist = 0;  // degrees past the joints' limits
+  double seconds_by_100[kSteps / 100] = {};   // Step time per 100 steps, as Jolt's harness reports it
   uint64_t hash = 0;
   for (auto _ : state) {
     std::unique_ptr<TbbTaskSystem> tasks;
@@ -128,12 +131,15 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
       }
     }
     double seconds = 0;
+    std::fill(std::begin(seconds_by_100), std::end(seconds_by_100), 0.0);
     worst_joint = rest_joint = worst_depth = rest_depth = worst_swing = worst_twist = 0;
     asleep_at = -1;
     for (int step = 0; step < kSteps; ++step) {
       const auto t0 = std::chrono::steady_clock::now();
       const FrameStats& st = world->Step(kStep);
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double step_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      seconds += step_seconds;
+      seconds_by_100[step / 100] += step_seconds;
       if (asleep_at < 0 && st.sleeping_ragdolls == kPiles * kPerPile) asleep_at = (step + 1) * kStep;
       if (asleep_at >= 0 && st.sleeping_ragdolls < kPiles * kPerPile) asleep_at = -1;  // woke again
       double joint = 0, depth = 0;
@@ -173,6 +179,8 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
   state.counters["all_asleep_s"] = asleep_at;
   state.counters["worst_swing_excess_deg"] = worst_swing;
   state.counters["worst_twist_excess_deg"] = worst_twist;
+  for (int k = 0; k < kSteps / 100; ++k)
+    state.counters["ms_per_step_" + std::to_string(k * 100) + "_" + std::to_string(k * 100 + 99)] = seconds_by_100[k] * 10.0;
   char label[40];
   std::snprintf(label, sizeof label, "hash=%016llx", static_cast<unsigned long long>(hash));
   state.SetLabel(label);
