@@ -277,6 +277,54 @@ TEST(Depenetration, WithoutTheBoundADeepStartIsCorrectedAtOnce) {
   EXPECT_GT(f.climb, 5.0f);
 }
 
+// A switched-off ragdoll collides with nothing, so another can come to rest inside it;
+// switched back on, it is pushed out of that one at the bounded speed, as a placement is
+// (the soak's pinned limb was driven 26 cm into the ground when the whole overlap was
+// corrected in one substep).
+Flight OneSwitchedOnInsideAnother(float push_speed, float* overlap) {
+  WorldSettings ws;
+  ws.ragdoll_max_push_speed = push_speed;
+  auto w = FloorWorld(ws);
+  RagdollSettings log;
+  PartSettings part;
+  part.shape = {.type = PartShape::kCapsule, .radius = 0.1f, .half_height = 0.2f};
+  log.parts = {part};
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(log).value();
+  const Quat lying = AxisAngle(Vec3{0, 0, 1}, 1.5707963f);
+  std::vector<Transform> off(1), resting(1);
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = off;
+  b.placement = Transform{{0, 0.1f, 0}, lying, {1, 1, 1}};
+  b.enabled = false;
+  const RagdollId switched = w->BindRagdoll(b).value();
+  b.output_parts = resting;
+  b.placement = Transform{{0, 0.15f, 0.05f}, lying, {1, 1, 1}};
+  b.enabled = true;
+  const RagdollId other = w->BindRagdoll(b).value();
+  for (int f = 0; f < 60; ++f) w->Step(kStep);  // it falls through the switched-off one's space to the floor
+  EXPECT_GT(0.2f - Length(resting[0].translation - off[0].translation), 0.14f) << "m of overlap to start from";
+  EXPECT_EQ(w->SetRagdollEnabled(switched, true).code, ErrorCode::kNone);
+  std::vector<Watched> bodies{Watch(*w, a, switched, &off), Watch(*w, a, other, &resting)};
+  const Flight f = Fly(*w, bodies, 60);
+  *overlap = 0.2f - Length(resting[0].translation - off[0].translation);  // what is left
+  return f;
+}
+
+TEST(Depenetration, ARagdollSwitchedBackOnInsideAnotherIsPushedOutAtTheBoundedSpeed) {
+  float left = 0, left_unbounded = 0;
+  const Flight f = OneSwitchedOnInsideAnother(1.0f, &left);
+  const Flight unbounded = OneSwitchedOnInsideAnother(INFINITY, &left_unbounded);
+  Print("switched on 15 cm inside another", f);
+  Print("the same without the bound", unbounded);
+  EXPECT_EQ(f.resets, 0);
+  // Two logs pushed apart at 1 m/s each, a little over with the floor's friction.
+  EXPECT_LT(f.speed, 1.5f);
+  EXPECT_GT(unbounded.speed, 3.0f) << "the bound is what keeps the overlap from throwing them";
+  EXPECT_LT(left, 0.01f) << "m of overlap left: they were pushed apart";
+  EXPECT_LT(left_unbounded, 0.01f);
+}
+
 TEST(Depenetration, ThePushSpeedSettingIsChecked) {
   for (const float bad : {0.0f, -1.0f, NAN}) {
     WorldSettings ws;

@@ -318,7 +318,10 @@ class TENDON_API World {
   // stepped, collides with nothing and costs the solver nothing (its lane moves out of the
   // stepped range); Step leaves its output alone, so the host (or a character) may write
   // any pose there, and RaycastRagdolls still hits the parts where the output says they
-  // are. Enabling wakes it from the state it held (SetRagdollPartStates to move it first).
+  // are. Enabling wakes it from the state it held (SetRagdollPartStates to move it first);
+  // whatever it then overlaps (another ragdoll that came to rest in its space while it
+  // collided with nothing, a static world rebuilt through it) is pushed out at
+  // ragdoll_max_push_speed, as after a placement.
   // Never allocates.
   Error SetRagdollEnabled(RagdollId ragdoll, bool enabled);
   bool IsRagdollEnabled(RagdollId ragdoll) const;

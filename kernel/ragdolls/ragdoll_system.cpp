@@ -424,6 +424,7 @@ Error RagdollSystem::SetEnabled(RagdollId id, bool enabled) {
   slot.enabled = enabled;
   if (enabled) {
     EnableLane(slot);
+    store_.groups[slot.group].MarkPlaced(slot.lane);
     slot.asleep = slot.frozen = false;
     slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;
     store_.groups[slot.group].LaneField(slot.lane, detail::kAsleep) = 0.0f;

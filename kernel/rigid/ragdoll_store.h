@@ -113,13 +113,23 @@ struct RagdollGroup {
           bodies[j].translation.z, bodies[j].rotation.x,    bodies[j].rotation.y,
           bodies[j].rotation.z,    bodies[j].rotation.w};
       for (int32_t f = 0; f <= kRbQPw; ++f) view.Part(f, j)[l] = values[f];
-      for (int32_t k = 0; k < kMaxContactPoints; ++k) {
+      for (int32_t k = 0; k < kMaxContactPoints; ++k)
         for (int32_t f = 0; f < kContactFieldCount; ++f) view.Contact(f, j, k)[l] = 0.0f;
-        view.Contact(kDeferred, j, k)[l] = kPlacedPenetration;
-      }
-      view.Part(kRbPairDeferNow, j)[l] = kPlacedPenetration;
       view.Part(kRbPairDeferLast, j)[l] = 0.0f;
       for (int32_t f = 0; f < 7; ++f) view.Part(kRbFrameStartX + f, j)[l] = values[kRbXx + f];  // shown from here
+    }
+    MarkPlaced(lane);
+  }
+  // Whatever penetration the parts of `lane` start their next frame in, against the static
+  // world or another ragdoll, is pushed out at the bounded speed (kPlacedPenetration): for
+  // a placement, and for a ragdoll switched back on, which others may have come to rest in
+  // while it collided with nothing.
+  void MarkPlaced(int32_t lane) {
+    const RigidBlockView view = ViewOfLane(lane);
+    const int32_t l = LaneInBlock(lane);
+    for (int32_t j = 0; j < part_count; ++j) {
+      for (int32_t k = 0; k < kMaxContactPoints; ++k) view.Contact(kDeferred, j, k)[l] = kPlacedPenetration;
+      view.Part(kRbPairDeferNow, j)[l] = kPlacedPenetration;
     }
   }
   // A fresh lane: the bodies placed, motors at their neutral targets and off, 3D, awake.
