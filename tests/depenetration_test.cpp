@@ -318,7 +318,8 @@ TEST(Depenetration, ARagdollSwitchedBackOnInsideAnotherIsPushedOutAtTheBoundedSp
   Print("switched on 15 cm inside another", f);
   Print("the same without the bound", unbounded);
   EXPECT_EQ(f.resets, 0);
-  // Two logs pushed apart at 1 m/s each, a little over with the floor's friction.
+  // Two logs pushed apart at the bound, 1 m/s each (measured: 1.00); the margin is for
+  // rounding on other instruction sets, not a second cause.
   EXPECT_LT(f.speed, 1.5f);
   EXPECT_GT(unbounded.speed, 3.0f) << "the bound is what keeps the overlap from throwing them";
   EXPECT_LT(left, 0.01f) << "m of overlap left: they were pushed apart";

@@ -181,9 +181,10 @@ TEST(Profiler, ATraceHasEveryPhaseInsideItsFrameWithFrameStatsDurations) {
   // FrameStats' phase time also covers writing the phase zone's own begin and end events
   // (the trace's zone runs from one timestamp to the other): a few us a frame, which a
   // short phase such as the pendulums' (about 30 us a frame) would put past 5% on a
-  // loaded machine. And the trace file's buffer is flushed now and then inside a phase's
-  // time but outside its zone: CI once saw 557 us of the pendulums' 6.8 ms over 40 frames
-  // (8%). 15% holds both; a zone around the wrong code is off by far more.
+  // loaded machine. CI once saw the pendulums' two figures 557 us apart over 40 frames
+  // (8% of 6.8 ms). Where that time went is not proven: a likely cause is the trace
+  // file's buffer flushed inside a phase's time but outside its zone. 15% holds both; a
+  // zone around the wrong code is off by far more.
   for (const auto& [phase, us] : stats_us) {
     EXPECT_NEAR(trace_us[phase], us, 0.15 * us + 3.0 * kFrames) << phase << ": the trace's " << trace_us[phase]
                                                                  << " us against FrameStats' " << us << " us";

@@ -1,6 +1,7 @@
 // Switching bound ragdolls on and off, their kinematic root on and off, and placing their
 // parts: the World controls characters are built on.
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "test_util.h"
@@ -55,6 +56,28 @@ TEST(RagdollToggle, ADisabledRagdollIsNotSteppedAndResumesWhereItWas) {
   EXPECT_LT(parked.parts[0].translation.y, 0.0f) << "the parked one falls once enabled";
   EXPECT_EQ(w->LastStats().disabled_ragdolls, 0);
   EXPECT_EQ(w->SetRagdollEnabled(RagdollId{}, true).code, ErrorCode::kStaleHandle);
+}
+
+TEST(RagdollToggle, AnImpulseOnASwitchedOffRagdollIsRefusedAndNotHeldForLater) {
+  auto w = MakeWorld();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(TwoPartPendulum()).value();
+  Bound off;
+  RagdollBinding b;
+  b.archetype = a;
+  b.output_parts = off.parts;
+  b.enabled = false;
+  off.id = w->BindRagdoll(b).value();
+  const Error e = w->ApplyRagdollImpulse(off.id, 0, Vec3{100, 0, 0}, off.parts[0].translation);
+  EXPECT_EQ(e.code, ErrorCode::kInactive);
+  EXPECT_NE(e.message.find("switched off"), std::string::npos) << e.message;
+  std::vector<Vec3> v(2), wv(2);
+  ASSERT_EQ(w->SetRagdollEnabled(off.id, true).code, ErrorCode::kNone);
+  ASSERT_EQ(w->GetRagdollVelocities(off.id, v, wv).code, ErrorCode::kNone);
+  EXPECT_EQ(v[0].x, 0.0f) << "the refused impulse did not wait in the lane";
+  // Switched on, the same call takes.
+  ASSERT_EQ(w->ApplyRagdollImpulse(off.id, 0, Vec3{100, 0, 0}, off.parts[0].translation).code, ErrorCode::kNone);
+  ASSERT_EQ(w->GetRagdollVelocities(off.id, v, wv).code, ErrorCode::kNone);
+  EXPECT_GT(v[0].x, 0.0f);
 }
 
 TEST(RagdollToggle, TogglingOneRagdollLeavesItsNeighboursInTheBlockAlone) {

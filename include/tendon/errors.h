@@ -35,7 +35,7 @@ enum class ErrorCode : uint8_t {
   kNullBuffer,         // a host buffer that is null or too small
   kCapacity,           // more than the documented maximum
   kDisconnected,       // a part tree with more than one root
-  kInactive,           // the call needs an active instance (an activated character)
+  kInactive,           // the call needs an active instance (an activated character, an enabled ragdoll)
   kReentrant,          // a World call from inside Step (a host callback): refused
   kInUse,              // the object is owned or used by another (a character's ragdoll)
 };

@@ -468,6 +468,7 @@ TENDON_C_API void tendon_ragdoll_binding_defaults(TendonRagdollBinding* binding)
 TENDON_C_API TendonResult tendon_bind_ragdoll(TendonWorld* world, const TendonRagdollBinding* binding, TendonRagdollId* out);
 TENDON_C_API TendonResult tendon_unbind_ragdoll(TendonWorld* world, TendonRagdollId ragdoll);
 TENDON_C_API TendonResult tendon_set_ragdoll_enabled(TendonWorld* world, TendonRagdollId ragdoll, int32_t enabled);
+/* TENDON_ERROR_INACTIVE while the ragdoll is switched off (nothing is stored for later). */
 TENDON_C_API TendonResult tendon_apply_ragdoll_impulse(TendonWorld* world, TendonRagdollId ragdoll, int32_t part,
                                                        TendonVec3 impulse, TendonVec3 world_point);
 TENDON_C_API TendonResult tendon_wake_ragdoll(TendonWorld* world, TendonRagdollId ragdoll);

@@ -157,6 +157,9 @@ struct WorldSettings {
   // the floor was thrown 10 m. As Box2D's contactPushMaxVelocity (3 m/s) and Jolt's
   // mMaxPenetrationDistance bound theirs. m/s, > 0; infinity disables the bound.
   float ragdoll_max_push_speed = 1.0f;
+  // The sleep_seconds of ragdoll_sleep_speed's two rules: how long a ragdoll must stay
+  // that still before it sleeps, and how long it must be calm before settling starts.
+  // Shorter sleeps sooner and may freeze a body mid-creep. Seconds, > 0 and finite.
   float ragdoll_sleep_seconds = 0.5f;
   // Settling: a ragdoll whose every point has moved slower than 4 x ragdoll_sleep_speed
   // over each frame for ragdoll_sleep_seconds (it is coming to rest but has not yet
@@ -347,7 +350,8 @@ class TENDON_API World {
                              std::span<const Vec3> angular = {});
   // Wakes (and unfreezes) a ragdoll; its sleep timer starts again.
   Error WakeRagdoll(RagdollId ragdoll);
-  // Applies an impulse (N s) at a world point of a part, waking the ragdoll.
+  // Applies an impulse (N s) at a world point of a part, waking the ragdoll. kInactive
+  // while it is switched off (SetRagdollEnabled(false)): nothing is stored for later.
   Error ApplyRagdollImpulse(RagdollId ragdoll, int32_t part, Vec3 impulse, Vec3 world_point);
   // The first ragdoll part (RaycastRagdolls) or static shape (RaycastStatic) a ray meets
   // within max_distance; direction need not be unit. False when nothing is hit or the ray

@@ -565,6 +565,11 @@ Error RagdollSystem::ApplyImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3
   if (part < 0 || part >= r.part_count) return Fail(ErrorCode::kBadReference, part, "part", "no such part");
   if (!IsFinite(impulse) || !IsFinite(world_point))
     return Fail(ErrorCode::kNotFinite, -1, "impulse", "the impulse or its point is not finite");
+  // A switched-off ragdoll is not stepped: the velocity would wait in its lane and fire
+  // whenever the host switches it on again, long after the hit it was for.
+  if (!r.enabled)
+    return Fail(ErrorCode::kInactive, -1, "ragdoll",
+                "the ragdoll is switched off (SetRagdollEnabled(false)): switch it on before applying an impulse");
   Wake(id);
   RagdollGroup& g = store_.groups[r.group];
   const detail::RigidPartConstants& c = g.constants[part];
