@@ -92,6 +92,8 @@ void VrmAvatars(benchmark::State& state, int n, bool character) {
                                                       benchmark::Counter::kIsIterationInvariantRate |
                                                           benchmark::Counter::kInvert);
   state.counters["simulated_chains"] = world->LastStats().simulated_chains;
+  state.counters["chain_blocks"] = world->LastStats().chain_blocks;  // 8-lane blocks the chains took
+  state.counters["lanes_used"] = world->LastStats().lanes_used;
 }
 
 }  // namespace

@@ -9,9 +9,11 @@
 // measures it to a child matrix that was last written before its parent turned this frame
 // (the quirk in ../shared/notes/vrm-spring-bones.md: three-vrm's own tails move by
 // 1.3-2.7e-2 between host call orders on these models).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -208,6 +210,198 @@ TEST(VrmChains, AVirtualTipMustBeALeafWithAParent) {
 
 // A virtual tip reads nothing and writes nothing: bound inside a whole-skeleton buffer with
 // bone_map -1 for the tip, the host's other bones are untouched, and the tip hangs on.
+// ---- roots on host frames (ChainBone::parent_frame) ----
+
+// Two strands of VrmStrand's shape; root 0 on host frame frame0, root 1 (bone 3) on frame1.
+ChainArchetypeSettings TwoStrandsOnFrames(int32_t frame0, int32_t frame1) {
+  ChainArchetypeSettings s = VrmStrand();
+  const ChainArchetypeSettings one = VrmStrand();
+  s.bones[0].parent_frame = frame0;
+  for (ChainBone b : one.bones) {
+    if (b.parent >= 0) {
+      b.parent += 3;
+    } else {
+      b.parent_frame = frame1;
+    }
+    s.bones.push_back(b);
+  }
+  return s;
+}
+
+// Host frames that sway and turn, each its own way (a head and a chest).
+void MoveFrames(std::vector<Transform>& frames, int f) {
+  const float t = static_cast<float>(f) / 60.0f;
+  frames[0] = Transform{{0.3f * std::sin(2.0f * t), 1.6f, 0}, AxisAngle(Vec3{0, 1, 0}, std::sin(3.0f * t)), {1, 1, 1}};
+  frames[1] = Transform{{0, 1.2f + 0.1f * std::sin(5.0f * t), 0.2f * std::cos(t)},
+                        AxisAngle(Vec3{1, 0, 0}, 0.6f * std::sin(4.0f * t)), {1, 1, 1}};
+}
+
+// A sphere on host frame `frame` where a strand hanging from that frame swings through it.
+ColliderSettings SphereBeside(int32_t frame) {
+  ColliderSettings c;
+  c.shape = ColliderShape::kSphere;
+  c.frame = frame;
+  c.a = Vec3{0.05f, -0.15f, 0};
+  c.radius = 0.06f;
+  return c;
+}
+
+TEST(VrmChains, RootsOnTwoHostFramesMoveExactlyAsTwoChainsOnThoseFrames) {
+  // World a: one chain, its two roots on host frames 0 and 1, each strand with its own
+  // sphere (so each lane holds one collider slot, not both). World b: a chain per root,
+  // each on its frame as root_parent_world with its one sphere. Lanes are independent:
+  // the same bits.
+  auto wa = MakeWorld(LastSubstepOutputs()), wb = MakeWorld(LastSubstepOutputs());
+  std::vector<Transform> frames(2);
+  MoveFrames(frames, 0);
+  const Transform unused{};
+  ChainArchetypeSettings two = TwoStrandsOnFrames(0, 1);
+  two.colliders = {SphereBeside(0), SphereBeside(1)};
+  for (int32_t node : {1, 2, 4, 5}) two.overrides.push_back(ChainNodeOverride{.node = node, .collider_mask = node < 3 ? 1u : 2u});
+  std::vector<Transform> animated_a, output_a;
+  for (const ChainBone& b : two.bones) animated_a.push_back(b.rest_local);
+  output_a = animated_a;
+  ChainBinding ba;
+  ba.archetype = wa->BuildChainArchetype(two).value();
+  ba.root_parent_world = &unused;
+  ba.animated_local = animated_a;
+  ba.output_local = output_a;
+  ba.collider_frames = frames;
+  const ChainId merged = wa->BindChain(ba).value();
+  ChainArchetypeSettings alone = VrmStrand();
+  alone.colliders = {SphereBeside(0)};
+  const ChainArchetypeId one = wb->BuildChainArchetype(alone).value();
+  std::vector<Transform> animated_b[2], output_b[2];
+  ChainId apart[2];
+  for (int c = 0; c < 2; ++c) {
+    for (int k = 0; k < 3; ++k) animated_b[c].push_back(two.bones[k].rest_local);
+    output_b[c] = animated_b[c];
+    ChainBinding bb;
+    bb.archetype = one;
+    bb.root_parent_world = &frames[c];
+    bb.animated_local = animated_b[c];
+    bb.output_local = output_b[c];
+    bb.collider_frames = std::span<const Transform>(&frames[c], 1);
+    apart[c] = wb->BindChain(bb).value();
+  }
+  float swung = 0;     // how far a tip strayed from where its frame's rest pose puts it
+  float deepest = 0;   // how far inside its sphere a tip would be at rest (it is pushed out)
+  for (int f = 1; f <= 180; ++f) {
+    MoveFrames(frames, f);
+    wa->Step(1.0f / 60.0f);
+    wb->Step(1.0f / 60.0f);
+    const std::vector<Vec3> pa = Positions(*wa, merged, 6);
+    for (int c = 0; c < 2; ++c) {
+      const std::vector<Vec3> pb = Positions(*wb, apart[c], 3);
+      for (int k = 0; k < 3; ++k) {
+        ASSERT_EQ(pa[3 * c + k].x, pb[k].x) << "frame " << f << " strand " << c << " node " << k;
+        ASSERT_EQ(pa[3 * c + k].y, pb[k].y) << "frame " << f << " strand " << c << " node " << k;
+        ASSERT_EQ(pa[3 * c + k].z, pb[k].z) << "frame " << f << " strand " << c << " node " << k;
+      }
+      for (int k = 0; k < 2; ++k) {
+        const Quat qa = output_a[3 * c + k].rotation, qb = output_b[c][k].rotation;
+        ASSERT_TRUE(qa.x == qb.x && qa.y == qb.y && qa.z == qb.z && qa.w == qb.w) << "frame " << f << " bone " << k;
+      }
+      // Root c sits on its own frame, not on root_parent_world.
+      EXPECT_LT(Length(pa[3 * c] - frames[c].translation), 1e-5f);
+      const Vec3 rest_tip = TransformPoint(frames[c], Vec3{0, -0.17f, 0});
+      swung = std::max(swung, Length(pa[3 * c + 2] - rest_tip));
+      const Vec3 centre = TransformPoint(frames[c], SphereBeside(0).a);
+      // At rest the tip would be 0.054 m from the centre; the sphere holds it near its
+      // surface (VRM restores the bone's length after the hit: up to about 1 mm inside).
+      EXPECT_GT(Length(pa[3 * c + 2] - centre), 0.057f) << "the tip is held out by its own sphere";
+      deepest = std::max(deepest, 0.06f - Length(rest_tip - centre));
+    }
+  }
+  EXPECT_GT(swung, 0.01f) << "the strands swung, so their agreement says something";
+  EXPECT_GT(deepest, 0.0f) << "the spheres were in the way";
+}
+
+TEST(VrmChains, ANonFiniteRootFrameHoldsTheLastGoodPoseAndIsCounted) {
+  auto w = MakeWorld();
+  std::vector<Transform> frames(2);
+  MoveFrames(frames, 0);
+  const Transform unused{};
+  const ChainArchetypeSettings two = TwoStrandsOnFrames(0, 1);
+  std::vector<Transform> animated, output;
+  for (const ChainBone& b : two.bones) animated.push_back(b.rest_local);
+  output = animated;
+  ChainBinding b;
+  b.archetype = w->BuildChainArchetype(two).value();
+  b.root_parent_world = &unused;
+  b.animated_local = animated;
+  b.output_local = output;
+  b.collider_frames = frames;
+  const ChainId id = w->BindChain(b).value();
+  for (int f = 1; f <= 10; ++f) {
+    MoveFrames(frames, f);
+    w->Step(1.0f / 60.0f);
+  }
+  const Vec3 held = Positions(*w, id, 6)[3];
+  for (const float bad : {NAN, INFINITY}) {
+    frames[1].translation.y = bad;
+    EXPECT_GE(w->Step(1.0f / 60.0f).snapped_bad_input, 1) << bad;
+    for (const Transform& t : output) ASSERT_TRUE(IsFinite(t)) << bad;
+    const std::vector<Vec3> p = Positions(*w, id, 6);
+    for (const Vec3& v : p) ASSERT_TRUE(IsFinite(v)) << bad;
+    EXPECT_EQ(p[3].y, held.y) << "the second root stays on its frame's last good pose";
+  }
+  frames[1].translation.y = 1.2f;
+  frames[1].rotation = Quat{0, 0, 0, 3.0f};  // far from unit: bad input too
+  EXPECT_GE(w->Step(1.0f / 60.0f).snapped_bad_input, 1);
+}
+
+TEST(VrmChains, ARootFrameIsRefusedOffARootOrWhereOneLaneWouldHangFromTwo) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = VrmStrand();
+  s.bones[1].parent_frame = 0;  // not a root
+  auto refused = w->BuildChainArchetype(s);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(refused.error().field, "bones[1].parent_frame");
+  s = VrmStrand();
+  s.bones[0].parent_frame = -2;
+  EXPECT_EQ(w->BuildChainArchetype(s).error().code, ErrorCode::kBadReference);
+  // kTendon keeps a chain in one lane: its roots must share a frame.
+  s = TwoStrandsOnFrames(0, 1);
+  s.model = ChainModel::kTendon;
+  s.settings.stiffness = 0.5f;
+  refused = w->BuildChainArchetype(s);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().field, "bones[3].parent_frame");
+  EXPECT_NE(refused.error().message.find("make a chain per frame"), std::string::npos) << refused.error().message;
+  s = TwoStrandsOnFrames(2, 2);
+  s.model = ChainModel::kTendon;
+  s.settings.stiffness = 0.5f;
+  EXPECT_TRUE(w->BuildChainArchetype(s).ok()) << "one frame for both roots is one lane's";
+  // kVrm strands of two shapes are one lane too.
+  s = TwoStrandsOnFrames(0, 1);
+  s.bones.push_back(ChainBone{4, Transform{{0, -0.1f, 0}, {}, {1, 1, 1}}});
+  EXPECT_EQ(w->BuildChainArchetype(s).error().field, "bones[3].parent_frame");
+  // At bind: the frames must exist and be finite.
+  const ChainArchetypeId a = w->BuildChainArchetype(TwoStrandsOnFrames(0, 3)).value();
+  std::vector<Transform> frames(2), animated(6), output(6);
+  const Transform unused{};
+  ChainBinding b;
+  b.archetype = a;
+  b.root_parent_world = &unused;
+  b.animated_local = animated;
+  b.output_local = output;
+  b.collider_frames = frames;
+  auto bound = w->BindChain(b);
+  ASSERT_FALSE(bound.ok());
+  EXPECT_EQ(bound.error().field, "collider_frames");
+  frames.resize(4);
+  frames[3].translation.x = NAN;
+  b.collider_frames = frames;
+  bound = w->BindChain(b);
+  ASSERT_FALSE(bound.ok());
+  EXPECT_EQ(bound.error().code, ErrorCode::kNotFinite);
+  frames[3].translation.x = 0;
+  b.collider_frames = frames;
+  EXPECT_TRUE(w->BindChain(b).ok());
+}
+
 TEST(VrmChains, AVirtualTipTouchesNoHostBone) {
   auto w = MakeWorld();
   const ChainArchetypeId a = w->BuildChainArchetype(VrmStrand()).value();
@@ -384,7 +578,7 @@ TEST(VrmChains, AChainOfStrandsOfOneShapeTakesALaneEachAndMatchesTheStrandsAlone
 
 // ---- the one-call avatar ----
 
-TEST(VrmAvatarTest, GodetteLoadsAsACharacterMappedByItsHumanoidTableWithAChainPerParentBone) {
+TEST(VrmAvatarTest, GodetteLoadsAsACharacterMappedByItsHumanoidTableWithOneChainForItsSprings) {
   TENDON_NEED_SHARED_DATA();
   auto world = MakeWorld();
   auto kind = VrmAvatarArchetype::Load(*world, SharedData("vrm/godette/Godette_vrm_v4.vrm"));
@@ -399,7 +593,17 @@ TEST(VrmAvatarTest, GodetteLoadsAsACharacterMappedByItsHumanoidTableWithAChainPe
   auto refused = VrmAvatarArchetype::Load(*world, std::span<const uint8_t>(bytes.data(), 100), "cut.vrm");
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("cut.vrm"), std::string::npos) << refused.error().message;
-  EXPECT_EQ(k.chains().size(), 2u);  // 7 roots hang from the head, 1 from the chest: a chain each
+  // 7 roots hang from the head and 1 from the chest, each strand of one shape: one chain,
+  // each root on its own bone.
+  ASSERT_EQ(k.chains().size(), 1u);
+  int32_t on_head = 0, on_chest = 0;
+  for (const ChainBone& bone : k.chains()[0].settings.bones) {
+    if (bone.parent >= 0) continue;
+    ASSERT_GE(bone.parent_frame, 0);
+    (bone.parent_frame == k.chains()[0].parent_bone ? on_head : on_chest) += 1;
+  }
+  EXPECT_EQ(on_head, 7);
+  EXPECT_EQ(on_chest, 1);
   EXPECT_EQ(k.joint_count(), 16);
   ASSERT_NE(k.character().generation, 0u);
   // Parts sit on the bones the humanoid table names, not on bones guessed by name.

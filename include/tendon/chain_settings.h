@@ -84,13 +84,22 @@ struct ChainBone {
   // animated pose). Parents must come before their children.
   int32_t parent = -1;
   // Rest transform relative to the parent (for a root: relative to the binding's
-  // root_parent_world). The rest length of a link is |rest_local.translation * parent
-  // scale|; it must be at least 1e-6 m.
+  // root_parent_world, or to its parent_frame). The rest length of a link is
+  // |rest_local.translation * parent scale|; it must be at least 1e-6 m.
   Transform rest_local{};
   // A node with no host bone (VRM's virtual tip at the end of a leaf joint): a leaf, never
   // a root, whose local is rest_local every frame; bone_map's entry for it is ignored, and
   // nothing is read from or written to the host's buffers for it.
   bool virtual_tip = false;
+  // A root only: the host frame it hangs from, an index into ChainBinding::collider_frames
+  // (the host's world pose of its skeleton), instead of root_parent_world; -1: the
+  // binding's root_parent_world. It lets one chain hold every spring of an avatar, whose
+  // roots hang from different bones (hair from the head, a ribbon from the chest), and so
+  // be read, checked and culled once a frame instead of once per parent bone. The roots
+  // of a chain may name different frames only where each root's subtree is a lane of its
+  // own: a kVrm chain whose roots' subtrees all have one shape and whose colliders all sit
+  // on host frames (BuildChainArchetype refuses the rest, naming the root).
+  int32_t parent_frame = -1;
 };
 
 enum class ColliderShape : uint8_t {

@@ -303,6 +303,10 @@ typedef struct TendonChainArchetypeSettings {
   int32_t override_count;
   const TendonCollider* colliders;
   int32_t collider_count;
+  /* Optional (NULL: none): bone_count entries, each -1 or, for a root, the host frame it
+     hangs from (an index into the binding's collider_frames) instead of root_parent_world:
+     ChainBone::parent_frame. A separate array so that bones filled field by field stay valid. */
+  const int32_t* parent_frames;
 } TendonChainArchetypeSettings;
 
 TENDON_C_API void tendon_chain_settings_defaults(TendonChainSettings* settings);

@@ -6,6 +6,7 @@
 #include "kernel/chains/chain_archetype.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -71,6 +72,16 @@ Error CheckBones(const std::vector<ChainBone>& bones) {
                   "bone " + std::to_string(i) + " has parent " + std::to_string(parent) +
                       ", which must come before it");
     }
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t frame = bones[i].parent_frame;
+    if (frame < -1)
+      return Fail(ErrorCode::kBadReference, i, Indexed("bones", i, ".parent_frame"),
+                  "bone " + std::to_string(i) + " names host frame " + std::to_string(frame) +
+                      "; a frame is an index into collider_frames, or -1 for root_parent_world");
+    if (frame >= 0 && bones[i].parent >= 0)
+      return Fail(ErrorCode::kOutOfRange, i, Indexed("bones", i, ".parent_frame"),
+                  "bone " + std::to_string(i) + " has a parent in the chain; only a root hangs from a host frame");
   }
   for (int32_t i = 0; i < count; ++i) {
     const Transform& t = bones[i].rest_local;
@@ -173,6 +184,53 @@ void LayOutLanes(ChainArchetype& a) {
   a.first_child.assign(n, -1);
   for (int32_t j = n - 1; j >= 0; --j)
     if (a.topology.parent[j] >= 0) a.first_child[a.topology.parent[j]] = j;
+}
+
+// Which chain collider each lane's collider slots hold (ChainArchetype::strand_slot_collider),
+// after LayOutLanes. In a chain laid out a lane per strand, slot j holds the strand's own
+// j-th collider when every strand's j-th collider (where it has one) is of one kind and
+// that takes fewer slots than the chain has colliders; a strand with fewer colliders has
+// its last slots switched off. Otherwise slot j holds collider j.
+void SetColliderSlots(ChainArchetype& a) {
+  const auto count = static_cast<int32_t>(a.colliders.size());
+  const uint32_t existing = count >= 32 ? 0xffffffffu : (1u << count) - 1u;
+  std::vector<std::vector<int32_t>> on(a.strands);
+  std::vector<uint8_t> slot_kind;  // per slot: the kind every strand's collider in it has
+  bool compact = a.strands > 1;
+  for (int32_t s = 0; s < a.strands; ++s) {
+    for (uint32_t bits = a.strand_colliders[s] & existing; bits != 0; bits &= bits - 1)
+      on[s].push_back(std::countr_zero(bits));
+    for (std::size_t j = 0; j < on[s].size(); ++j) {
+      const uint8_t kind = a.collider_kind[on[s][j]];
+      if (j == slot_kind.size()) slot_kind.push_back(kind);
+      compact = compact && slot_kind[j] == kind;
+    }
+  }
+  const auto slots = static_cast<int32_t>(slot_kind.size());
+  compact = compact && slots < count;
+  a.strand_slot_collider.assign(a.strands, {});
+  if (compact) {
+    a.topology.collider_kind.assign(slot_kind.begin(), slot_kind.end());
+    a.topology.collider_mask.assign(a.topology.collider_mask.size(), slots >= 32 ? 0xffffffffu : (1u << slots) - 1u);
+    for (int32_t s = 0; s < a.strands; ++s) {
+      const auto own = static_cast<int32_t>(on[s].size());
+      a.strand_slot_collider[s] = on[s];
+      a.strand_slot_collider[s].resize(slots, -1);  // switched off
+      a.strand_colliders[s] = own >= 32 ? 0xffffffffu : (1u << own) - 1u;
+    }
+  } else {
+    for (int32_t s = 0; s < a.strands; ++s)
+      for (int32_t c = 0; c < count; ++c) a.strand_slot_collider[s].push_back(c);
+  }
+  a.strand_host_slots.assign(a.strands, 0u);
+  for (int32_t s = 0; s < a.strands; ++s) {
+    const auto held = static_cast<int32_t>(a.strand_slot_collider[s].size());
+    for (int32_t j = 0; j < held; ++j) {
+      const int32_t c = a.strand_slot_collider[s][j];
+      const bool on_slot = c >= 0 && ((a.strand_colliders[s] >> j) & 1u) != 0;
+      if (on_slot && ((a.host_colliders >> c) & 1u) != 0) a.strand_host_slots[s] |= 1u << j;
+    }
+  }
 }
 
 }  // namespace
@@ -330,7 +388,36 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
   a.collider_frames_used.erase(std::unique(a.collider_frames_used.begin(), a.collider_frames_used.end()),
                                a.collider_frames_used.end());
   a.colliders = settings.colliders;
+  a.collider_kind = a.topology.collider_kind;
   LayOutLanes(a);
+  SetColliderSlots(a);
+  // Each lane's roots hang from one frame (the lane has one root-parent transform): per
+  // strand, its roots' frame. A chain of one lane with roots on different frames is refused.
+  a.strand_root_frame.assign(a.strands, -1);
+  std::vector<int32_t> strand_root(a.strands, -1);  // the settings index of the first root seen
+  for (int32_t k = 0; k < count; ++k) {
+    const int32_t bone = a.settings_node[k];
+    if (settings.bones[bone].parent >= 0) continue;
+    const int32_t strand = k / a.lane_nodes;
+    const int32_t frame = settings.bones[bone].parent_frame;
+    if (strand_root[strand] < 0) {
+      strand_root[strand] = bone;
+      a.strand_root_frame[strand] = frame;
+    } else if (a.strand_root_frame[strand] != frame) {
+      return Fail(ErrorCode::kOutOfRange, bone, Indexed("bones", bone, ".parent_frame"),
+                  "root " + std::to_string(bone) + " hangs from frame " + std::to_string(frame) + " and root " +
+                      std::to_string(strand_root[strand]) + " from " + std::to_string(a.strand_root_frame[strand]) +
+                      ": the roots of one chain hang from different frames only in a kVrm chain whose roots' "
+                      "subtrees all have one shape and whose colliders all sit on host frames; make a chain per frame");
+    }
+    if (frame >= 0) {
+      a.root_frames = true;
+      a.collider_frames_needed = std::max(a.collider_frames_needed, frame + 1);
+      a.root_frames_used.push_back(frame);
+    }
+  }
+  std::sort(a.root_frames_used.begin(), a.root_frames_used.end());
+  a.root_frames_used.erase(std::unique(a.root_frames_used.begin(), a.root_frames_used.end()), a.root_frames_used.end());
   *out = std::move(a);
   return {};
 }

@@ -50,9 +50,20 @@ struct ChainArchetype {
   std::vector<int32_t> parent;         // per node: its parent (lane order), -1 for a root
   std::vector<int32_t> settings_node;  // per node: its index in settings.bones
   std::vector<int32_t> lane_node;      // per settings bone: its index in lane order
-  // Per strand: bit c when collider c acts on the strand's nodes (its lanes' collider
-  // switches); all ones for a chain whose per-node masks stay in its topology.
+  // A lane's collider slots (the topology's collider_kind, one row set each) and which of
+  // the chain's colliders they hold. Per strand: bit j when slot j acts on the strand's
+  // nodes (its lanes' collider switches; all ones for a chain whose per-node masks stay in
+  // its topology), and per slot the chain collider it holds. Slot j holds collider j,
+  // except in a chain of strands that each name the same number of colliders of the same
+  // kinds in order: there slot j holds the strand's own j-th collider, so a chain whose
+  // strands name different colliders (two springs merged, a head's and a chest's) solves
+  // as many slots per lane as one strand names, not all of them.
   std::vector<uint32_t> strand_colliders;
+  std::vector<std::vector<int32_t>> strand_slot_collider;
+  // Per strand: bit j when slot j is switched on and holds a collider on a host frame (what
+  // the chain's read writes into its lanes).
+  std::vector<uint32_t> strand_host_slots;
+  std::vector<uint8_t> collider_kind;  // per chain collider (topology.collider_kind is per slot)
   ChainTopologyKey topology;
   std::vector<int32_t> first_child;  // per lane node (one strand's)
   std::vector<Transform> rest_local;
@@ -69,7 +80,12 @@ struct ChainArchetype {
   std::vector<Vec3> gravity_push, rest_direction;
   bool any_node_collider = false;  // a collider sits on one of the chain's own nodes (bone >= 0)
   uint32_t host_colliders = 0;     // bit c when collider c sits on a host frame (bone < 0)
-  int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders use
+  // Per strand (lane order): the host frame its root hangs from (ChainBone::parent_frame),
+  // -1 for the binding's root_parent_world. root_frames: some strand names a frame.
+  std::vector<int32_t> strand_root_frame;
+  std::vector<int32_t> root_frames_used;  // the frames roots name, distinct, ascending
+  bool root_frames = false;
+  int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders and roots use
   std::vector<int32_t> collider_frames_used;  // the host frames colliders use, distinct, ascending
 };
 

@@ -159,6 +159,15 @@ struct ChainSystem::Slot {
   Transform& Output(int32_t k) const { return output[bone_map.empty() ? k : bone_map[k]]; }
   const Transform& Animated(int32_t k) const { return animated[bone_map.empty() ? k : bone_map[k]]; }
   Transform last_good_root_parent{};
+  // Roots on host frames (ChainBone::parent_frame): the last good copy of each frame the
+  // archetype's roots name (its root_frames_used), and per strand which one it hangs from
+  // (-1: root_parent_world). Both empty when no root names a frame.
+  std::vector<Transform> last_good_root_frames;
+  std::vector<int32_t> strand_root_slot;
+  const Transform& RootParent(int32_t strand) const {
+    const int32_t r = strand_root_slot.empty() ? -1 : strand_root_slot[strand];
+    return r < 0 ? last_good_root_parent : last_good_root_frames[r];
+  }
   // The root bone's world pose at the last pose phase (teleport guard).
   Vec3 prev_root_pos{};
   Quat prev_root_rot{};
@@ -543,6 +552,9 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   } else {
     for (int32_t f : frames_used) non_finite |= NonFiniteBit(slot.collider_frames[f]);
   }
+  // The host frames roots hang from (ChainBone::parent_frame), each once.
+  const std::vector<int32_t>& root_frames = archetypes_[slot.archetype].archetype.root_frames_used;
+  for (int32_t f : root_frames) non_finite |= NonFiniteBit(slot.collider_frames[f]);
   bool good = non_finite == 0;
   // Rotations at the door: a unit one passes as it is; one a little off unit is normalised
   // in the copy (a non-unit quaternion would scale what it composes: |q| = 1.01 came out
@@ -554,6 +566,7 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
     return UsableRotation(q);
   };
   good = good && rotation_ok(slot.root_parent_world->rotation);
+  for (std::size_t r = 0; good && r < root_frames.size(); ++r) good = rotation_ok(slot.collider_frames[root_frames[r]].rotation);
   // Every rotation near unit (the common case) is one pass without early exits; only when
   // one is not does the per-rotation rule run.
   auto rotations_ok = [&](const Transform* t, const int32_t* nodes, int32_t count) {
@@ -581,7 +594,11 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   }
   if (good) {
     slot.last_good_root_parent = *slot.root_parent_world;
+    for (std::size_t r = 0; r < root_frames.size(); ++r) slot.last_good_root_frames[r] = slot.collider_frames[root_frames[r]];
     if (off_unit > 0) {
+      // A root frame is normalised only when it is off unit (a unit one keeps its bits).
+      for (Transform& t : slot.last_good_root_frames)
+        if (!NearUnit(t.rotation)) t.rotation = Normalize(t.rotation);
       slot.last_good_root_parent.rotation = Normalize(slot.last_good_root_parent.rotation);
       for (int32_t k = 0; k < n; ++k) {
         if (!NearUnit(slot.last_good[k].rotation)) slot.last_good[k].rotation = Normalize(slot.last_good[k].rotation);
@@ -608,7 +625,7 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   for (int32_t c = 0; good && c < static_cast<int32_t>(a.colliders.size()); ++c) {
     const ColliderSettings& col = a.colliders[c];
     if (col.bone >= 0) continue;  // on a node of the chain: after the pose kernel (FinishLane)
-    ColliderWorld(col, a.topology.collider_kind[c], vrm, slot.collider_frames[col.frame],
+    ColliderWorld(col, a.collider_kind[c], vrm, slot.collider_frames[col.frame],
                   slot.collider_world.data() + static_cast<std::size_t>(c) * kFields);
   }
   // Into each of the chain's lanes, for each collider on a host frame switched on there
@@ -622,14 +639,16 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
     const std::size_t block_floats = static_cast<std::size_t>(g.hot_rows) * kBlockLanes;
     float* const first_rows = g.View(0).Collider(0, 0);  // block 0's; block b's are b * block_floats on
     const float* const world = slot.collider_world.data();
-    const uint8_t* const kind = a.topology.collider_kind.data();
+    const uint8_t* const kind = a.collider_kind.data();
     for (int32_t strand = 0; strand < a.strands; ++strand) {
       const auto lane = static_cast<uint32_t>(slot.lanes[strand]);  // awake: not -1
       float* rows = first_rows + (lane / kBlockLanes) * block_floats + lane % kBlockLanes;
-      for (uint32_t on = a.strand_colliders[strand] & a.host_colliders; on != 0; on &= on - 1) {
-        const int32_t c = std::countr_zero(on);
+      const int32_t* const slot_collider = a.strand_slot_collider[strand].data();
+      for (uint32_t on = a.strand_host_slots[strand]; on != 0; on &= on - 1) {
+        const int32_t j = std::countr_zero(on);  // the lane's collider slot
+        const int32_t c = slot_collider[j];      // the chain's collider in it
         const float* w = world + static_cast<std::size_t>(c) * kFields;
-        float* dest = rows + static_cast<std::size_t>(c) * kBlockLanes;
+        float* dest = rows + static_cast<std::size_t>(j) * kBlockLanes;
         dest[kCax * field_stride] = w[kCax];
         dest[kCay * field_stride] = w[kCay];
         dest[kCaz * field_stride] = w[kCaz];
@@ -645,7 +664,7 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   // Teleport guard: the root bone jumped or turned too far since the last pose phase.
   bool teleported = false;
   if (a.teleport_guard) {
-    const Transform root = Compose(slot.last_good_root_parent, slot.last_good[0]);
+    const Transform root = Compose(slot.RootParent(0), slot.last_good[0]);
     const Vec3 root_pos = root.translation;
     const Quat root_rot = Normalize(root.rotation);
     if (!slot.wake_pending && good) {
@@ -836,8 +855,9 @@ void ChainSystem::Pose(const ChainPass& pass) {
         const int32_t owner = g.lane_owner[first_lane + l];
         if (owner >= 0) {
           Slot& slot = chains_[owner];
-          input.root_parent[l] = &slot.last_good_root_parent;
-          input.locals[l] = slot.last_good.data() + static_cast<std::size_t>(g.lane_strand[first_lane + l]) * v.node_count;
+          const int32_t strand = g.lane_strand[first_lane + l];
+          input.root_parent[l] = &slot.RootParent(strand);
+          input.locals[l] = slot.last_good.data() + static_cast<std::size_t>(strand) * v.node_count;
         } else {
           input.root_parent[l] = &g.padding_root_parent;
           input.locals[l] = g.padding_locals.data();
@@ -888,7 +908,7 @@ void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int3
   }
   if (!slot.streams.empty()) {
     EmitStreams(slot, archetypes_[slot.archetype].archetype, base, base + v.node_count, slot.last_good.data(),
-                slot.last_good_root_parent);
+                slot.RootParent(strand));
   }
 }
 
@@ -1088,7 +1108,7 @@ Error ChainSystem::CheckBinding(const ChainBinding& b, const ArchetypeSlot& arch
   *identity_out = &b.output_local[mapped ? b.bone_map[0] : 0];
   if (static_cast<int32_t>(b.collider_frames.size()) < arch.archetype.collider_frames_needed)
     return Fail(ErrorCode::kNullBuffer, -1, "collider_frames",
-                "the archetype's colliders use " + std::to_string(arch.archetype.collider_frames_needed) +
+                "the archetype's colliders and root frames use " + std::to_string(arch.archetype.collider_frames_needed) +
                     " host frames, got " + std::to_string(b.collider_frames.size()));
   return {};
 }
@@ -1097,6 +1117,14 @@ Error ChainSystem::CheckFiniteAtBind(const ChainBinding& b, const ChainArchetype
   const bool mapped = !b.bone_map.empty();
   if (!IsFinite(*b.root_parent_world))
     return Fail(ErrorCode::kNotFinite, -1, "root_parent_world", "the root's parent transform is not finite at bind");
+  for (int32_t f : a.root_frames_used) {
+    if (!IsFinite(b.collider_frames[f]))
+      return Fail(ErrorCode::kNotFinite, f, "collider_frames",
+                  "collider_frames[" + std::to_string(f) + "], which a root hangs from, is not finite at bind");
+    if (!UsableRotation(b.collider_frames[f].rotation))
+      return Fail(ErrorCode::kNotUnitRotation, f, "collider_frames",
+                  "collider_frames[" + std::to_string(f) + "], which a root hangs from, has a rotation far from unit");
+  }
   for (int32_t k = 0; k < a.node_count; ++k) {
     if (a.virtual_tip[a.lane_node[k]] == 0 && !IsFinite(b.animated_local[mapped ? b.bone_map[k] : k]))
       return Fail(ErrorCode::kNotFinite, k, "animated_local",
@@ -1176,19 +1204,28 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   slot.collider_world.resize(a.colliders.size() * (detail::kColliderFieldCount - 1));
   for (std::size_t c = 0; c < a.colliders.size(); ++c) {
     float far[detail::kColliderFieldCount];
-    FarCollider(a.topology.collider_kind[c], far);
+    FarCollider(a.collider_kind[c], far);
     std::copy(far, far + detail::kColliderFieldCount - 1, slot.collider_world.begin() + c * (detail::kColliderFieldCount - 1));
   }
   slot.last_good.resize(n);
   for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.Virtual(k) ? a.rest_local[k] : slot.Animated(k);
   slot.staging = slot.last_good;
   slot.last_good_root_parent = *b.root_parent_world;
+  slot.last_good_root_frames.clear();
+  for (int32_t f : a.root_frames_used) slot.last_good_root_frames.push_back(b.collider_frames[f]);
+  slot.strand_root_slot.clear();
+  if (a.root_frames) {
+    for (int32_t f : a.strand_root_frame) {
+      const auto at = std::find(a.root_frames_used.begin(), a.root_frames_used.end(), f);
+      slot.strand_root_slot.push_back(f < 0 ? -1 : static_cast<int32_t>(at - a.root_frames_used.begin()));
+    }
+  }
   if (a.topology.model == ChainModel::kVrm) {
     slot.bind_positions.resize(n);
     Transform world[kMaxChainNodes];
     for (int32_t k = 0; k < n; ++k) {
       const int32_t p = a.parent[k];
-      world[k] = Compose(p < 0 ? slot.last_good_root_parent : world[p], slot.last_good[k]);
+      world[k] = Compose(p < 0 ? slot.RootParent(k / a.lane_nodes) : world[p], slot.last_good[k]);
       slot.bind_positions[k] = world[k].translation;
     }
     slot.start_at_bind = true;
@@ -1280,9 +1317,14 @@ Error ChainSystem::Unbind(ChainId id) {
     PoseScratch locals;
     for (int32_t k = 0; k < slot->bone_count; ++k)
       new (&locals.world()[k]) Transform(current_ok && !slot->Virtual(k) ? slot->Animated(k) : slot->last_good[k]);
-    const Transform root = *slot->root_parent_world;
     for (detail::BoundPoseStream& stream : slot->streams) detail::RefreshModel(stream);
-    EmitStreams(*slot, a, 0, slot->bone_count, locals.world(), current_ok && IsFinite(root) ? root : slot->last_good_root_parent);
+    for (int32_t strand = 0; strand < a.strands; ++strand) {
+      // The strand's root parent now when it is readable, else its last good one.
+      const int32_t frame = a.strand_root_frame[strand];
+      const Transform root = frame < 0 ? *slot->root_parent_world : slot->collider_frames[frame];
+      EmitStreams(*slot, a, strand * a.lane_nodes, (strand + 1) * a.lane_nodes, locals.world(),
+                  current_ok && IsFinite(root) ? root : slot->RootParent(strand));
+    }
     SetStreams(*slot, {});
   }
   chain_by_output_.erase(&slot->Output(0));
@@ -1348,7 +1390,7 @@ Error ChainSystem::GetNodePositions(ChainId id, std::span<Vec3> out) const {
   Transform* world = scratch.world();
   for (int32_t k = 0; k < s->bone_count; ++k) {
     const int32_t p = a.parent[k];
-    new (&world[k]) Transform(Compose(p < 0 ? s->last_good_root_parent : world[p], s->last_good[k]));
+    new (&world[k]) Transform(Compose(p < 0 ? s->RootParent(k / a.lane_nodes) : world[p], s->last_good[k]));
     if (!IsFinite(world[k].translation)) return not_finite();
   }
   for (int32_t k = 0; k < s->bone_count; ++k) out[a.settings_node[k]] = world[k].translation;

@@ -606,6 +606,8 @@ TendonResult tendon_build_chain_archetype(TendonWorld* world, const TendonChainA
     if (c->teleport_guard >= 0) s.teleport_guard = c->teleport_guard != 0;
     for (const TendonChainBone& b : Span(c->bones, c->bone_count))
       s.bones.push_back(ChainBone{b.parent, T(b.rest_local), b.virtual_tip != 0});
+    if (c->parent_frames != nullptr)
+      for (int32_t i = 0; i < c->bone_count; ++i) s.bones[i].parent_frame = c->parent_frames[i];
     s.settings = ChainSettings{c->settings.damping,    c->settings.stiffness,   c->settings.gravity_scale,
                                c->settings.wind_scale, c->settings.node_radius, V(c->settings.gravity_push)};
     for (const TendonChainNodeOverride& o : Span(c->overrides, c->override_count)) {

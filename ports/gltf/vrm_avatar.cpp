@@ -45,10 +45,41 @@ ColliderSettings ToChainCollider(const VrmCollider& c) {
 
 }  // namespace
 
-// Chains whose roots hang from the same bone become one chain, and so one lane per avatar
-// (7 of Godette's 8 hang from the head): the per-lane work of a frame (reading the host's
-// frames, colliders, the pose, the writeback scatter) is paid once for all of them. Each
-// node keeps its own spring's colliders through its collider mask.
+// One strand's shape (each node's parent, local to its strand, in settings order) when
+// every root's subtree of `bones` has the same one; empty otherwise. The kernel gives such
+// a chain one lane per strand, and only there may its roots hang from different frames.
+std::vector<int32_t> StrandShape(const std::vector<ChainBone>& bones) {
+  const auto n = static_cast<int32_t>(bones.size());
+  std::vector<int32_t> strand_of(n), local(n);
+  std::vector<std::vector<int32_t>> shapes;
+  for (int32_t k = 0; k < n; ++k) {
+    const int32_t p = bones[k].parent;
+    strand_of[k] = p < 0 ? static_cast<int32_t>(shapes.size()) : strand_of[p];
+    if (p < 0) shapes.emplace_back();
+    local[k] = static_cast<int32_t>(shapes[strand_of[k]].size());
+    shapes[strand_of[k]].push_back(p < 0 ? -1 : local[p]);
+  }
+  for (const std::vector<int32_t>& shape : shapes)
+    if (shape != shapes[0]) return {};
+  return shapes.empty() ? std::vector<int32_t>{} : shapes[0];
+}
+
+// Whether `chain`'s roots may join `into`'s: they hang from the same bone (one root frame),
+// or both hang from bones (each root names its own through ChainBone::parent_frame) and
+// every strand of both has one shape (one lane per strand).
+bool CanShareChain(const VrmChain& into, const VrmChain& chain) {
+  if (into.parent_bone == chain.parent_bone) return true;
+  if (into.parent_bone < 0 || chain.parent_bone < 0) return false;
+  const std::vector<int32_t> shape = StrandShape(into.settings.bones);
+  return !shape.empty() && shape == StrandShape(chain.settings.bones);
+}
+
+// Chains become one chain where they can (CanShareChain): all of Godette's 8 roots, 7 on
+// the head and 1 on the chest, are one chain, and so one lane each in one block per avatar:
+// the per-chain work of a frame (reading and checking the host's frames, colliders, the
+// teleport guard, the budget's look) is paid once for all of them. Each root hangs from
+// its own bone (ChainBone::parent_frame), and each node keeps its own spring's colliders
+// through its collider mask.
 std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::vector<std::vector<int32_t>>& collider_ids) {
   std::vector<VrmChain> out;
   std::vector<std::vector<int32_t>> out_ids;  // per merged chain: the VRM colliders, in order
@@ -57,7 +88,7 @@ std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::
     const std::vector<int32_t>& ids = collider_ids[r];
     std::size_t into = out.size();
     for (std::size_t m = 0; m < out.size(); ++m) {
-      if (out[m].parent_bone != chain.parent_bone) continue;
+      if (!CanShareChain(out[m], chain)) continue;
       std::vector<int32_t> merged = out_ids[m];
       for (int32_t id : ids)
         if (std::find(merged.begin(), merged.end(), id) == merged.end()) merged.push_back(id);
@@ -181,7 +212,9 @@ Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset) {
         chain->settings.model = ChainModel::kVrm;
         chain->settings.colliders = colliders;
         chain->settings.settings.wind_scale = 0.0f;  // VRM has no wind; a host may add it
-        chain->settings.bones.push_back(ChainBone{-1, sk.rest_local[joint.bone]});
+        ChainBone root{-1, sk.rest_local[joint.bone]};
+        root.parent_frame = chain->parent_bone;  // output_world[parent_bone]; -1: root_parent_world (the model)
+        chain->settings.bones.push_back(root);
         chain->bone_map.push_back(joint.bone);
       } else {
         chain_of[j] = chain_of[joint.parent];

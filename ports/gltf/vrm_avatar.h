@@ -44,7 +44,7 @@ namespace tendon::ports {
 struct VrmChain {
   ChainArchetypeSettings settings{};  // model kVrm
   std::vector<int32_t> bone_map{};    // per chain node: its skeleton bone; -1 for a virtual tip
-  int32_t parent_bone = -1;           // the bone the root hangs from; -1: the model frame
+  int32_t parent_bone = -1;           // the bone its first root hangs from (root_parent_world; each root names its own in ChainBone::parent_frame); -1: the model frame
   int32_t spring = -1;                // index into VrmSpringBones::springs
 };
 

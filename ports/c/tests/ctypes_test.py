@@ -94,7 +94,8 @@ class ChainSettings(C.Structure):
 class ChainArchetypeSettings(C.Structure):
     _fields_ = [("name", C.c_char_p), ("model", C.c_int), ("teleport_guard", _i32), ("bones", C.POINTER(ChainBone)),
                 ("bone_count", _i32), ("settings", ChainSettings), ("overrides", C.c_void_p),
-                ("override_count", _i32), ("colliders", C.c_void_p), ("collider_count", _i32)]
+                ("override_count", _i32), ("colliders", C.c_void_p), ("collider_count", _i32),
+                ("parent_frames", C.POINTER(_i32))]
 
 
 class PoseStream(C.Structure):
