@@ -30,7 +30,8 @@ struct Scene {
   std::vector<Transform> chain_animated, chain_output, chain_output_moved;
   std::vector<Transform> collider_frames = std::vector<Transform>(1);
   ChainId chain{};
-  // A kVrm chain (VRM's rule, a virtual tip, a collider) on the same root and host frames.
+  // A kVrm chain (VRM's rule, a virtual tip, a collider) whose root hangs from host frame 0
+  // (ChainBone::parent_frame), where its collider sits too.
   ChainArchetypeSettings vrm_strand;
   std::vector<Transform> vrm_animated, vrm_output;
   ChainId vrm_chain{};
@@ -67,6 +68,7 @@ struct Scene {
     for (int i = 0; i < 3; ++i) {
       ChainBone b{i - 1, Transform{{0, i == 0 ? 0.0f : -0.1f, 0}, {}, {1, 1, 1}}};
       b.virtual_tip = i == 2;
+      if (i == 0) b.parent_frame = 0;  // its root hangs from host frame 0, not the root
       vrm_strand.bones.push_back(b);
     }
     vrm_strand.colliders.push_back({.shape = ColliderShape::kSphere, .bone = -1, .frame = 0, .a = {0, -0.2f, 0.05f}, .radius = 0.05f});
@@ -191,7 +193,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         if (trace) s.Trace(op, -1);
         break;
       }
-      case 1: s.root = in.Pose(3); break;
+      case 1: (in.Bool() ? s.root : s.collider_frames[0]) = in.Pose(3); break;
       case 2: {
         const Transform pose = in.Pose(0.2f);
         const int32_t k = in.Int(0, 4);
@@ -222,6 +224,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         // refuses non-finite input, so the host's buffers are made sane first.
         const int32_t which = in.Int(0, 2);
         s.root = Transform{};
+        s.collider_frames[0] = Transform{};
         for (std::size_t k = 0; k < s.chain_animated.size(); ++k) s.chain_animated[k] = s.strand.bones[k].rest_local;
         for (std::size_t k = 0; k < s.vrm_animated.size(); ++k) s.vrm_animated[k] = s.vrm_strand.bones[k].rest_local;
         s.model = Transform{{2, 0, 0}, {}, {1, 1, 1}};
