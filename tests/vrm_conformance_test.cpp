@@ -10,6 +10,7 @@
 // (the quirk in ../shared/notes/vrm-spring-bones.md: three-vrm's own tails move by
 // 1.3-2.7e-2 between host call orders on these models).
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -362,6 +363,13 @@ TEST(VrmChains, ARootFrameIsRefusedOffARootOrWhereOneLaneWouldHangFromTwo) {
   s = VrmStrand();
   s.bones[0].parent_frame = -2;
   EXPECT_EQ(w->BuildChainArchetype(s).error().code, ErrorCode::kBadReference);
+  // Indices whose 1 + index would overflow are refused, for roots and colliders alike.
+  s = VrmStrand();
+  s.bones[0].parent_frame = INT32_MAX;
+  EXPECT_EQ(w->BuildChainArchetype(s).error().field, "bones[0].parent_frame");
+  s = VrmStrand();
+  s.colliders.push_back(ColliderSettings{.frame = INT32_MAX, .radius = 0.1f});
+  EXPECT_EQ(w->BuildChainArchetype(s).error().field, "colliders[0].frame");
   // kTendon keeps a chain in one lane: its roots must share a frame.
   s = TwoStrandsOnFrames(0, 1);
   s.model = ChainModel::kTendon;
@@ -673,6 +681,83 @@ TEST(VrmAvatarTest, ASpringThatNamesNoBoneIsRefusedBySpringAndJoint) {
   ASSERT_TRUE(chains.ok());
   ASSERT_EQ(chains.value().size(), 1u);
   EXPECT_EQ(chains.value()[0].bone_map, (std::vector<int32_t>{1, -1}));
+}
+
+// A hand-made skeleton: 0 root, 1 head, 2 chest, then each spring's bones.
+ports::GltfAsset SpringsOnHeadAndChest() {
+  ports::GltfAsset asset;
+  asset.name = "two-bones.vrm";
+  asset.skeleton.names = {"root", "head", "chest"};
+  asset.skeleton.parents = {-1, 0, 0};
+  asset.skeleton.rest_local = {Transform{}, Transform{{0, 1.6f, 0}, {}, {1, 1, 1}}, Transform{{0, 1.2f, 0}, {}, {1, 1, 1}}};
+  return asset;
+}
+// Adds a spring on `parent`: one bone with a virtual tip (a strand of 2 nodes), or a bone
+// with a child bone (3 nodes), or a VRM 0.x branch: a bone with two children, the second
+// carried as a branch (5 nodes).
+void AddSpring(ports::GltfAsset& asset, int32_t parent, int kind, std::vector<int32_t> collider_groups = {}) {
+  auto bone = [&](int32_t p) {
+    asset.skeleton.names.push_back("b" + std::to_string(asset.skeleton.names.size()));
+    asset.skeleton.parents.push_back(p);
+    asset.skeleton.rest_local.push_back(Transform{{0, -0.1f, 0}, {}, {1, 1, 1}});
+    return static_cast<int32_t>(asset.skeleton.parents.size()) - 1;
+  };
+  ports::VrmSpring spring;
+  spring.collider_groups = std::move(collider_groups);
+  const int32_t a = bone(parent);
+  if (kind == 0) {
+    spring.joints.push_back(ports::VrmJoint{.bone = a, .virtual_tip = Vec3{0, -0.07f, 0}});
+  } else {
+    const int32_t b = bone(a);
+    spring.joints.push_back(ports::VrmJoint{.bone = a, .tail_bone = b});
+    spring.joints.push_back(ports::VrmJoint{.bone = b, .parent = 0, .virtual_tip = Vec3{0, -0.07f, 0}});
+    if (kind == 2) spring.joints.push_back(ports::VrmJoint{.bone = bone(a), .parent = 0, .virtual_tip = Vec3{0, -0.07f, 0}});
+  }
+  asset.spring_bones.springs.push_back(spring);
+}
+
+TEST(VrmAvatarTest, SpringsJoinAChainAcrossBonesOnlyWhereTheKernelGivesEachRootALane) {
+  auto world = MakeWorld();
+  // Head (shape S), chest (S), head (T): the first two join across bones; the third, on
+  // the head but of another shape, does not join them (it would make the chain one lane
+  // hanging from two bones).
+  ports::GltfAsset asset = SpringsOnHeadAndChest();
+  AddSpring(asset, 1, 0);
+  AddSpring(asset, 2, 0);
+  AddSpring(asset, 1, 1);
+  auto kind = VrmAvatarArchetype::Build(*world, asset, {.character = false});
+  ASSERT_TRUE(kind.ok()) << kind.error().message;
+  ASSERT_EQ(kind.value()->chains().size(), 2u);
+  EXPECT_EQ(kind.value()->chains()[0].settings.bones.size(), 4u) << "the two one-bone springs";
+  EXPECT_EQ(kind.value()->joint_count(), 4);
+  // Two branched springs of one shape on two bones with different colliders: a strand's
+  // branch head then holds both colliders and its other nodes one, so the kernel keeps the
+  // merged chain in one lane and refuses its two frames; the avatar is built with a chain
+  // per bone instead.
+  asset = SpringsOnHeadAndChest();
+  ports::VrmCollider ball;
+  ball.radius = 0.05f;
+  ball.bone = 1;
+  asset.spring_bones.colliders = {ball, ball};
+  asset.spring_bones.colliders[1].bone = 2;
+  asset.spring_bones.collider_groups = {ports::VrmColliderGroup{.colliders = {0}}, ports::VrmColliderGroup{.colliders = {1}}};
+  AddSpring(asset, 1, 2, {0});
+  AddSpring(asset, 2, 2, {1});
+  auto merged = ports::VrmChains(asset);
+  ASSERT_TRUE(merged.ok());
+  ASSERT_EQ(merged.value().size(), 1u) << "VrmChains alone merges them";
+  const std::string field = world->BuildChainArchetype(merged.value()[0].settings).error().field;
+  EXPECT_TRUE(field.ends_with(".parent_frame")) << field;
+  kind = VrmAvatarArchetype::Build(*world, asset, {.character = false});
+  ASSERT_TRUE(kind.ok()) << kind.error().message;
+  EXPECT_EQ(kind.value()->chains().size(), 2u) << "a chain per parent bone";
+  auto avatar = VrmAvatar::Bind(*world, kind.value(), Transform{});
+  ASSERT_TRUE(avatar.ok()) << avatar.error().message;
+  for (int f = 0; f < 30; ++f) {
+    avatar.value()->UpdateWorld();
+    world->Step(1.0f / 60.0f);
+  }
+  for (const Transform& t : avatar.value()->output_local) EXPECT_TRUE(IsFinite(t));
 }
 
 // kVrm runs in the same lanes and per-instruction-set kernels as kTendon: every kernel this

@@ -79,6 +79,9 @@ Error CheckBones(const std::vector<ChainBone>& bones) {
       return Fail(ErrorCode::kBadReference, i, Indexed("bones", i, ".parent_frame"),
                   "bone " + std::to_string(i) + " names host frame " + std::to_string(frame) +
                       "; a frame is an index into collider_frames, or -1 for root_parent_world");
+    if (frame >= kMaxHostFrames)
+      return Fail(ErrorCode::kOutOfRange, i, Indexed("bones", i, ".parent_frame"),
+                  "host frame " + std::to_string(frame) + " is past the limit of " + std::to_string(kMaxHostFrames));
     if (frame >= 0 && bones[i].parent >= 0)
       return Fail(ErrorCode::kOutOfRange, i, Indexed("bones", i, ".parent_frame"),
                   "bone " + std::to_string(i) + " has a parent in the chain; only a root hangs from a host frame");
@@ -347,6 +350,10 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
       return Fail(ErrorCode::kBadReference, c, Indexed("colliders", c, ".bone"),
                   "collider " + std::to_string(c) + " is attached to bone " + std::to_string(col.bone) +
                       ", outside [0, " + std::to_string(count) + ")");
+    }
+    if (col.bone < 0 && col.frame >= kMaxHostFrames) {
+      return Fail(ErrorCode::kOutOfRange, c, Indexed("colliders", c, ".frame"),
+                  "host frame " + std::to_string(col.frame) + " is past the limit of " + std::to_string(kMaxHostFrames));
     }
     if (col.bone < 0 && col.frame < 0) {
       return Fail(ErrorCode::kBadReference, c, Indexed("colliders", c, ".frame"),

@@ -17,6 +17,9 @@ namespace tendon::detail {
 
 inline constexpr int32_t kMaxChainNodes = 128;
 inline constexpr int32_t kMaxChainColliders = 32;
+// Host frame indices (ColliderSettings::frame, ChainBone::parent_frame) stay below this: a
+// skeleton has far fewer bones, and 1 + an index never overflows.
+inline constexpr int32_t kMaxHostFrames = 1 << 24;
 
 // What decides which lanes chains share: the update rule, the parents and the collider kinds.
 struct ChainTopologyKey {

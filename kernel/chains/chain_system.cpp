@@ -1212,7 +1212,11 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   slot.staging = slot.last_good;
   slot.last_good_root_parent = *b.root_parent_world;
   slot.last_good_root_frames.clear();
-  for (int32_t f : a.root_frames_used) slot.last_good_root_frames.push_back(b.collider_frames[f]);
+  for (int32_t f : a.root_frames_used) {
+    Transform frame = b.collider_frames[f];  // UsableRotation (CheckFiniteAtBind): normalised when off unit
+    if (!NearUnit(frame.rotation)) frame.rotation = Normalize(frame.rotation);
+    slot.last_good_root_frames.push_back(frame);
+  }
   slot.strand_root_slot.clear();
   if (a.root_frames) {
     for (int32_t f : a.strand_root_frame) {
@@ -1320,10 +1324,13 @@ Error ChainSystem::Unbind(ChainId id) {
     for (detail::BoundPoseStream& stream : slot->streams) detail::RefreshModel(stream);
     for (int32_t strand = 0; strand < a.strands; ++strand) {
       // The strand's root parent now when it is readable, else its last good one.
+      // (A usable rotation off unit is normalised, as the read does.)
       const int32_t frame = a.strand_root_frame[strand];
-      const Transform root = frame < 0 ? *slot->root_parent_world : slot->collider_frames[frame];
+      Transform root = frame < 0 ? *slot->root_parent_world : slot->collider_frames[frame];
+      const bool root_ok = current_ok && IsFinite(root) && UsableRotation(root.rotation);
+      if (root_ok && !NearUnit(root.rotation)) root.rotation = Normalize(root.rotation);
       EmitStreams(*slot, a, strand * a.lane_nodes, (strand + 1) * a.lane_nodes, locals.world(),
-                  current_ok && IsFinite(root) ? root : slot->RootParent(strand));
+                  root_ok ? root : slot->RootParent(strand));
     }
     SetStreams(*slot, {});
   }

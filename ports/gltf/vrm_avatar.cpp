@@ -64,12 +64,21 @@ std::vector<int32_t> StrandShape(const std::vector<ChainBone>& bones) {
   return shapes.empty() ? std::vector<int32_t>{} : shapes[0];
 }
 
-// Whether `chain`'s roots may join `into`'s: they hang from the same bone (one root frame),
-// or both hang from bones (each root names its own through ChainBone::parent_frame) and
-// every strand of both has one shape (one lane per strand).
-bool CanShareChain(const VrmChain& into, const VrmChain& chain) {
-  if (into.parent_bone == chain.parent_bone) return true;
-  if (into.parent_bone < 0 || chain.parent_bone < 0) return false;
+// Whether every root of `c` hangs from `bone` (its parent_frame; -1: the model frame).
+bool AllRootsOn(const VrmChain& c, int32_t bone) {
+  for (const ChainBone& b : c.settings.bones)
+    if (b.parent < 0 && b.parent_frame != bone) return false;
+  return true;
+}
+
+// Whether `chain`'s roots may join `into`'s: all of them hang from one bone (one root
+// frame: any layout), or, across bones, both hang from bones (each root names its own
+// through ChainBone::parent_frame) and every strand of both has one shape (one lane per
+// strand). The kernel also wants each strand's nodes to share one collider mask; where a
+// merge misses that, VrmAvatarArchetype::Build builds the chains again by parent bone.
+bool CanShareChain(const VrmChain& into, const VrmChain& chain, bool across_bones) {
+  if (into.parent_bone == chain.parent_bone && AllRootsOn(into, into.parent_bone)) return true;
+  if (!across_bones || into.parent_bone < 0 || chain.parent_bone < 0) return false;
   const std::vector<int32_t> shape = StrandShape(into.settings.bones);
   return !shape.empty() && shape == StrandShape(chain.settings.bones);
 }
@@ -80,7 +89,8 @@ bool CanShareChain(const VrmChain& into, const VrmChain& chain) {
 // teleport guard, the budget's look) is paid once for all of them. Each root hangs from
 // its own bone (ChainBone::parent_frame), and each node keeps its own spring's colliders
 // through its collider mask.
-std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::vector<std::vector<int32_t>>& collider_ids) {
+std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::vector<std::vector<int32_t>>& collider_ids,
+                                        bool across_bones) {
   std::vector<VrmChain> out;
   std::vector<std::vector<int32_t>> out_ids;  // per merged chain: the VRM colliders, in order
   for (std::size_t r = 0; r < roots.size(); ++r) {
@@ -88,7 +98,7 @@ std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::
     const std::vector<int32_t>& ids = collider_ids[r];
     std::size_t into = out.size();
     for (std::size_t m = 0; m < out.size(); ++m) {
-      if (!CanShareChain(out[m], chain)) continue;
+      if (!CanShareChain(out[m], chain, across_bones)) continue;
       std::vector<int32_t> merged = out_ids[m];
       for (int32_t id : ids)
         if (std::find(merged.begin(), merged.end(), id) == merged.end()) merged.push_back(id);
@@ -165,7 +175,7 @@ std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::
   return out;
 }
 
-Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset) {
+Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset, bool across_bones) {
   const SkeletonSettings& sk = asset.skeleton;
   const auto bones = static_cast<int32_t>(sk.parents.size());
   const VrmSpringBones& sb = asset.spring_bones;
@@ -263,7 +273,7 @@ Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset) {
       chain->settings.overrides.push_back(ov);
     }
   }
-  return MergeByParentBone(std::move(out), out_collider_ids);
+  return MergeByParentBone(std::move(out), out_collider_ids, across_bones);
 }
 
 Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Load(World& world, const std::string& path,
@@ -284,20 +294,36 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Load(World
 Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(World& world, GltfAsset asset,
                                                                             const VrmAvatarOptions& options) {
   auto kind = std::shared_ptr<VrmAvatarArchetype>(new VrmAvatarArchetype());
-  auto chains = VrmChains(asset);
-  if (!chains.ok()) return chains.error();
-  kind->chains_ = std::move(chains.value());
-  for (std::size_t c = 0; c < kind->chains_.size(); ++c) {
-    const VrmChain& chain = kind->chains_[c];
-    auto built = world.BuildChainArchetype(chain.settings);
-    if (!built.ok()) {
-      Error e = built.error();
-      e.message = asset.name + ": chain " + std::to_string(c) + " (" + chain.settings.name + "): " + e.field + ": " +
-                  e.message;
-      return e;
+  // Chains merged across bones first; where the kernel refuses such a merge (a strand's
+  // nodes with different collider masks keep the chain in one lane, which hangs from one
+  // frame), the chains are made again by parent bone, as they were before session 18.
+  Error failed{};
+  for (const bool across_bones : {true, false}) {
+    auto chains = VrmChains(asset, across_bones);
+    if (!chains.ok()) return chains.error();
+    for (ChainArchetypeId built : kind->chain_archetypes_) (void)world.RemoveChainArchetype(built);
+    kind->chain_archetypes_.clear();
+    kind->joint_count_ = 0;
+    kind->chains_ = std::move(chains.value());
+    failed = {};
+    for (std::size_t c = 0; c < kind->chains_.size() && failed.code == ErrorCode::kNone; ++c) {
+      const VrmChain& chain = kind->chains_[c];
+      auto built = world.BuildChainArchetype(chain.settings);
+      if (!built.ok()) {
+        failed = built.error();
+        failed.message = asset.name + ": chain " + std::to_string(c) + " (" + chain.settings.name + "): " + failed.field +
+                         ": " + failed.message;
+        break;
+      }
+      kind->chain_archetypes_.push_back(built.value());
+      kind->joint_count_ += static_cast<int32_t>(chain.settings.overrides.size());
     }
-    kind->chain_archetypes_.push_back(built.value());
-    kind->joint_count_ += static_cast<int32_t>(chain.settings.overrides.size());
+    const bool merge_refused = failed.field.size() >= 13 && failed.field.ends_with(".parent_frame");
+    if (!(across_bones && merge_refused)) break;
+  }
+  if (failed.code != ErrorCode::kNone) {
+    for (ChainArchetypeId built : kind->chain_archetypes_) (void)world.RemoveChainArchetype(built);
+    return failed;
   }
   for (int32_t s = 0; s < static_cast<int32_t>(asset.spring_bones.springs.size()); ++s)
     if (asset.spring_bones.springs[s].center >= 0) kind->centers.push_back(s);

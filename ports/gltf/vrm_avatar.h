@@ -51,7 +51,9 @@ struct VrmChain {
 // The chains of every spring of `asset` (none for an asset without spring bones). Refuses,
 // naming the spring and joint, a joint whose bone or tail is not in the skeleton, a chain
 // longer than Tendon's node limit, and a spring with more colliders than a chain takes.
-Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset);
+// across_bones: roots on different bones whose strands share one shape join one chain
+// (each root on its bone through ChainBone::parent_frame); false: a chain per parent bone.
+Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset, bool across_bones = true);
 
 struct VrmAvatarOptions {
   // Build the character (ragdoll) when the asset has a VRM humanoid.
