@@ -986,9 +986,9 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
           continue;
         }
         const int32_t base = strand * v.node_count;
-        // The slot's arrays in locals: a store through `out` (a host Transform) may alias any
-        // of them as far as the compiler knows, and it re-read each one per bone (callgrind:
-        // a third of this loop's instructions).
+        // The slot's arrays in locals: a store to a host Transform may alias them as far as
+        // the compiler knows, and it re-read them per bone (callgrind: the scatter went from
+        // 38.5 to 37.8 M instructions over 404 Steps of 100 Godettes).
         const Transform* const good = slot.last_good.data();
         const int32_t* const real_node = slot.real_node.data();
         const int32_t* const real_host = slot.real_host.data();
