@@ -253,22 +253,15 @@ TEST(VrmChains, RootsOnTwoHostFramesMoveExactlyAsTwoChainsOnThoseFrames) {
   // each on its frame as root_parent_world with its one sphere. Lanes are independent:
   // the same bits.
   auto wa = MakeWorld(LastSubstepOutputs()), wb = MakeWorld(LastSubstepOutputs());
-  std::vector<Transform> frames(2);
-  MoveFrames(frames, 0);
-  const Transform unused{};
   ChainArchetypeSettings two = TwoStrandsOnFrames(0, 1);
   two.colliders = {SphereBeside(0), SphereBeside(1)};
   for (int32_t node : {1, 2, 4, 5}) two.overrides.push_back(ChainNodeOverride{.node = node, .collider_mask = node < 3 ? 1u : 2u});
-  std::vector<Transform> animated_a, output_a;
-  for (const ChainBone& b : two.bones) animated_a.push_back(b.rest_local);
-  output_a = animated_a;
-  ChainBinding ba;
-  ba.archetype = wa->BuildChainArchetype(two).value();
-  ba.root_parent_world = &unused;
-  ba.animated_local = animated_a;
-  ba.output_local = output_a;
-  ba.collider_frames = frames;
-  const ChainId merged = wa->BindChain(ba).value();
+  HostChain host(two);  // its root_parent (the identity) is not what the roots hang from
+  host.collider_frames.resize(2);
+  std::vector<Transform>& frames = host.collider_frames;
+  MoveFrames(frames, 0);
+  const ChainId merged = wa->BindChain(host.Binding(wa->BuildChainArchetype(two).value())).value();
+  const std::vector<Transform>& output_a = host.output;
   ChainArchetypeSettings alone = VrmStrand();
   alone.colliders = {SphereBeside(0)};
   const ChainArchetypeId one = wb->BuildChainArchetype(alone).value();
@@ -320,20 +313,13 @@ TEST(VrmChains, RootsOnTwoHostFramesMoveExactlyAsTwoChainsOnThoseFrames) {
 
 TEST(VrmChains, ANonFiniteRootFrameHoldsTheLastGoodPoseAndIsCounted) {
   auto w = MakeWorld();
-  std::vector<Transform> frames(2);
-  MoveFrames(frames, 0);
-  const Transform unused{};
   const ChainArchetypeSettings two = TwoStrandsOnFrames(0, 1);
-  std::vector<Transform> animated, output;
-  for (const ChainBone& b : two.bones) animated.push_back(b.rest_local);
-  output = animated;
-  ChainBinding b;
-  b.archetype = w->BuildChainArchetype(two).value();
-  b.root_parent_world = &unused;
-  b.animated_local = animated;
-  b.output_local = output;
-  b.collider_frames = frames;
-  const ChainId id = w->BindChain(b).value();
+  HostChain host(two);
+  host.collider_frames.resize(2);
+  std::vector<Transform>& frames = host.collider_frames;
+  const std::vector<Transform>& output = host.output;
+  MoveFrames(frames, 0);
+  const ChainId id = w->BindChain(host.Binding(w->BuildChainArchetype(two).value())).value();
   for (int f = 1; f <= 10; ++f) {
     MoveFrames(frames, f);
     w->Step(1.0f / 60.0f);
@@ -387,15 +373,10 @@ TEST(VrmChains, ARootFrameIsRefusedOffARootOrWhereOneLaneWouldHangFromTwo) {
   s.bones.push_back(ChainBone{4, Transform{{0, -0.1f, 0}, {}, {1, 1, 1}}});
   EXPECT_EQ(w->BuildChainArchetype(s).error().field, "bones[3].parent_frame");
   // At bind: the frames must exist and be finite.
-  const ChainArchetypeId a = w->BuildChainArchetype(TwoStrandsOnFrames(0, 3)).value();
-  std::vector<Transform> frames(2), animated(6), output(6);
-  const Transform unused{};
-  ChainBinding b;
-  b.archetype = a;
-  b.root_parent_world = &unused;
-  b.animated_local = animated;
-  b.output_local = output;
-  b.collider_frames = frames;
+  HostChain host(TwoStrandsOnFrames(0, 3));
+  std::vector<Transform>& frames = host.collider_frames;
+  frames.resize(2);
+  ChainBinding b = host.Binding(w->BuildChainArchetype(TwoStrandsOnFrames(0, 3)).value());
   auto bound = w->BindChain(b);
   ASSERT_FALSE(bound.ok());
   EXPECT_EQ(bound.error().field, "collider_frames");

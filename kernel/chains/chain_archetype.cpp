@@ -425,6 +425,11 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
   }
   std::sort(a.root_frames_used.begin(), a.root_frames_used.end());
   a.root_frames_used.erase(std::unique(a.root_frames_used.begin(), a.root_frames_used.end()), a.root_frames_used.end());
+  for (int32_t f : a.strand_root_frame) {
+    if (!a.root_frames) break;
+    const auto at = std::lower_bound(a.root_frames_used.begin(), a.root_frames_used.end(), f);
+    a.strand_root_slot.push_back(f < 0 ? -1 : static_cast<int32_t>(at - a.root_frames_used.begin()));
+  }
   *out = std::move(a);
   return {};
 }

@@ -87,6 +87,9 @@ struct ChainArchetype {
   // -1 for the binding's root_parent_world. root_frames: some strand names a frame.
   std::vector<int32_t> strand_root_frame;
   std::vector<int32_t> root_frames_used;  // the frames roots name, distinct, ascending
+  // Per strand: its frame's index in root_frames_used (-1: root_parent_world); empty when
+  // no root names a frame.
+  std::vector<int32_t> strand_root_slot;
   bool root_frames = false;
   int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders and roots use
   std::vector<int32_t> collider_frames_used;  // the host frames colliders use, distinct, ascending

@@ -1217,13 +1217,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
     if (!NearUnit(frame.rotation)) frame.rotation = Normalize(frame.rotation);
     slot.last_good_root_frames.push_back(frame);
   }
-  slot.strand_root_slot.clear();
-  if (a.root_frames) {
-    for (int32_t f : a.strand_root_frame) {
-      const auto at = std::find(a.root_frames_used.begin(), a.root_frames_used.end(), f);
-      slot.strand_root_slot.push_back(f < 0 ? -1 : static_cast<int32_t>(at - a.root_frames_used.begin()));
-    }
-  }
+  slot.strand_root_slot = a.strand_root_slot;  // a copy beside the frames: no archetype lookup per lane
   if (a.topology.model == ChainModel::kVrm) {
     slot.bind_positions.resize(n);
     Transform world[kMaxChainNodes];

@@ -294,9 +294,9 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Load(World
 Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(World& world, GltfAsset asset,
                                                                             const VrmAvatarOptions& options) {
   auto kind = std::shared_ptr<VrmAvatarArchetype>(new VrmAvatarArchetype());
-  // Chains merged across bones first; where the kernel refuses such a merge (a strand's
-  // nodes with different collider masks keep the chain in one lane, which hangs from one
-  // frame), the chains are made again by parent bone, as they were before session 18.
+  // Chains merged across bones first; where the kernel refuses them (a strand's nodes with
+  // different collider masks keep a merged chain in one lane, which hangs from one frame),
+  // the chains are made again by parent bone, as they were before session 18.
   Error failed{};
   for (const bool across_bones : {true, false}) {
     auto chains = VrmChains(asset, across_bones);
@@ -318,8 +318,7 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(Worl
       kind->chain_archetypes_.push_back(built.value());
       kind->joint_count_ += static_cast<int32_t>(chain.settings.overrides.size());
     }
-    const bool merge_refused = failed.field.size() >= 13 && failed.field.ends_with(".parent_frame");
-    if (!(across_bones && merge_refused)) break;
+    if (failed.code == ErrorCode::kNone) break;  // else: once more by parent bone, which reports a real error
   }
   if (failed.code != ErrorCode::kNone) {
     for (ChainArchetypeId built : kind->chain_archetypes_) (void)world.RemoveChainArchetype(built);
