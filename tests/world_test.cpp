@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <new>
 
@@ -274,6 +275,42 @@ TEST(Budget, LanesStayPackedAsChainsComeAndGo) {
   }
 }
 
+// The writeback writes each awake lane's bones into its own chain's output however the
+// budget repacked the lanes, and never into a chain that went to sleep: the survivors'
+// outputs are bit for bit those of a world that only ever had them, and a culled chain's
+// output keeps what it last held.
+TEST(Budget, OutputsFollowTheirChainsAsLanesAreRepacked) {
+  WorldSettings ws;
+  ws.max_distance = 10.0f;
+  Scene s(ws), alone(ws);
+  for (int i = 0; i < 20; ++i) {
+    const Vec3 at{static_cast<float>(i) * 0.1f, 0, 0};
+    s.Add(at);
+    if (i % 2 == 1) alone.Add(at);
+  }
+  auto same_bits = [](const std::vector<Transform>& a, const std::vector<Transform>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(Transform) * a.size()) == 0;
+  };
+  std::vector<std::vector<Transform>> held(20);
+  for (int f = 0; f < 40; ++f) {
+    const Quat swing = AxisAngle(Vec3{0, 0, 1}, 0.4f * std::sin(0.2f * static_cast<float>(f)));
+    for (int i = 1; i < 20; i += 2) s.hosts[i]->root_parent.rotation = swing;
+    for (auto& h : alone.hosts) h->root_parent.rotation = swing;
+    if (f == 10) {
+      // Every other chain leaves: the survivors move into their lanes.
+      for (int i = 0; i < 20; i += 2) {
+        s.hosts[i]->root_parent.translation = {1000, 0, 0};
+        held[i] = s.hosts[i]->output;
+      }
+    }
+    s.world->Step(kStep);
+    alone.world->Step(kStep);
+    for (int i = 1; i < 20; i += 2) ASSERT_TRUE(same_bits(s.hosts[i]->output, alone.hosts[i / 2]->output)) << i << " frame " << f;
+    for (int i = 0; f >= 10 && i < 20; i += 2) ASSERT_TRUE(same_bits(s.hosts[i]->output, held[i])) << i << " frame " << f;
+  }
+  EXPECT_EQ(s.world->LastStats().simulated_chains, 10);
+}
+
 TEST(Snapping, AChainThatWakesSnapsToTheAnimatedPose) {
   WorldSettings ws;
   ws.max_distance = 10.0f;
@@ -344,12 +381,20 @@ TEST(BadInput, AChainWhoseSimulationOverflowsIsResetAndCounted) {
   s.Add({});
   s.Add({1, 0, 0});  // a finite neighbour in the same block is not reset
   for (int i = 0; i < 5; ++i) s.world->Step(kStep);
+  Scene neighbour_alone(ws);
+  neighbour_alone.Add({1, 0, 0});
+  for (int i = 0; i < 5; ++i) neighbour_alone.world->Step(kStep);
   s.hosts[0]->root_parent.translation = {2e38f, 2e38f, 2e38f};
   const FrameStats& st = s.world->Step(kStep);
+  neighbour_alone.world->Step(kStep);
   EXPECT_EQ(st.reset_non_finite, 1);
   for (const auto& host : s.hosts) {
     for (const Transform& t : host->output) ASSERT_TRUE(IsFinite(t));
   }
+  // The neighbour's bones are written as they would be without the chain that overflowed.
+  EXPECT_EQ(std::memcmp(s.hosts[1]->output.data(), neighbour_alone.hosts[0]->output.data(),
+                        sizeof(Transform) * s.hosts[1]->output.size()),
+            0);
   s.hosts[0]->root_parent.translation = {0, 0, 0};
   EXPECT_EQ(s.world->Step(kStep).reset_non_finite, 0);
 }

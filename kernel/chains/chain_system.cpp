@@ -66,6 +66,21 @@ struct ChainSystem::Group {
   int32_t bound_lanes = 0;             // their strands: the lanes they take when all are awake
   int32_t max_strands = 1;             // the most lanes one chain of the group takes
   int32_t matrix_stream_chains = 0;    // bound chains with matrix pose streams (their blocks fill world matrices)
+  // The writeback's scatter, flattened per block: one entry per host bone of each awake
+  // lane, in lane order, so that a block whose lanes all came out finite and have no pose
+  // streams writes its bones in one loop, with no per-lane lookups of owner, strand and
+  // slot. Rebuilt by the budget when lanes or bindings changed (scatter_dirty); sized at
+  // bind time (ReserveGroup), so the rebuild does not allocate.
+  struct ScatterEntry {
+    Transform* output;                     // the host bone
+    const std::vector<Transform>* good;    // the chain's last good locals (swapped each frame)
+    int32_t node;                          // in the chain's lane order
+    int32_t rotation;                      // its local rotation's x in the writeback scratch
+  };
+  std::vector<ScatterEntry> scatter;
+  std::vector<int32_t> scatter_begin = std::vector<int32_t>(1, 0);  // per block, and one past the last
+  std::vector<uint8_t> scatter_by_lane;    // per block: some lane has pose streams (the per-lane path)
+  bool scatter_dirty = true;
   // Whether kPos1x rather than kPos0x holds the current position in every block (all of
   // a group's blocks are solved in the same frames, so they share it; see kPos0x).
   bool positions_swapped = false;
@@ -116,6 +131,10 @@ struct ChainSystem::Group {
     capacity_blocks = blocks;
     lane_owner.resize(static_cast<std::size_t>(blocks) * kBlockLanes, -1);
     lane_strand.resize(static_cast<std::size_t>(blocks) * kBlockLanes, 0);
+    scatter.resize(static_cast<std::size_t>(blocks) * kBlockLanes * node_count);
+    scatter_begin.resize(static_cast<std::size_t>(blocks) + 1, 0);
+    scatter_by_lane.resize(static_cast<std::size_t>(blocks), 0);
+    scatter_dirty = true;
     for (int32_t lane = first_new_lane; lane < blocks * kBlockLanes; ++lane) SetLaneToPadding(lane);
   }
 };
@@ -348,6 +367,7 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
 void ChainSystem::ReleaseLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
+  g.scatter_dirty = true;
   const auto strands = static_cast<int32_t>(slot.lanes.size());
   for (int32_t done = 0; done < strands; ++done) {
     int32_t strand = -1;
@@ -373,6 +393,7 @@ void ChainSystem::ReleaseLane(int32_t slot_index) {
 void ChainSystem::AcquireLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
+  g.scatter_dirty = true;
   slot.wake_pending = true;
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
   const int32_t n = a.lane_nodes;
@@ -402,6 +423,36 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
       v.Collider(detail::kCon, c)[l] = (a.strand_colliders[s] >> c) & 1u ? 1.0f : 0.0f;
     }
   }
+}
+
+// The writeback's flat scatter of a group's awake blocks (Group::scatter). Serial, in the
+// budget, after its lane changes; writes within the sizes ReserveGroup gave.
+void ChainSystem::BuildScatter(Group& g) {
+  const int32_t blocks = (g.lanes_used + kBlockLanes - 1) / kBlockLanes;
+  int32_t count = 0;
+  for (int32_t b = 0; b < blocks; ++b) {
+    g.scatter_begin[b] = count;
+    g.scatter_by_lane[b] = 0;
+    for (int32_t l = 0; l < kBlockLanes; ++l) {
+      const int32_t owner = g.lane_owner[b * kBlockLanes + l];
+      if (owner < 0) continue;
+      const Slot& slot = chains_[owner];
+      if (!slot.streams.empty()) g.scatter_by_lane[b] = 1;
+      const int32_t strand = g.lane_strand[b * kBlockLanes + l];
+      const int32_t base = strand * g.node_count;
+      for (int32_t r = slot.strand_real_begin[strand]; r < slot.strand_real_begin[strand + 1]; ++r) {
+        const int32_t node = slot.real_node[r];
+        g.scatter[count++] = {slot.output + slot.real_host[r], &slot.last_good, node,
+                              detail::WrittenLocalRotationOffset(node - base) + l};
+      }
+    }
+  }
+  g.scatter_begin[blocks] = count;
+  g.scatter_dirty = false;
+}
+
+void ChainSystem::MarkScatterDirty() {
+  for (Group& g : groups_) g.scatter_dirty = true;
 }
 
 // ---- phases ----
@@ -522,6 +573,9 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
     const int32_t blocks = (groups_[gi].lanes_used + kBlockLanes - 1) / kBlockLanes;
     for (int32_t b = 0; b < blocks; ++b) work_[work_count_++] = {gi, b};
     lanes += groups_[gi].lanes_used;
+  }
+  for (Group& g : groups_) {
+    if (g.scatter_dirty) BuildScatter(g);
   }
   selected_count_ = keep;  // candidates_[0, keep) are the selected chains (the pose phase reads them)
   PartitionPasses();
@@ -972,6 +1026,20 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
       }
       alignas(64) float finite_probe[kBlockLanes];
       k->writeback(v, scratch, finite_probe, g.vrm ? 1.0f : alpha, world_rows);  // kVrm: no render interpolation
+      bool all_finite = true;
+      for (int32_t l = 0; l < kBlockLanes; ++l) all_finite &= finite_probe[l] == 0.0f;
+      const int32_t block = work_[i].block;
+      if (all_finite && g.scatter_by_lane[block] == 0) {
+        // The common block: every lane finite and no pose streams, one flat loop.
+        const Group::ScatterEntry* const end_entry = g.scatter.data() + g.scatter_begin[block + 1];
+        for (const Group::ScatterEntry* e = g.scatter.data() + g.scatter_begin[block]; e < end_entry; ++e) {
+          Transform written = (*e->good)[e->node];
+          const float* local = scratch + e->rotation;
+          written.rotation = Quat{local[0], local[kBlockLanes], local[2 * kBlockLanes], local[3 * kBlockLanes]};
+          *e->output = written;
+        }
+        continue;
+      }
       const int32_t* const owners = g.lane_owner.data() + first_lane;
       const int32_t* const strands = g.lane_strand.data() + first_lane;
       Slot* const chains = chains_.data();
@@ -1049,6 +1117,7 @@ void ChainSystem::SetStreams(Slot& slot, std::vector<detail::BoundPoseStream> st
   groups_[slot.group].matrix_stream_chains += (matrices ? 1 : 0) - (slot.matrix_streams ? 1 : 0);
   slot.streams = std::move(streams);
   slot.matrix_streams = matrices;
+  groups_[slot.group].scatter_dirty = true;  // a block with streams takes the per-lane path
 }
 
 Result<ChainArchetypeId> ChainSystem::BuildArchetype(const ChainArchetypeSettings& settings) {
@@ -1245,6 +1314,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   g.max_strands = std::max(g.max_strands, a.strands);
   ReserveGroup(g);
   SetStreams(slot, std::move(streams));
+  MarkScatterDirty();  // chains_ may have moved
   return ChainId{static_cast<uint32_t>(index), generation};
 }
 
@@ -1275,6 +1345,7 @@ Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
   slot->collider_frames = b.collider_frames.data();
   SetHostMap(*slot, arch.archetype, b.bone_map);
   live_root_parent_[slot->live_index] = b.root_parent_world;
+  MarkScatterDirty();  // the output moved
   return {};
 }
 
@@ -1346,6 +1417,7 @@ Error ChainSystem::Unbind(ChainId id) {
   std::vector<Transform>().swap(slot->last_good);
   std::vector<Transform>().swap(slot->staging);
   free_chains_.push_back(static_cast<int32_t>(id.index));
+  MarkScatterDirty();
   return {};
 }
 

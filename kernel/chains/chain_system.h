@@ -17,7 +17,9 @@
 // 7 lanes of 8; every other chain takes one lane.
 //   Solve      per block: the SIMD kernel's substeps
 //   Writeback  per block: local rotations in lanes, scattered into each chain's host
-//              buffer; a lane that went non-finite is reset and counted
+//              buffer (through a flat list of the block's host bones, which the budget
+//              rebuilds when lanes or bindings change); a lane that went non-finite is
+//              reset and counted
 // What it does NOT do: keep time (the World's fixed clock gives substeps and dt), sample
 // wind (the World does, once per frame), or know of ragdolls and characters.
 // Threading: the phases split their work over the host's task hooks (ParallelFor); every
@@ -151,6 +153,8 @@ class ChainSystem {
   void FinishLane(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
   void LaneRareWork(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
   void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand);
+  void BuildScatter(Group& g);
+  void MarkScatterDirty();  // every group's (chain slots moved, or a chain's host buffers changed)
   void SetHostMap(Slot& slot, const ChainArchetype& a, std::span<const int32_t> bone_map) const;
   void PartitionPasses();
   bool Flipped(const Group& g) const;
