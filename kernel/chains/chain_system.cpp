@@ -78,6 +78,14 @@ struct ChainSystem::Group {
     int32_t rotation;                      // its local rotation's x in the writeback scratch
   };
   std::vector<ScatterEntry> scatter;
+  // The pose kernel's input per lane, from the same rebuild: the frame its root hangs
+  // from and its locals (the chain's last good copy, at its strand's offset).
+  std::vector<const Transform*> pose_root_parent;
+  std::vector<const std::vector<Transform>*> pose_locals;
+  std::vector<int32_t> pose_offset;
+  // Per lane, written by its chain's read each frame: 1 when the lane needs
+  // LaneRareWork after the pose kernel (a snap, held input, colliders on its own nodes).
+  std::vector<uint8_t> lane_rare;
   std::vector<int32_t> scatter_begin = std::vector<int32_t>(1, 0);  // per block, and one past the last
   std::vector<uint8_t> scatter_by_lane;    // per block: some lane has pose streams (the per-lane path)
   bool scatter_dirty = true;
@@ -133,6 +141,10 @@ struct ChainSystem::Group {
     lane_strand.resize(static_cast<std::size_t>(blocks) * kBlockLanes, 0);
     scatter.resize(static_cast<std::size_t>(blocks) * kBlockLanes * node_count);
     scatter_begin.resize(static_cast<std::size_t>(blocks) + 1, 0);
+    pose_root_parent.resize(static_cast<std::size_t>(blocks) * kBlockLanes);
+    pose_locals.resize(static_cast<std::size_t>(blocks) * kBlockLanes);
+    pose_offset.resize(static_cast<std::size_t>(blocks) * kBlockLanes);
+    lane_rare.resize(static_cast<std::size_t>(blocks) * kBlockLanes, 0);
     scatter_by_lane.resize(static_cast<std::size_t>(blocks), 0);
     scatter_dirty = true;
     for (int32_t lane = first_new_lane; lane < blocks * kBlockLanes; ++lane) SetLaneToPadding(lane);
@@ -357,6 +369,7 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   g.padding_column.resize(g.Rows());
   for (int32_t r = 0; r < g.Rows(); ++r) g.padding_column[r] = v.Row(r)[0];
   groups_.push_back(std::move(g));
+  MarkScatterDirty();  // the groups moved: their padding poses' addresses changed
   return static_cast<int32_t>(groups_.size()) - 1;
 }
 
@@ -384,6 +397,7 @@ void ChainSystem::ReleaseLane(int32_t slot_index) {
       chains_[moved].lanes[g.lane_strand[last]] = hole;
     }
     g.lane_owner[last] = -1;
+    g.lane_rare[last] = 0;
     g.SetLaneToPadding(last);
     --g.lanes_used;
     slot.lanes[strand] = -1;
@@ -434,12 +448,21 @@ void ChainSystem::BuildScatter(Group& g) {
     g.scatter_begin[b] = count;
     g.scatter_by_lane[b] = 0;
     for (int32_t l = 0; l < kBlockLanes; ++l) {
-      const int32_t owner = g.lane_owner[b * kBlockLanes + l];
-      if (owner < 0) continue;
+      const int32_t lane = b * kBlockLanes + l;
+      const int32_t owner = g.lane_owner[lane];
+      if (owner < 0) {
+        g.pose_root_parent[lane] = &g.padding_root_parent;
+        g.pose_locals[lane] = &g.padding_locals;
+        g.pose_offset[lane] = 0;
+        continue;
+      }
       const Slot& slot = chains_[owner];
       if (!slot.streams.empty()) g.scatter_by_lane[b] = 1;
-      const int32_t strand = g.lane_strand[b * kBlockLanes + l];
+      const int32_t strand = g.lane_strand[lane];
       const int32_t base = strand * g.node_count;
+      g.pose_root_parent[lane] = &slot.RootParent(strand);
+      g.pose_locals[lane] = &slot.last_good;
+      g.pose_offset[lane] = base;
       for (int32_t r = slot.strand_real_begin[strand]; r < slot.strand_real_begin[strand + 1]; ++r) {
         const int32_t node = slot.real_node[r];
         g.scatter[count++] = {slot.output + slot.real_host[r], &slot.last_good, node,
@@ -737,15 +760,19 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   slot.frame_from_bind = slot.frame_snap && slot.start_at_bind;
   if (slot.frame_snap || !good) slot.start_at_bind = false;
   slot.wake_pending = false;
+  // Which of its lanes need LaneRareWork after the pose kernel (each lane is this chain's
+  // alone: the read's tasks never write one twice).
+  const uint8_t rare = slot.frame_snap || !good || slot.node_colliders ? 1 : 0;
+  uint8_t* const lane_rare = groups_[slot.group].lane_rare.data();
+  for (const int32_t lane : slot.lanes) {
+    if (lane >= 0) lane_rare[lane] = rare;
+  }
 }
 
-// After the pose kernel, for one lane (strand `strand` of its chain): colliders on the
-// chain's own nodes (kTendon) and the chain's snap, both rare, out of line. (Colliders on
-// host frames went into the lanes with the chain's read.)
-inline void ChainSystem::FinishLane(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand) {
-  if (slot.frame_snap || !slot.frame_good || slot.node_colliders) LaneRareWork(g, v, l, slot, strand);
-}
-
+// After the pose kernel, for one lane (strand `strand` of its chain) whose read marked it
+// (Group::lane_rare): colliders on the chain's own nodes (kTendon) and the chain's snap,
+// both rare, out of line. (Colliders on host frames went into the lanes with the chain's
+// read.)
 TENDON_NOINLINE void ChainSystem::LaneRareWork(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot,
                                                int32_t strand) {
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
@@ -905,22 +932,20 @@ void ChainSystem::Pose(const ChainPass& pass) {
       work_counters_[i] = {};
       detail::ChainPoseInput input;
       const int32_t first_lane = work_[i].block * kBlockLanes;
+      // From the budget's per-lane lists (BuildScatter): no lookups of owner and strand.
+      const Transform* const* root_parent = g.pose_root_parent.data() + first_lane;
+      const std::vector<Transform>* const* locals = g.pose_locals.data() + first_lane;
+      const int32_t* offset = g.pose_offset.data() + first_lane;
       for (int32_t l = 0; l < kBlockLanes; ++l) {
-        const int32_t owner = g.lane_owner[first_lane + l];
-        if (owner >= 0) {
-          Slot& slot = chains_[owner];
-          const int32_t strand = g.lane_strand[first_lane + l];
-          input.root_parent[l] = &slot.RootParent(strand);
-          input.locals[l] = slot.last_good.data() + static_cast<std::size_t>(strand) * v.node_count;
-        } else {
-          input.root_parent[l] = &g.padding_root_parent;
-          input.locals[l] = g.padding_locals.data();
-        }
+        input.root_parent[l] = root_parent[l];
+        input.locals[l] = locals[l]->data() + offset[l];
       }
       kernel_set->pose(v, input);
-      for (int32_t l = 0; l < kBlockLanes; ++l) {
-        const int32_t owner = g.lane_owner[first_lane + l];
-        if (owner >= 0) FinishLane(g, v, l, chains_[owner], g.lane_strand[first_lane + l]);
+      const uint8_t* rare = g.lane_rare.data() + first_lane;
+      uint32_t any_rare = 0;
+      for (int32_t l = 0; l < kBlockLanes; ++l) any_rare |= rare[l];
+      for (int32_t l = 0; any_rare != 0 && l < kBlockLanes; ++l) {
+        if (rare[l] != 0) LaneRareWork(g, v, l, chains_[g.lane_owner[first_lane + l]], g.lane_strand[first_lane + l]);
       }
     }
   };

@@ -150,7 +150,6 @@ class ChainSystem {
   void AcquireLane(int32_t slot_index);
   bool ReadLaneInput(Slot& slot, WorkCounters& counters);
   void ReadChain(Slot& slot, WorkCounters& counters);
-  void FinishLane(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
   void LaneRareWork(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
   void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand);
   void BuildScatter(Group& g);
