@@ -311,6 +311,53 @@ TEST(Budget, OutputsFollowTheirChainsAsLanesAreRepacked) {
   EXPECT_EQ(s.world->LastStats().simulated_chains, 10);
 }
 
+// The same with a sphere on a host frame per chain, which each chain's swing runs into:
+// after the move each chain's read writes its own sphere into the lane it holds now, not
+// into the one it held before (a survivor would collide with a departed chain's sphere).
+TEST(Budget, CollidersFollowTheirChainsAsLanesAreRepacked) {
+  WorldSettings ws;
+  ws.max_distance = 10.0f;
+  ChainArchetypeSettings st = Strand(5);
+  st.settings.stiffness = 0.0f;
+  st.colliders.push_back({.shape = ColliderShape::kSphere, .bone = -1, .frame = 0, .a = {0.2f, -0.15f, 0}, .radius = 0.06f});
+  auto all = MakeWorld(ws), alone = MakeWorld(ws);
+  const ChainArchetypeId in_all = all->BuildChainArchetype(st).value();
+  const ChainArchetypeId in_alone = alone->BuildChainArchetype(st).value();
+  std::vector<std::unique_ptr<HostChain>> hosts, alone_hosts;
+  for (int i = 0; i < 20; ++i) {
+    auto host = std::make_unique<HostChain>(st, Vec3{static_cast<float>(i) * 0.1f, 0, static_cast<float>(i) * 0.5f});
+    host->collider_frames.assign(1, host->root_parent);
+    ASSERT_TRUE(all->BindChain(host->Binding(in_all)).ok());
+    if (i % 2 == 1) {
+      auto twin = std::make_unique<HostChain>(*host);
+      ASSERT_TRUE(alone->BindChain(twin->Binding(in_alone)).ok());
+      alone_hosts.push_back(std::move(twin));
+    }
+    hosts.push_back(std::move(host));
+  }
+  auto same_bits = [](const std::vector<Transform>& a, const std::vector<Transform>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(Transform) * a.size()) == 0;
+  };
+  for (int f = 0; f < 60; ++f) {
+    // The spheres sway, so a lane holding a stale sphere would show.
+    const float sway = 0.05f * std::sin(0.3f * static_cast<float>(f));
+    for (int i = 1; i < 20; i += 2) {
+      hosts[i]->collider_frames[0].translation.x = hosts[i]->root_parent.translation.x + sway;
+      alone_hosts[i / 2]->collider_frames[0].translation.x = hosts[i]->collider_frames[0].translation.x;
+    }
+    if (f == 10) {
+      for (int i = 0; i < 20; i += 2) {
+        hosts[i]->root_parent.translation = {1000, 0, 0};
+        hosts[i]->collider_frames[0].translation = {1000, 0, 0};
+      }
+    }
+    all->Step(kStep);
+    alone->Step(kStep);
+    for (int i = 1; i < 20; i += 2) ASSERT_TRUE(same_bits(hosts[i]->output, alone_hosts[i / 2]->output)) << i << " frame " << f;
+  }
+  EXPECT_EQ(all->LastStats().simulated_chains, 10);
+}
+
 TEST(Snapping, AChainThatWakesSnapsToTheAnimatedPose) {
   WorldSettings ws;
   ws.max_distance = 10.0f;

@@ -180,6 +180,17 @@ struct ChainSystem::Slot {
   // This frame's colliders on host frames (kColliderFieldCount - 1 floats each, kCax..kCr),
   // made once per chain by the pose phase's read and copied into each of its lanes.
   std::vector<float> collider_world;
+  // Where its read writes those colliders into its lanes: one entry per (strand, slot
+  // switched on), its destination relative to its group's block 0 collider rows. Rebuilt
+  // by the read when its lanes moved (collider_writes_dirty); reserved at bind.
+  struct ColliderWrite {
+    std::size_t dest;     // floats from block 0's first collider row
+    int32_t source;       // floats into collider_world
+    uint8_t segment;      // 1: the kind reads the second point (capsules, planes)
+    uint8_t radius;       // 1: the kind reads the radius (all but planes)
+  };
+  std::vector<ColliderWrite> collider_writes;
+  bool collider_writes_dirty = true;
   std::vector<Transform> last_good;  // last finite animated locals, in archetype order
   std::vector<Transform> staging;    // with a bone map: this frame's locals, gathered and checked
   std::vector<uint8_t> virtual_tip;  // per node when the archetype has virtual tips; else empty
@@ -395,6 +406,7 @@ void ChainSystem::ReleaseLane(int32_t slot_index) {
       g.lane_owner[hole] = moved;
       g.lane_strand[hole] = g.lane_strand[last];
       chains_[moved].lanes[g.lane_strand[last]] = hole;
+      chains_[moved].collider_writes_dirty = true;
     }
     g.lane_owner[last] = -1;
     g.lane_rare[last] = 0;
@@ -408,6 +420,7 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
   g.scatter_dirty = true;
+  slot.collider_writes_dirty = true;
   slot.wake_pending = true;
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
   const int32_t n = a.lane_nodes;
@@ -713,29 +726,39 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   if (a.host_colliders != 0) {
     Group& g = groups_[slot.group];
     const std::size_t field_stride = static_cast<std::size_t>(g.collider_count) * kBlockLanes;
-    const std::size_t block_floats = static_cast<std::size_t>(g.hot_rows) * kBlockLanes;
-    float* const first_rows = g.View(0).Collider(0, 0);  // block 0's; block b's are b * block_floats on
-    const float* const world = slot.collider_world.data();
-    const uint8_t* const kind = a.collider_kind.data();
-    for (int32_t strand = 0; strand < a.strands; ++strand) {
-      const auto lane = static_cast<uint32_t>(slot.lanes[strand]);  // awake: not -1
-      float* rows = first_rows + (lane / kBlockLanes) * block_floats + lane % kBlockLanes;
-      const int32_t* const slot_collider = a.strand_slot_collider[strand].data();
-      for (uint32_t on = a.strand_host_slots[strand]; on != 0; on &= on - 1) {
-        const int32_t j = std::countr_zero(on);  // the lane's collider slot
-        const int32_t c = slot_collider[j];      // the chain's collider in it
-        const float* w = world + static_cast<std::size_t>(c) * kFields;
-        float* dest = rows + static_cast<std::size_t>(j) * kBlockLanes;
-        dest[kCax * field_stride] = w[kCax];
-        dest[kCay * field_stride] = w[kCay];
-        dest[kCaz * field_stride] = w[kCaz];
-        if (kind[c] != kSphereOutside && kind[c] != kSphereInside) {
-          dest[kCbx * field_stride] = w[kCbx];
-          dest[kCby * field_stride] = w[kCby];
-          dest[kCbz * field_stride] = w[kCbz];
+    if (slot.collider_writes_dirty) {
+      // Its lanes moved (or it just woke): where each (strand, slot) pair's fields go.
+      const std::size_t block_floats = static_cast<std::size_t>(g.hot_rows) * kBlockLanes;
+      const uint8_t* const kind = a.collider_kind.data();
+      slot.collider_writes.clear();  // reserved at bind: no allocation
+      for (int32_t strand = 0; strand < a.strands; ++strand) {
+        const auto lane = static_cast<uint32_t>(slot.lanes[strand]);  // awake: not -1
+        const std::size_t rows = (lane / kBlockLanes) * block_floats + lane % kBlockLanes;
+        for (uint32_t on = a.strand_host_slots[strand]; on != 0; on &= on - 1) {
+          const int32_t j = std::countr_zero(on);               // the lane's collider slot
+          const int32_t c = a.strand_slot_collider[strand][j];  // the chain's collider in it
+          slot.collider_writes.push_back(
+              {rows + static_cast<std::size_t>(j) * kBlockLanes, c * kFields,
+               static_cast<uint8_t>(kind[c] != kSphereOutside && kind[c] != kSphereInside ? 1 : 0),
+               static_cast<uint8_t>(kind[c] != kPlaneKind ? 1 : 0)});
         }
-        if (kind[c] != kPlaneKind) dest[kCr * field_stride] = w[kCr];
       }
+      slot.collider_writes_dirty = false;
+    }
+    float* const first_rows = g.View(0).Collider(0, 0);
+    const float* const world = slot.collider_world.data();
+    for (const Slot::ColliderWrite& write : slot.collider_writes) {
+      float* const dest = first_rows + write.dest;
+      const float* const w = world + write.source;
+      dest[kCax * field_stride] = w[kCax];
+      dest[kCay * field_stride] = w[kCay];
+      dest[kCaz * field_stride] = w[kCaz];
+      if (write.segment != 0) {
+        dest[kCbx * field_stride] = w[kCbx];
+        dest[kCby * field_stride] = w[kCby];
+        dest[kCbz * field_stride] = w[kCbz];
+      }
+      if (write.radius != 0) dest[kCr * field_stride] = w[kCr];
     }
   }
   // Teleport guard: the root bone jumped or turned too far since the last pose phase.
@@ -1294,6 +1317,9 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   SetHostMap(slot, a, b.bone_map);
   if (a.any_virtual_tip) slot.virtual_tip = a.virtual_tip;
   slot.lanes.assign(a.strands, -1);
+  std::size_t writes = 0;
+  for (uint32_t on : a.strand_host_slots) writes += static_cast<std::size_t>(std::popcount(on));
+  slot.collider_writes.reserve(writes);
   slot.node_colliders = a.any_node_collider;
   slot.collider_world.resize(a.colliders.size() * (detail::kColliderFieldCount - 1));
   for (std::size_t c = 0; c < a.colliders.size(); ++c) {
