@@ -392,6 +392,7 @@ void ChainSystem::ReleaseLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
   g.scatter_dirty = true;
+  --awake_chains_;  // called only for an awake chain
   const auto strands = static_cast<int32_t>(slot.lanes.size());
   for (int32_t done = 0; done < strands; ++done) {
     int32_t strand = -1;
@@ -422,6 +423,7 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
   g.scatter_dirty = true;
   slot.collider_writes_dirty = true;
   slot.wake_pending = true;
+  ++awake_chains_;
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
   const int32_t n = a.lane_nodes;
   for (int32_t s = 0; s < a.strands; ++s) {
@@ -581,8 +583,13 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
   }
   last_cutoff2_ = keep == max_chains && keep > 0 && std::isfinite(cutoff) ? cutoff : -1.0f;
   // Release lanes of chains_ no longer selected (from the back, so a lane moved into a
-  // hole has already been visited), then give lanes to the newly selected.
+  // hole has already been visited), then give lanes to the newly selected. When every
+  // awake chain was selected again (the steady state) there is nothing to release, and
+  // the pass over every awake lane is skipped.
+  int32_t selected_awake = 0;
+  for (int32_t i = 0; i < keep; ++i) selected_awake += chains_[candidates_[i].second].Awake() ? 1 : 0;
   for (Group& g : groups_) {
+    if (selected_awake == awake_chains_) break;
     for (int32_t lane = g.lanes_used - 1; lane >= 0; --lane) {
       // A chain is released whole, decided at its first strand's lane (one look per chain).
       if (lane >= g.lanes_used || g.lane_strand[lane] != 0) continue;

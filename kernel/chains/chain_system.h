@@ -204,6 +204,7 @@ class ChainSystem {
   int32_t work_count_ = 0;
   std::vector<WorkCounters> work_counters_;
   int32_t selected_count_ = 0;  // the budget's selection: candidates_[0, selected_count_)
+  int32_t awake_chains_ = 0;    // chains holding lanes (AcquireLane / ReleaseLane)
   std::vector<WorkCounters> read_counters_;  // per chunk of the pose phase's per-chain read
   int32_t read_chunk_count_ = 0;
   // kVrm chains bound since the last Budget (slot, generation): those it does not select
