@@ -408,6 +408,7 @@ void ChainSystem::ReleaseLane(int32_t slot_index) {
       g.lane_strand[hole] = g.lane_strand[last];
       chains_[moved].lanes[g.lane_strand[last]] = hole;
       chains_[moved].collider_writes_dirty = true;
+      g.lane_rare[hole] = g.lane_rare[last];
     }
     g.lane_owner[last] = -1;
     g.lane_rare[last] = 0;
@@ -491,6 +492,12 @@ void ChainSystem::BuildScatter(Group& g) {
 
 void ChainSystem::MarkScatterDirty() {
   for (Group& g : groups_) g.scatter_dirty = true;
+}
+
+void ChainSystem::RefreshLists() {
+  for (Group& g : groups_) {
+    if (g.scatter_dirty) BuildScatter(g);
+  }
 }
 
 // ---- phases ----
@@ -617,9 +624,7 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
     for (int32_t b = 0; b < blocks; ++b) work_[work_count_++] = {gi, b};
     lanes += groups_[gi].lanes_used;
   }
-  for (Group& g : groups_) {
-    if (g.scatter_dirty) BuildScatter(g);
-  }
+  RefreshLists();
   selected_count_ = keep;  // candidates_[0, keep) are the selected chains (the pose phase reads them)
   PartitionPasses();
   stats.simulated_chains = keep;
@@ -1305,7 +1310,11 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
     free_chains_.pop_back();
   } else {
     index = static_cast<int32_t>(chains_.size());
+    const Slot* const before = chains_.data();
     chains_.emplace_back();
+    // The lists point into the chains' slots: when the slots moved, every group's goes
+    // stale. (A new chain holds no lanes until the budget wakes it.)
+    if (chains_.data() != before) MarkScatterDirty();
   }
   Slot& slot = chains_[index];
   const uint32_t generation = slot.generation;
@@ -1372,7 +1381,6 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   g.max_strands = std::max(g.max_strands, a.strands);
   ReserveGroup(g);
   SetStreams(slot, std::move(streams));
-  MarkScatterDirty();  // chains_ may have moved
   return ChainId{static_cast<uint32_t>(index), generation};
 }
 
@@ -1403,7 +1411,7 @@ Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
   slot->collider_frames = b.collider_frames.data();
   SetHostMap(*slot, arch.archetype, b.bone_map);
   live_root_parent_[slot->live_index] = b.root_parent_world;
-  MarkScatterDirty();  // the output moved
+  groups_[slot->group].scatter_dirty = true;  // its outputs moved
   return {};
 }
 
@@ -1474,8 +1482,7 @@ Error ChainSystem::Unbind(ChainId id) {
   slot->generation = slot->generation == UINT32_MAX ? 1 : slot->generation + 1;
   std::vector<Transform>().swap(slot->last_good);
   std::vector<Transform>().swap(slot->staging);
-  free_chains_.push_back(static_cast<int32_t>(id.index));
-  MarkScatterDirty();
+  free_chains_.push_back(static_cast<int32_t>(id.index));  // its lanes, if any, went with ReleaseLane
   return {};
 }
 

@@ -125,6 +125,11 @@ class ChainSystem {
   void Writeback(const ChainPass& pass, float alpha);
   // Serial, after both passes: records the solve's swap of the position slots.
   void EndFrame();
+  // Rebuilds the per-block lists (the writeback's scatter, the pose inputs) of every group
+  // whose lanes or bindings changed. The budget calls it; a caller that runs Writeback
+  // without a budget since binds changed (WorldAccess::WritebackOnly) calls it first.
+  // Serial; allocates nothing.
+  void RefreshLists();
   // Marks the chains one of whose host buffers `overlaps` says a ragdoll or character
   // reads or writes. Serial, between frames (the World calls it after binds change).
   void MarkDependents(bool (*overlaps)(const void* data, std::size_t bytes, const void* context), const void* context);

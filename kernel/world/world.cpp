@@ -861,6 +861,7 @@ void detail::WorldAccess::SolveOnly(World& world, int32_t substeps) {
 void detail::WorldAccess::WritebackOnly(World& world) {
   detail::DenormalGuard guard;
   detail::ChainSystem& chains = world.impl_->chains;
+  chains.RefreshLists();  // binds since the last Step changed the lists
   chains.Writeback(chains.Pass(0), 1.0f);
   chains.Writeback(chains.Pass(1), 1.0f);
 }
