@@ -6,6 +6,7 @@
 #include "kernel/chains/chain_archetype.h"
 
 #include <algorithm>
+#include <iterator>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -425,6 +426,8 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
   }
   std::sort(a.root_frames_used.begin(), a.root_frames_used.end());
   a.root_frames_used.erase(std::unique(a.root_frames_used.begin(), a.root_frames_used.end()), a.root_frames_used.end());
+  std::set_union(a.collider_frames_used.begin(), a.collider_frames_used.end(), a.root_frames_used.begin(),
+                 a.root_frames_used.end(), std::back_inserter(a.frames_checked));
   for (int32_t f : a.strand_root_frame) {
     if (!a.root_frames) break;
     const auto at = std::lower_bound(a.root_frames_used.begin(), a.root_frames_used.end(), f);

@@ -93,6 +93,9 @@ struct ChainArchetype {
   bool root_frames = false;
   int32_t collider_frames_needed = 0;  // 1 + the highest host frame index colliders and roots use
   std::vector<int32_t> collider_frames_used;  // the host frames colliders use, distinct, ascending
+  // Those and root_frames_used together, distinct, ascending: the frames the read checks
+  // (each once, where a frame holds both a collider and a root).
+  std::vector<int32_t> frames_checked;
 };
 
 // Validates `settings`; on success fills `out`. The error names the item and field.

@@ -191,6 +191,7 @@ struct ChainSystem::Slot {
   };
   std::vector<ColliderWrite> collider_writes;
   bool collider_writes_dirty = true;
+  uint8_t rare_written = 0;  // the Group::lane_rare value its lanes hold (see ReadChain)
   std::vector<Transform> last_good;  // last finite animated locals, in archetype order
   std::vector<Transform> staging;    // with a bone map: this frame's locals, gathered and checked
   std::vector<uint8_t> virtual_tip;  // per node when the archetype has virtual tips; else empty
@@ -423,6 +424,7 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
   Group& g = groups_[slot.group];
   g.scatter_dirty = true;
   slot.collider_writes_dirty = true;
+  slot.rare_written = 0;  // its new lanes were padding: flag 0
   slot.wake_pending = true;
   ++awake_chains_;
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
@@ -646,17 +648,17 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
   // One transform is checked inline (ten floats' exponent bits): through the kernel's
   // table a call cost more than the test.
   uint32_t non_finite = NonFiniteBit(*slot.root_parent_world);
-  // Only the host frames the colliders use are read (an avatar's colliders name a few bones
-  // of its whole world pose).
-  const std::vector<int32_t>& frames_used = archetypes_[slot.archetype].archetype.collider_frames_used;
-  if (static_cast<int32_t>(frames_used.size()) == slot.collider_frame_count && slot.collider_frame_count > 2) {
+  // Only the host frames the colliders use and the roots hang from (ChainBone::parent_frame)
+  // are read, each once (an avatar's colliders and roots name a few bones of its whole
+  // world pose). When the colliders use every frame, the roots' are among them.
+  const ChainArchetype& arch = archetypes_[slot.archetype].archetype;
+  const std::vector<int32_t>& root_frames = arch.root_frames_used;
+  if (static_cast<int32_t>(arch.collider_frames_used.size()) == slot.collider_frame_count &&
+      slot.collider_frame_count > 2) {
     non_finite |= all_finite(slot.collider_frames, slot.collider_frame_count) ? 0u : 1u;
   } else {
-    for (int32_t f : frames_used) non_finite |= NonFiniteBit(slot.collider_frames[f]);
+    for (int32_t f : arch.frames_checked) non_finite |= NonFiniteBit(slot.collider_frames[f]);
   }
-  // The host frames roots hang from (ChainBone::parent_frame), each once.
-  const std::vector<int32_t>& root_frames = archetypes_[slot.archetype].archetype.root_frames_used;
-  for (int32_t f : root_frames) non_finite |= NonFiniteBit(slot.collider_frames[f]);
   bool good = non_finite == 0;
   // Rotations at the door: a unit one passes as it is; one a little off unit is normalised
   // in the copy (a non-unit quaternion would scale what it composes: |q| = 1.01 came out
@@ -797,10 +799,14 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   slot.wake_pending = false;
   // Which of its lanes need LaneRareWork after the pose kernel (each lane is this chain's
   // alone: the read's tasks never write one twice).
+  // Every lane of an awake chain holds its rare_written (a lane moved by ReleaseLane takes
+  // its flag along; AcquireLane takes padding lanes, whose flag is 0): written only when
+  // it changes.
   const uint8_t rare = slot.frame_snap || !good || slot.node_colliders ? 1 : 0;
-  uint8_t* const lane_rare = groups_[slot.group].lane_rare.data();
-  for (const int32_t lane : slot.lanes) {
-    if (lane >= 0) lane_rare[lane] = rare;
+  if (rare != slot.rare_written) {
+    uint8_t* const lane_rare = groups_[slot.group].lane_rare.data();
+    for (const int32_t lane : slot.lanes) lane_rare[lane] = rare;
+    slot.rare_written = rare;
   }
 }
 
@@ -990,17 +996,22 @@ void ChainSystem::Pose(const ChainPass& pass) {
 void ChainSystem::Solve(const ChainPass& pass) {
   const detail::ChainKernels* k = kernels_;
   auto task = [&](int32_t begin, int32_t end, uint32_t) {
-    // Runs of consecutive blocks of one topology go to the kernel together.
-    ChainBlockView views[detail::kSolveInterleave];
+    // Runs of consecutive blocks of one topology go to the kernel together. The views are
+    // constructed as they are filled (an array of them value-initialised all four: 44
+    // instructions a call).
+    union Views {
+      ChainBlockView at[detail::kSolveInterleave];
+      Views() {}
+    } views;
     int32_t i = pass.first_work + begin;
     while (i < pass.first_work + end) {
       const int32_t group = work_[i].group;
       int32_t count = 0;
       while (i < pass.first_work + end && count < detail::kSolveInterleave && work_[i].group == group) {
-        views[count++] = groups_[group].View(work_[i].block);
+        new (&views.at[count++]) ChainBlockView(groups_[group].View(work_[i].block));
         ++i;
       }
-      k->solve(views, count, groups_[group].vrm ? vrm_params_ : solve_params_);
+      k->solve(views.at, count, groups_[group].vrm ? vrm_params_ : solve_params_);
     }
   };
   ParallelFor(tasks_, pass.end_work - pass.first_work, detail::kSolveInterleave, task,
