@@ -69,7 +69,7 @@ struct ChainSystem::Group {
   // The writeback's scatter, flattened per block: one entry per host bone of each awake
   // lane, in lane order, so that a block whose lanes all came out finite and have no pose
   // streams writes its bones in one loop, with no per-lane lookups of owner, strand and
-  // slot. Rebuilt by the budget when lanes or bindings changed (scatter_dirty); sized at
+  // slot. Rebuilt by the budget when lanes or bindings changed (lists_stale); sized at
   // bind time (ReserveGroup), so the rebuild does not allocate.
   struct ScatterEntry {
     Transform* output;                     // the host bone
@@ -88,7 +88,7 @@ struct ChainSystem::Group {
   std::vector<uint8_t> lane_rare;
   std::vector<int32_t> scatter_begin = std::vector<int32_t>(1, 0);  // per block, and one past the last
   std::vector<uint8_t> scatter_by_lane;    // per block: some lane has pose streams (the per-lane path)
-  bool scatter_dirty = true;
+  bool lists_stale = true;
   // Whether kPos1x rather than kPos0x holds the current position in every block (all of
   // a group's blocks are solved in the same frames, so they share it; see kPos0x).
   bool positions_swapped = false;
@@ -146,7 +146,7 @@ struct ChainSystem::Group {
     pose_offset.resize(static_cast<std::size_t>(blocks) * kBlockLanes);
     lane_rare.resize(static_cast<std::size_t>(blocks) * kBlockLanes, 0);
     scatter_by_lane.resize(static_cast<std::size_t>(blocks), 0);
-    scatter_dirty = true;
+    lists_stale = true;
     for (int32_t lane = first_new_lane; lane < blocks * kBlockLanes; ++lane) SetLaneToPadding(lane);
   }
 };
@@ -381,7 +381,7 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   g.padding_column.resize(g.Rows());
   for (int32_t r = 0; r < g.Rows(); ++r) g.padding_column[r] = v.Row(r)[0];
   groups_.push_back(std::move(g));
-  MarkScatterDirty();  // the groups moved: their padding poses' addresses changed
+  MarkLaneListsStale();  // the groups moved: their padding poses' addresses changed
   return static_cast<int32_t>(groups_.size()) - 1;
 }
 
@@ -392,7 +392,7 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
 void ChainSystem::ReleaseLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
-  g.scatter_dirty = true;
+  g.lists_stale = true;
   --awake_chains_;  // called only for an awake chain
   const auto strands = static_cast<int32_t>(slot.lanes.size());
   for (int32_t done = 0; done < strands; ++done) {
@@ -422,7 +422,7 @@ void ChainSystem::ReleaseLane(int32_t slot_index) {
 void ChainSystem::AcquireLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
-  g.scatter_dirty = true;
+  g.lists_stale = true;
   slot.collider_writes_dirty = true;
   slot.rare_written = 0;  // its new lanes were padding: flag 0
   slot.wake_pending = true;
@@ -457,9 +457,10 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
   }
 }
 
-// The writeback's flat scatter of a group's awake blocks (Group::scatter). Serial, in the
-// budget, after its lane changes; writes within the sizes ReserveGroup gave.
-void ChainSystem::BuildScatter(Group& g) {
+// A group's per-lane lists: the writeback's flat scatter of its awake blocks
+// (Group::scatter) and the pose kernel's input per lane. Serial, in the budget, after its
+// lane changes; writes within the sizes ReserveGroup gave.
+void ChainSystem::BuildLaneLists(Group& g) {
   const int32_t blocks = (g.lanes_used + kBlockLanes - 1) / kBlockLanes;
   int32_t count = 0;
   for (int32_t b = 0; b < blocks; ++b) {
@@ -489,16 +490,16 @@ void ChainSystem::BuildScatter(Group& g) {
     }
   }
   g.scatter_begin[blocks] = count;
-  g.scatter_dirty = false;
+  g.lists_stale = false;
 }
 
-void ChainSystem::MarkScatterDirty() {
-  for (Group& g : groups_) g.scatter_dirty = true;
+void ChainSystem::MarkLaneListsStale() {
+  for (Group& g : groups_) g.lists_stale = true;
 }
 
 void ChainSystem::RefreshLists() {
   for (Group& g : groups_) {
-    if (g.scatter_dirty) BuildScatter(g);
+    if (g.lists_stale) BuildLaneLists(g);
   }
 }
 
@@ -797,11 +798,10 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   slot.frame_from_bind = slot.frame_snap && slot.start_at_bind;
   if (slot.frame_snap || !good) slot.start_at_bind = false;
   slot.wake_pending = false;
-  // Which of its lanes need LaneRareWork after the pose kernel (each lane is this chain's
-  // alone: the read's tasks never write one twice).
-  // Every lane of an awake chain holds its rare_written (a lane moved by ReleaseLane takes
-  // its flag along; AcquireLane takes padding lanes, whose flag is 0): written only when
-  // it changes.
+  // Whether its lanes need LaneRareWork after the pose kernel. Every lane of an awake chain
+  // holds its rare_written (ReleaseLane moves a lane's flag with it; AcquireLane takes
+  // padding lanes, flag 0), so the lanes are written only when the value changes. Each lane
+  // is this chain's alone: the read's tasks never write one twice.
   const uint8_t rare = slot.frame_snap || !good || slot.node_colliders ? 1 : 0;
   if (rare != slot.rare_written) {
     uint8_t* const lane_rare = groups_[slot.group].lane_rare.data();
@@ -973,7 +973,7 @@ void ChainSystem::Pose(const ChainPass& pass) {
       work_counters_[i] = {};
       detail::ChainPoseInput input;
       const int32_t first_lane = work_[i].block * kBlockLanes;
-      // From the budget's per-lane lists (BuildScatter): no lookups of owner and strand.
+      // From the budget's per-lane lists (BuildLaneLists): no lookups of owner and strand.
       const Transform* const* root_parent = g.pose_root_parent.data() + first_lane;
       const std::vector<Transform>* const* locals = g.pose_locals.data() + first_lane;
       const int32_t* offset = g.pose_offset.data() + first_lane;
@@ -1188,7 +1188,7 @@ void ChainSystem::SetStreams(Slot& slot, std::vector<detail::BoundPoseStream> st
   groups_[slot.group].matrix_stream_chains += (matrices ? 1 : 0) - (slot.matrix_streams ? 1 : 0);
   slot.streams = std::move(streams);
   slot.matrix_streams = matrices;
-  groups_[slot.group].scatter_dirty = true;  // a block with streams takes the per-lane path
+  groups_[slot.group].lists_stale = true;  // a block with streams takes the per-lane path
 }
 
 Result<ChainArchetypeId> ChainSystem::BuildArchetype(const ChainArchetypeSettings& settings) {
@@ -1325,7 +1325,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
     chains_.emplace_back();
     // The lists point into the chains' slots: when the slots moved, every group's goes
     // stale. (A new chain holds no lanes until the budget wakes it.)
-    if (chains_.data() != before) MarkScatterDirty();
+    if (chains_.data() != before) MarkLaneListsStale();
   }
   Slot& slot = chains_[index];
   const uint32_t generation = slot.generation;
@@ -1422,7 +1422,7 @@ Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
   slot->collider_frames = b.collider_frames.data();
   SetHostMap(*slot, arch.archetype, b.bone_map);
   live_root_parent_[slot->live_index] = b.root_parent_world;
-  groups_[slot->group].scatter_dirty = true;  // its outputs moved
+  groups_[slot->group].lists_stale = true;  // its outputs moved
   return {};
 }
 

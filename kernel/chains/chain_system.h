@@ -157,8 +157,8 @@ class ChainSystem {
   void ReadChain(Slot& slot, WorkCounters& counters);
   void LaneRareWork(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
   void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand);
-  void BuildScatter(Group& g);
-  void MarkScatterDirty();  // every group's (chain slots moved, or a chain's host buffers changed)
+  void BuildLaneLists(Group& g);
+  void MarkLaneListsStale();  // every group's (chain slots moved, or a chain's host buffers changed)
   void SetHostMap(Slot& slot, const ChainArchetype& a, std::span<const int32_t> bone_map) const;
   void PartitionPasses();
   bool Flipped(const Group& g) const;
