@@ -172,12 +172,12 @@ bool StaticMesh::Raycast(Vec3 o, Vec3 dir, float max_distance, float* distance, 
         const float inv_det = 1.0f / det;
         const Vec3 s = o - t.v0;
         const float u = Dot(s, p) * inv_det;
-        if (u < 0 || u > 1) continue;
+        if (!(u >= 0 && u <= 1)) continue;  // written so that a NaN fails too
         const Vec3 q = Cross(s, e1);
         const float v = Dot(dir, q) * inv_det;
-        if (v < 0 || u + v > 1) continue;
+        if (!(v >= 0 && u + v <= 1)) continue;
         const float hit = Dot(e2, q) * inv_det;
-        if (hit < 0 || hit > best) continue;
+        if (!(hit >= 0 && hit <= best)) continue;
         best = hit;
         found = true;
         *normal = Dot(t.normal, dir) < 0 ? t.normal : -t.normal;

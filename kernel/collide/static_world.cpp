@@ -161,7 +161,7 @@ bool StaticWorld::Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHit*
   float best = max_distance;
   bool found = false;
   auto take = [&](float t, Vec3 normal, int32_t index) {
-    if (t < 0 || t > best) return;
+    if (!(t >= 0 && t <= best)) return;  // a NaN distance is no hit
     best = t;
     found = true;
     hit->ragdoll = RagdollId{};
