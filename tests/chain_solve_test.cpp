@@ -2,6 +2,8 @@
 // fixed step, collisions and writeback.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <array>
 
 #include "kernel/chains/chain_kernels.h"
 #include "kernel/simd/lanes.h"
@@ -379,6 +381,91 @@ TEST(ChainPose, TheFiniteCheckFindsANaNOrInfinityAnywhere) {
         v[at] = bad;
         EXPECT_FALSE(all_finite(v.data() + 1, 81)) << ToString(isa) << " at " << at;
       }
+    }
+  }
+}
+
+// The gather of a chain's host locals through its bone map, in every instruction set: the
+// same copies as GatherTransforms (finite.h) and the same two decisions, for every count
+// (the AVX2 kernel checks rotations four at a time, with a tail), a NaN or infinity in any
+// float of any transform, and rotations on both sides of NearUnit's tolerance.
+TEST(ChainPose, TheBoneMapGatherCopiesAndChecksAsTheScalarRule) {
+  std::vector<Transform> host(40);
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    const float f = static_cast<float>(i);
+    host[i] = {{f, -f * 0.5f, 1e30f}, Normalize(Quat{0.1f * f, 0.2f, -0.3f, 1.0f}), {1.0f, 2.0f, 1e-40f}};
+  }
+  const auto bits = [](const Transform& t) {
+    std::array<uint32_t, 10> b{};
+    std::memcpy(b.data(), &t, sizeof t);
+    return b;
+  };
+  // A rotation |q|^2 = 1 + e: just inside, just outside the tolerance, and far off.
+  const auto scaled = [](Quat q, float n2) {
+    const float s = std::sqrt(n2);
+    return Quat{q.x * s, q.y * s, q.z * s, q.w * s};
+  };
+  for (Isa isa : kConcreteIsas) {
+    if (!IsIsaSupported(isa)) continue;
+    const auto gather = detail::ChainKernelsFor(isa).gather_check;
+    for (int32_t count = 1; count <= 11; ++count) {
+      std::vector<int32_t> from(count), to(count);
+      for (int32_t i = 0; i < count; ++i) from[i] = (i * 7 + 3) % 40, to[i] = count - 1 - i;
+      for (int32_t bad = -1; bad < count * 10; ++bad) {
+        for (int32_t kind = 0; kind < 5; ++kind) {
+          if (bad < 0 && kind > 0) break;
+          std::vector<Transform> src = host;
+          if (bad >= 0) {
+            Transform& t = src[from[bad / 10]];
+            if (kind < 3) {
+              const float value[] = {std::nanf(""), INFINITY, -INFINITY};
+              reinterpret_cast<float*>(&t)[bad % 10] = value[kind];
+            } else {
+              if (bad % 10 != 0) continue;  // the rotation cases once per transform
+              t.rotation = scaled(t.rotation, kind == 3 ? 1.0f + 0.9e-4f : 1.0f + 1.2e-4f);
+            }
+          }
+          std::vector<Transform> expect_dst(count), dst(count);
+          const detail::GatherCheck expect = detail::GatherTransforms(src.data(), from.data(), expect_dst.data(), to.data(), count);
+          const detail::GatherCheck got = gather(src.data(), from.data(), dst.data(), to.data(), count);
+          EXPECT_EQ(got.finite, expect.finite) << ToString(isa) << " count " << count << " bad " << bad << " kind " << kind;
+          EXPECT_EQ(got.unit, expect.unit) << ToString(isa) << " count " << count << " bad " << bad << " kind " << kind;
+          for (int32_t i = 0; i < count; ++i) EXPECT_EQ(bits(dst[i]), bits(expect_dst[i])) << ToString(isa) << " " << i;
+          if (bad >= 0 && kind < 3) {
+            EXPECT_FALSE(got.finite);
+          }
+          if (bad >= 0 && kind == 4) {
+            EXPECT_FALSE(got.unit);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The writeback's flat scatter, in every instruction set: each host bone is its last good
+// local with the four rotation floats from the scratch rows, bit for bit.
+TEST(ChainWriteback, TheFlatScatterWritesTheGoodLocalWithTheWrittenRotation) {
+  std::vector<Transform> good(6);
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    const float f = static_cast<float>(i);
+    good[i] = {{f, 2 * f, -f}, {0.5f, 0.5f, 0.5f, 0.5f}, {1.0f + f, 1.5f, std::nanf("")}};
+  }
+  constexpr int32_t kBlockLanes = detail::kBlockLanes;
+  std::vector<float> scratch(6 * detail::kWritebackRowsPerNode * kBlockLanes);
+  for (std::size_t i = 0; i < scratch.size(); ++i) scratch[i] = 0.25f * static_cast<float>(i) - 7.0f;
+  for (Isa isa : kConcreteIsas) {
+    if (!IsIsaSupported(isa)) continue;
+    std::vector<Transform> out(6, Transform{{9, 9, 9}, {9, 9, 9, 9}, {9, 9, 9}});
+    std::vector<detail::ChainScatterEntry> entries;
+    for (int32_t b = 0; b < 6; ++b)
+      entries.push_back({&out[b], &good, 5 - b, detail::WrittenLocalRotationOffset(b % 3) + b});
+    detail::ChainKernelsFor(isa).scatter(entries.data(), entries.data() + entries.size(), scratch.data());
+    for (int32_t b = 0; b < 6; ++b) {
+      Transform expect = good[5 - b];
+      const float* r = scratch.data() + entries[b].rotation;
+      expect.rotation = Quat{r[0], r[kBlockLanes], r[2 * kBlockLanes], r[3 * kBlockLanes]};
+      EXPECT_EQ(std::memcmp(&out[b], &expect, sizeof(Transform)), 0) << ToString(isa) << " bone " << b;
     }
   }
 }

@@ -14,6 +14,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <vector>
+
+#include "kernel/core/finite.h"
 #include "kernel/simd/lanes.h"
 #include "tendon/math.h"
 
@@ -194,6 +197,16 @@ inline constexpr int32_t kMaxSolveBlocks = 16;
 static_assert(kSolveInterleave <= kMaxSolveBlocks, "a solve call takes at most kMaxSolveBlocks blocks");
 
 // A kernel set for one instruction set; see chain_kernels.cpp for the dispatch.
+// One host bone of the writeback's flat scatter (ChainSystem builds a list per block when
+// lanes or bindings change): the bone is written as its chain's last good local with the
+// written local rotation in place of the animated one.
+struct ChainScatterEntry {
+  Transform* output;                   // the host bone
+  const std::vector<Transform>* good;  // the chain's last good locals (swapped each frame)
+  int32_t node;                        // in the chain's lane order
+  int32_t rotation;                    // its local rotation's x in the writeback scratch
+};
+
 struct ChainKernels {
   // Runs params.substeps substeps over `count` blocks of one topology: integrate,
   // stiffness, collide, link. Each lane's result is independent of the others'.
@@ -217,6 +230,14 @@ struct ChainKernels {
   // True when every one of `count` floats (any alignment) is finite: the check of a lane's
   // host transforms before the pose reads them, in lanes.
   bool (*all_finite)(const float* values, int32_t count);
+  // Copies src[from[i]] to dst[to[i]] for i < count (a chain's host locals through its bone
+  // map) and checks them in the same pass: GatherCheck's finite and unit, exactly as
+  // GatherTransforms (finite.h) decides them.
+  GatherCheck (*gather_check)(const Transform* src, const int32_t* from, Transform* dst, const int32_t* to,
+                              int32_t count);
+  // Writes every entry's host bone: (*good)[node] with its rotation replaced by the four
+  // floats at scratch + rotation, kBlockLanes apart (the written local rotation's rows).
+  void (*scatter)(const ChainScatterEntry* begin, const ChainScatterEntry* end, const float* scratch);
   const char* name;
 };
 

@@ -71,12 +71,7 @@ struct ChainSystem::Group {
   // streams writes its bones in one loop, with no per-lane lookups of owner, strand and
   // slot. Rebuilt by the budget when lanes or bindings changed (lists_stale); sized at
   // bind time (ReserveGroup), so the rebuild does not allocate.
-  struct ScatterEntry {
-    Transform* output;                     // the host bone
-    const std::vector<Transform>* good;    // the chain's last good locals (swapped each frame)
-    int32_t node;                          // in the chain's lane order
-    int32_t rotation;                      // its local rotation's x in the writeback scratch
-  };
+  using ScatterEntry = detail::ChainScatterEntry;
   std::vector<ScatterEntry> scatter;
   // The pose kernel's input per lane, from the same rebuild: the frame its root hangs
   // from and its locals (the chain's last good copy, at its strand's offset).
@@ -693,7 +688,7 @@ inline bool ChainSystem::ReadLaneInput(Slot& slot, WorkCounters& counters) {
     Transform* staged = slot.staging.data();
     const auto real = static_cast<int32_t>(slot.real_node.size());
     const int32_t* node = slot.real_node.data();
-    const GatherCheck check = GatherTransforms(slot.animated, slot.real_host.data(), staged, node, real);
+    const GatherCheck check = kernels_->gather_check(slot.animated, slot.real_host.data(), staged, node, real);
     good = good && check.finite && (check.unit || rotations_ok(staged, node, real));
     if (good) slot.last_good.swap(slot.staging);
   }
@@ -1102,13 +1097,7 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
       const int32_t block = work_[i].block;
       if (all_finite && g.scatter_by_lane[block] == 0) {
         // The common block: every lane finite and no pose streams, one flat loop.
-        const Group::ScatterEntry* const end_entry = g.scatter.data() + g.scatter_begin[block + 1];
-        for (const Group::ScatterEntry* e = g.scatter.data() + g.scatter_begin[block]; e < end_entry; ++e) {
-          Transform written = (*e->good)[e->node];
-          const float* local = scratch + e->rotation;
-          written.rotation = Quat{local[0], local[kBlockLanes], local[2 * kBlockLanes], local[3 * kBlockLanes]};
-          *e->output = written;
-        }
+        k->scatter(g.scatter.data() + g.scatter_begin[block], g.scatter.data() + g.scatter_begin[block + 1], scratch);
         continue;
       }
       const int32_t* const owners = g.lane_owner.data() + first_lane;

@@ -1,7 +1,8 @@
 // kernel/core/finite.h: the finiteness check of host transforms for code outside the
-// dispatched kernels (characters, a chain's single frames and its locals gathered through
-// a bone map); a chain's contiguous locals use ChainKernels::all_finite, the same test in
-// lanes. And the one rule for host rotations (NearUnit, UsableRotation).
+// dispatched kernels (characters, a chain's single frames); a chain's contiguous locals use
+// ChainKernels::all_finite, the same test in lanes, and its locals gathered through a bone
+// map ChainKernels::gather_check (GatherTransforms below, or the same decisions in AVX2).
+// And the one rule for host rotations (NearUnit, UsableRotation).
 //
 // A float is finite when its exponent bits are not all set: the test is on the bits, in
 // integers, three vector compares per transform (NonFiniteBit), with no float chain of
