@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <array>
+#include <bit>
 
 #include "kernel/chains/chain_kernels.h"
 #include "kernel/simd/lanes.h"
@@ -466,6 +467,66 @@ TEST(ChainWriteback, TheFlatScatterWritesTheGoodLocalWithTheWrittenRotation) {
       const float* r = scratch.data() + entries[b].rotation;
       expect.rotation = Quat{r[0], r[kBlockLanes], r[2 * kBlockLanes], r[3 * kBlockLanes]};
       EXPECT_EQ(std::memcmp(&out[b], &expect, sizeof(Transform)), 0) << ToString(isa) << " bone " << b;
+    }
+  }
+}
+
+// The read's colliders on host frames, in every instruction set: each collider's world
+// shape is tendon::TransformPoint / Rotate's result bit for bit (a plane's normal turned
+// and radius 0; a sphere's second point its centre; a capsule's both ends; the radius
+// scaled by the frame's largest |scale| except under kVrm), over more than a block of
+// colliders on frames that turn, move and scale.
+TEST(ChainPose, HostCollidersComeOutAsTheScalarTransformsGiveThem) {
+  constexpr int32_t kLanes = detail::kBlockLanes;
+  std::vector<Transform> frames(5);
+  for (int32_t f = 0; f < 5; ++f) {
+    const float x = static_cast<float>(f);
+    frames[f] = {{0.3f * x, 1.0f - x, 0.7f}, Normalize(Quat{0.2f * x, -0.4f, 0.1f + 0.3f * x, 0.9f}),
+                 {1.0f + 0.25f * x, f == 3 ? -2.0f : 1.0f, 0.5f + x}};
+  }
+  const int32_t count = kLanes + 3;
+  const int32_t stride = (count + kLanes - 1) / kLanes * kLanes;
+  std::vector<int32_t> frame_of(count);
+  std::vector<uint8_t> kind(count);
+  std::vector<float> local(detail::kColliderLocalRows * stride, 0.0f);
+  std::vector<ColliderSettings> col(count);
+  for (int32_t i = 0; i < count; ++i) {
+    const float x = static_cast<float>(i);
+    frame_of[i] = (i * 3) % 5;
+    kind[i] = static_cast<uint8_t>(i % 5);  // every ColliderKind
+    col[i].a = {0.1f * x, -0.2f, 0.05f * x};
+    col[i].b = kind[i] == detail::kPlaneKind ? Vec3{0.2f, 1.0f, -0.1f * x} * (1.0f / Length(Vec3{0.2f, 1.0f, -0.1f * x})) : Vec3{0.3f, 0.1f * x, -0.4f};
+    col[i].radius = 0.05f + 0.01f * x;
+    const float values[] = {col[i].a.x, col[i].a.y, col[i].a.z, col[i].b.x, col[i].b.y, col[i].b.z, col[i].radius,
+                            kind[i] == detail::kPlaneKind ? 1.0f : 0.0f,
+                            kind[i] == detail::kCapsuleOutside || kind[i] == detail::kCapsuleInside ? 1.0f : 0.0f};
+    for (int32_t r = 0; r < detail::kColliderLocalRows; ++r) local[r * stride + i] = values[r];
+  }
+  for (bool vrm : {false, true}) {
+    // The rule, in scalar math.h.
+    std::vector<std::array<float, 7>> want(count);
+    for (int32_t i = 0; i < count; ++i) {
+      const Transform& t = frames[frame_of[i]];
+      const Vec3 pa = TransformPoint(t, col[i].a);
+      const bool plane = kind[i] == detail::kPlaneKind;
+      const bool capsule = kind[i] == detail::kCapsuleOutside || kind[i] == detail::kCapsuleInside;
+      const Vec3 pb = plane ? Rotate(t.rotation, col[i].b) : capsule ? TransformPoint(t, col[i].b) : pa;
+      const float scale =
+          vrm ? 1.0f : std::max(std::fabs(t.scale.x), std::max(std::fabs(t.scale.y), std::fabs(t.scale.z)));
+      want[i] = {pa.x, pa.y, pa.z, pb.x, pb.y, pb.z, plane ? 0.0f : col[i].radius * scale};
+    }
+    for (Isa isa : kConcreteIsas) {
+      if (!IsIsaSupported(isa)) continue;
+      std::vector<float> out((detail::kCr + 1) * stride, -1.0f);
+      const detail::ChainColliderInput input{frames.data(), frame_of.data(), local.data(), count, stride, vrm};
+      detail::ChainKernelsFor(isa).collider_worlds(input, out.data());
+      for (int32_t i = 0; i < count; ++i) {
+        for (int32_t f = 0; f <= detail::kCr; ++f) {
+          EXPECT_EQ(std::bit_cast<uint32_t>(out[f * stride + i]), std::bit_cast<uint32_t>(want[i][f]))
+              << ToString(isa) << " collider " << i << " field " << f << " vrm " << vrm << ": " << out[f * stride + i]
+              << " vs " << want[i][f];
+        }
+      }
     }
   }
 }

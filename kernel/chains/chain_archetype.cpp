@@ -397,6 +397,24 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
                                a.collider_frames_used.end());
   a.colliders = settings.colliders;
   a.collider_kind = a.topology.collider_kind;
+  a.host_collider_place.assign(collider_count, -1);
+  for (int32_t c = 0; c < collider_count; ++c) {
+    if (a.colliders[c].bone >= 0) continue;
+    a.host_collider_place[c] = static_cast<int32_t>(a.host_collider.size());
+    a.host_collider.push_back(c);
+    a.host_collider_frame.push_back(a.colliders[c].frame);
+  }
+  const auto host_count = static_cast<int32_t>(a.host_collider.size());
+  a.host_collider_stride = (host_count + kBlockLanes - 1) / kBlockLanes * kBlockLanes;
+  a.host_collider_local.assign(static_cast<std::size_t>(kColliderLocalRows) * a.host_collider_stride, 0.0f);
+  for (int32_t i = 0; i < host_count; ++i) {
+    const ColliderSettings& col = a.colliders[a.host_collider[i]];
+    const uint8_t kind = a.collider_kind[a.host_collider[i]];
+    const float values[kColliderLocalRows] = {col.a.x, col.a.y, col.a.z, col.b.x, col.b.y, col.b.z, col.radius,
+                                              kind == kPlaneKind ? 1.0f : 0.0f,
+                                              kind == kCapsuleOutside || kind == kCapsuleInside ? 1.0f : 0.0f};
+    for (int32_t r = 0; r < kColliderLocalRows; ++r) a.host_collider_local[r * a.host_collider_stride + i] = values[r];
+  }
   LayOutLanes(a);
   SetColliderSlots(a);
   // Each lane's roots hang from one frame (the lane has one root-parent transform): per

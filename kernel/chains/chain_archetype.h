@@ -83,6 +83,14 @@ struct ChainArchetype {
   std::vector<Vec3> gravity_push, rest_direction;
   bool any_node_collider = false;  // a collider sits on one of the chain's own nodes (bone >= 0)
   uint32_t host_colliders = 0;     // bit c when collider c sits on a host frame (bone < 0)
+  // The colliders on host frames, in chain order, for the read's collider kernel
+  // (ChainKernels::collider_worlds): each one's chain index and frame; per chain collider
+  // its place among them (-1 on a node); and their shapes in their frames as
+  // kColliderLocalRows rows of host_collider_stride floats (a, b, radius, plane and capsule
+  // masks), zero-padded to whole blocks.
+  std::vector<int32_t> host_collider, host_collider_frame, host_collider_place;
+  std::vector<float> host_collider_local;
+  int32_t host_collider_stride = 0;
   // Per strand (lane order): the host frame its root hangs from (ChainBone::parent_frame),
   // -1 for the binding's root_parent_world. root_frames: some strand names a frame.
   std::vector<int32_t> strand_root_frame;

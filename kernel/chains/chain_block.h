@@ -207,6 +207,19 @@ struct ChainScatterEntry {
   int32_t rotation;                    // its local rotation's x in the writeback scratch
 };
 
+// The read's colliders on host frames (ChainKernels::collider_worlds): `count` colliders,
+// collider i on frames[frame[i]], its shape in that frame in `local` (kColliderLocalRows
+// rows of `stride` floats, stride a whole number of blocks: a, b, radius, then 1/0 masks
+// for a plane and a capsule).
+enum ColliderLocalRow : int32_t { kLax, kLay, kLaz, kLbx, kLby, kLbz, kLradius, kLplane, kLcapsule, kColliderLocalRows };
+struct ChainColliderInput {
+  const Transform* frames;
+  const int32_t* frame;
+  const float* local;
+  int32_t count, stride;
+  bool vrm;  // VRM does not scale collider radii
+};
+
 struct ChainKernels {
   // Runs params.substeps substeps over `count` blocks of one topology: integrate,
   // stiffness, collide, link. Each lane's result is independent of the others'.
@@ -238,6 +251,9 @@ struct ChainKernels {
   // Writes every entry's host bone: (*good)[node] with its rotation replaced by the four
   // floats at scratch + rotation, kBlockLanes apart (the written local rotation's rows).
   void (*scatter)(const ChainScatterEntry* begin, const ChainScatterEntry* end, const float* scratch);
+  // Each collider's world shape (what ColliderWorld in chain_system.cpp computes for one, bit
+  // for bit) into out: fields kCax..kCr, each a row of in.stride floats.
+  void (*collider_worlds)(const ChainColliderInput& in, float* out);
   const char* name;
 };
 

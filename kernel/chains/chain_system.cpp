@@ -172,15 +172,16 @@ struct ChainSystem::Slot {
   int32_t bone_count = 0;
   const Transform* collider_frames = nullptr;
   int32_t collider_frame_count = 0;
-  // This frame's colliders on host frames (kColliderFieldCount - 1 floats each, kCax..kCr),
-  // made once per chain by the pose phase's read and copied into each of its lanes.
+  // This frame's colliders on host frames (ChainArchetype::host_collider), field by field:
+  // kCax..kCr, each a row of host_collider_stride floats; made once per chain by the pose
+  // phase's read and copied into each of its lanes.
   std::vector<float> collider_world;
   // Where its read writes those colliders into its lanes: one entry per (strand, slot
   // switched on), its destination relative to its group's block 0 collider rows. Rebuilt
   // by the read when its lanes moved (collider_writes_dirty); reserved at bind.
   struct ColliderWrite {
     std::size_t dest;     // floats from block 0's first collider row
-    int32_t source;       // floats into collider_world
+    int32_t source;       // the collider's place among the host colliders (its column)
     uint8_t segment;      // 1: the kind reads the second point (capsules, planes)
     uint8_t radius;       // 1: the kind reads the radius (all but planes)
   };
@@ -721,12 +722,12 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   slot.frame_good = good;
   // A host frame that is not trusted this frame keeps last frame's colliders.
   const bool vrm = a.topology.model == ChainModel::kVrm;
-  constexpr int32_t kFields = detail::kColliderFieldCount - 1;
-  for (int32_t c = 0; good && c < static_cast<int32_t>(a.colliders.size()); ++c) {
-    const ColliderSettings& col = a.colliders[c];
-    if (col.bone >= 0) continue;  // on a node of the chain: after the pose kernel (FinishLane)
-    ColliderWorld(col, a.collider_kind[c], vrm, slot.collider_frames[col.frame],
-                  slot.collider_world.data() + static_cast<std::size_t>(c) * kFields);
+  // (Colliders on the chain's own nodes come after the pose kernel: LaneRareWork.)
+  if (good && !a.host_collider.empty()) {
+    const detail::ChainColliderInput input{slot.collider_frames,         a.host_collider_frame.data(),
+                                           a.host_collider_local.data(), static_cast<int32_t>(a.host_collider.size()),
+                                           a.host_collider_stride,       vrm};
+    kernels_->collider_worlds(input, slot.collider_world.data());
   }
   // Into each of the chain's lanes, for each collider on a host frame switched on there
   // (colliders on the chain's own nodes come after the pose kernel: LaneRareWork). Lanes of
@@ -748,7 +749,7 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
           const int32_t j = std::countr_zero(on);               // the lane's collider slot
           const int32_t c = a.strand_slot_collider[strand][j];  // the chain's collider in it
           slot.collider_writes.push_back(
-              {rows + static_cast<std::size_t>(j) * kBlockLanes, c * kFields,
+              {rows + static_cast<std::size_t>(j) * kBlockLanes, a.host_collider_place[c],
                static_cast<uint8_t>(kind[c] != kSphereOutside && kind[c] != kSphereInside ? 1 : 0),
                static_cast<uint8_t>(kind[c] != kPlaneKind ? 1 : 0)});
         }
@@ -757,18 +758,19 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
     }
     float* const first_rows = g.View(0).Collider(0, 0);
     const float* const world = slot.collider_world.data();
+    const auto world_stride = static_cast<std::size_t>(a.host_collider_stride);
     for (const Slot::ColliderWrite& write : slot.collider_writes) {
       float* const dest = first_rows + write.dest;
       const float* const w = world + write.source;
-      dest[kCax * field_stride] = w[kCax];
-      dest[kCay * field_stride] = w[kCay];
-      dest[kCaz * field_stride] = w[kCaz];
+      dest[kCax * field_stride] = w[kCax * world_stride];
+      dest[kCay * field_stride] = w[kCay * world_stride];
+      dest[kCaz * field_stride] = w[kCaz * world_stride];
       if (write.segment != 0) {
-        dest[kCbx * field_stride] = w[kCbx];
-        dest[kCby * field_stride] = w[kCby];
-        dest[kCbz * field_stride] = w[kCbz];
+        dest[kCbx * field_stride] = w[kCbx * world_stride];
+        dest[kCby * field_stride] = w[kCby * world_stride];
+        dest[kCbz * field_stride] = w[kCbz * world_stride];
       }
-      if (write.radius != 0) dest[kCr * field_stride] = w[kCr];
+      if (write.radius != 0) dest[kCr * field_stride] = w[kCr * world_stride];
     }
   }
   // Teleport guard: the root bone jumped or turned too far since the last pose phase.
@@ -1337,11 +1339,14 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   for (uint32_t on : a.strand_host_slots) writes += static_cast<std::size_t>(std::popcount(on));
   slot.collider_writes.reserve(writes);
   slot.node_colliders = a.any_node_collider;
-  slot.collider_world.resize(a.colliders.size() * (detail::kColliderFieldCount - 1));
-  for (std::size_t c = 0; c < a.colliders.size(); ++c) {
+  // The host colliders' world shapes, field by field (rows of host_collider_stride), far
+  // away until the chain's first good frame.
+  const auto world_stride = static_cast<std::size_t>(a.host_collider_stride);
+  slot.collider_world.assign((detail::kColliderFieldCount - 1) * world_stride, 0.0f);
+  for (std::size_t i = 0; i < a.host_collider.size(); ++i) {
     float far[detail::kColliderFieldCount];
-    FarCollider(a.collider_kind[c], far);
-    std::copy(far, far + detail::kColliderFieldCount - 1, slot.collider_world.begin() + c * (detail::kColliderFieldCount - 1));
+    FarCollider(a.collider_kind[a.host_collider[i]], far);
+    for (int32_t f = 0; f < detail::kColliderFieldCount - 1; ++f) slot.collider_world[f * world_stride + i] = far[f];
   }
   slot.last_good.resize(n);
   for (int32_t k = 0; k < n; ++k) slot.last_good[k] = slot.Virtual(k) ? a.rest_local[k] : slot.Animated(k);

@@ -37,6 +37,7 @@ struct Ops<float> {
   static float Load(const float* p) { return *p; }
   static float LoadUnaligned(const float* p) { return *p; }
   static void Store(float* p, float v) { *p = v; }
+  static void StoreUnaligned(float* p, float v) { *p = v; }
   static float Splat(float v) { return v; }
   static float Sqrt(float v) { return std::sqrt(v); }
   static float Fma(float a, float b, float c) { return a * b + c; }
@@ -74,6 +75,7 @@ struct Ops<FusedFloat> {
   static V Load(const float* p) { return {*p}; }
   static V LoadUnaligned(const float* p) { return {*p}; }
   static void Store(float* p, V v) { *p = v.v; }
+  static void StoreUnaligned(float* p, V v) { *p = v.v; }
   static V Splat(float v) { return {v}; }
   static V Sqrt(V v) { return {std::sqrt(v.v)}; }
   static V Fma(V a, V b, V c) { return {std::fma(a.v, b.v, c.v)}; }
@@ -95,6 +97,7 @@ struct Ops<xsimd::batch<float, Arch>> {
   static B Load(const float* p) { return B::load_aligned(p); }
   static B LoadUnaligned(const float* p) { return B::load_unaligned(p); }
   static void Store(float* p, const B& v) { v.store_aligned(p); }
+  static void StoreUnaligned(float* p, const B& v) { v.store_unaligned(p); }
   static B Splat(float v) { return B(v); }
   static B Sqrt(const B& v) { return xsimd::sqrt(v); }
   static B Fma(const B& a, const B& b, const B& c) { return xsimd::fma(a, b, c); }
@@ -143,6 +146,7 @@ struct Ops<NeonF32> {
   static V Load(const float* p) { return {vld1q_f32(p)}; }
   static V LoadUnaligned(const float* p) { return {vld1q_f32(p)}; }
   static void Store(float* p, V v) { vst1q_f32(p, v.v); }
+  static void StoreUnaligned(float* p, V v) { vst1q_f32(p, v.v); }
   static V Splat(float v) { return {vdupq_n_f32(v)}; }
   static V Sqrt(V v) { return {vsqrtq_f32(v.v)}; }
   static V Fma(V a, V b, V c) { return {vfmaq_f32(c.v, a.v, b.v)}; }
@@ -196,6 +200,7 @@ struct Ops<Avx512F32> {
   static V Load(const float* p) { return {_mm512_load_ps(p)}; }
   static V LoadUnaligned(const float* p) { return {_mm512_loadu_ps(p)}; }
   static void Store(float* p, V v) { _mm512_store_ps(p, v.v); }
+  static void StoreUnaligned(float* p, V v) { _mm512_storeu_ps(p, v.v); }
   static V Splat(float v) { return {_mm512_set1_ps(v)}; }
   static V Sqrt(V v) { return {_mm512_sqrt_ps(v.v)}; }
   static V Fma(V a, V b, V c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
