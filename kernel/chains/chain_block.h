@@ -132,10 +132,13 @@ struct ChainBlockView {
                   static_cast<std::size_t>(kColliderFieldCount) * collider_count + node) *
                      kBlockLanes;
   }
-  // A kVrm node field (VrmNodeField); only when vrm.
+  // A kVrm node field (VrmNodeField); only when vrm. Node-major, as the hot fields: the
+  // solve addresses a node's fields at constant offsets from one base (field-major, each
+  // load computed field * node_count + node, and the VRM solve spent a third of its
+  // instructions on addresses and their spills).
   float* Vrm(int32_t field, int32_t node) const {
     return cold + (static_cast<std::size_t>(kColdNodeFieldCount) * node_count +
-                   static_cast<std::size_t>(field) * node_count + node) *
+                   static_cast<std::size_t>(node) * kVrmFieldCount + field) *
                       kBlockLanes;
   }
   // Row r of the block, hot rows first, then cold: for copying whole lanes.
