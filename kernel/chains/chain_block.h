@@ -121,9 +121,11 @@ struct ChainBlockView {
   float* Lane(int32_t field) const {
     return hot + (static_cast<std::size_t>(kHotNodeFieldCount) * node_count + field) * kBlockLanes;
   }
+  // Collider-major: a collider's fields at constant offsets from its first (the solve's
+  // loads, and the read's writes into lanes, need no multiply by the collider count).
   float* Collider(int32_t field, int32_t collider) const {
     return hot + (static_cast<std::size_t>(kHotNodeFieldCount) * node_count + kLaneFieldCount +
-                  static_cast<std::size_t>(field) * collider_count + collider) *
+                  static_cast<std::size_t>(collider) * kColliderFieldCount + field) *
                      kBlockLanes;
   }
   // A node's collision radius (m); the row exists only when collider_count > 0.

@@ -736,7 +736,7 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   // point and normal, all seven for a capsule.
   if (a.host_colliders != 0) {
     Group& g = groups_[slot.group];
-    const std::size_t field_stride = static_cast<std::size_t>(g.collider_count) * kBlockLanes;
+    constexpr std::size_t field_stride = kBlockLanes;  // a collider's fields (ChainBlockView::Collider)
     if (slot.collider_writes_dirty) {
       // Its lanes moved (or it just woke): where each (strand, slot) pair's fields go.
       const std::size_t block_floats = static_cast<std::size_t>(g.hot_rows) * kBlockLanes;
@@ -749,7 +749,7 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
           const int32_t j = std::countr_zero(on);               // the lane's collider slot
           const int32_t c = a.strand_slot_collider[strand][j];  // the chain's collider in it
           slot.collider_writes.push_back(
-              {rows + static_cast<std::size_t>(j) * kBlockLanes, a.host_collider_place[c],
+              {rows + static_cast<std::size_t>(j) * detail::kColliderFieldCount * kBlockLanes, a.host_collider_place[c],
                static_cast<uint8_t>(kind[c] != kSphereOutside && kind[c] != kSphereInside ? 1 : 0),
                static_cast<uint8_t>(kind[c] != kPlaneKind ? 1 : 0)});
         }
