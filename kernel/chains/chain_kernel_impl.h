@@ -450,7 +450,7 @@ TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32
                           ? LoadVrmQ<V>(b, kVrmQx, grandparent, lane)
                           : LoadQ4<V>(b.Lane(kRootParentRx) + lane, b.Lane(kRootParentRy) + lane,
                                       b.Lane(kRootParentRz) + lane, b.Lane(kRootParentRw) + lane);
-  const Q4<V> base = QMul(above, LoadVrmQ<V>(b, kVrmRestQx, parent, lane));
+  const Q4<V> base = QMulFused(above, LoadVrmQ<V>(b, kVrmRestQx, parent, lane));
   const V3<V> axis = QRotate(base, dir);
   // Inertia, stiffness along the rest direction, gravity (and wind): displacements.
   const V3<V> c = LoadAt<V>(node, kCurrent);
@@ -478,7 +478,7 @@ TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32
   // The bone's world rotation: its rest rotation under the simulated parent, swung from
   // the rest direction onto the solved one (three-vrm's fromUnitVectors, premultiplied).
   // |axis| = 1 and |n - h| = length (restored above): the arc needs no square root for them.
-  const Q4<V> bone = QMul(ShortestArcOfLengths(axis, Sub(n, h), length), base);
+  const Q4<V> bone = QMulFused(ShortestArcOfLengths(axis, Sub(n, h), length), base);
   O::Store(b.Vrm(kVrmQx, parent) + lane, bone.x);
   O::Store(b.Vrm(kVrmQy, parent) + lane, bone.y);
   O::Store(b.Vrm(kVrmQz, parent) + lane, bone.z);
