@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <array>
 #include <bit>
 
@@ -387,9 +388,12 @@ TEST(ChainPose, TheFiniteCheckFindsANaNOrInfinityAnywhere) {
 }
 
 // The gather of a chain's host locals through its bone map, in every instruction set: the
-// same copies as GatherTransforms (finite.h) and the same two decisions, for every count
-// (the AVX2 kernel checks rotations four at a time, with a tail), a NaN or infinity in any
-// float of any transform, and rotations on both sides of NearUnit's tolerance.
+// same copies and the same two decisions as the scalar kernel, for every count (the AVX2
+// kernel checks rotations four at a time, with a tail), a NaN or infinity in any float of
+// any transform, and rotations inside, outside and on either side of NearUnit's edge by
+// one float step (so a kernel that summed |q|^2 in another order fails). The scalar kernel
+// is held to finite.h's GatherTransforms away from the edge (this test's own arithmetic
+// may be fused: ARM64's g++ does).
 TEST(ChainPose, TheBoneMapGatherCopiesAndChecksAsTheScalarRule) {
   std::vector<Transform> host(40);
   for (std::size_t i = 0; i < host.size(); ++i) {
@@ -401,43 +405,74 @@ TEST(ChainPose, TheBoneMapGatherCopiesAndChecksAsTheScalarRule) {
     std::memcpy(b.data(), &t, sizeof t);
     return b;
   };
-  // A rotation |q|^2 = 1 + e: just inside, just outside the tolerance, and far off.
+  const auto reference = detail::ChainKernelsFor(Isa::kScalar).gather_check;
+  // A rotation with |q|^2 = n2 (about), and one on the edge of NearUnit's tolerance: the last
+  // float step of w the scalar kernel takes as unit, or the first it does not.
   const auto scaled = [](Quat q, float n2) {
     const float s = std::sqrt(n2);
     return Quat{q.x * s, q.y * s, q.z * s, q.w * s};
   };
-  for (Isa isa : kConcreteIsas) {
-    if (!IsIsaSupported(isa)) continue;
-    const auto gather = detail::ChainKernelsFor(isa).gather_check;
-    for (int32_t count = 1; count <= 11; ++count) {
-      std::vector<int32_t> from(count), to(count);
-      for (int32_t i = 0; i < count; ++i) from[i] = (i * 7 + 3) % 40, to[i] = count - 1 - i;
-      for (int32_t bad = -1; bad < count * 10; ++bad) {
-        for (int32_t kind = 0; kind < 5; ++kind) {
-          if (bad < 0 && kind > 0) break;
-          std::vector<Transform> src = host;
-          if (bad >= 0) {
-            Transform& t = src[from[bad / 10]];
-            if (kind < 3) {
-              const float value[] = {std::nanf(""), INFINITY, -INFINITY};
-              reinterpret_cast<float*>(&t)[bad % 10] = value[kind];
-            } else {
-              if (bad % 10 != 0) continue;  // the rotation cases once per transform
-              t.rotation = scaled(t.rotation, kind == 3 ? 1.0f + 0.9e-4f : 1.0f + 1.2e-4f);
-            }
+  const auto unit_by_reference = [&](const Quat& q) {
+    const Transform t{{0, 0, 0}, q, {1, 1, 1}};
+    Transform out;
+    const int32_t zero = 0;
+    return reference(&t, &zero, &out, &zero, 1).unit;
+  };
+  const auto edge = [&](const Quat& q, bool inside) {
+    Quat r = scaled(q, 1.0f + 0.98e-4f);
+    EXPECT_TRUE(unit_by_reference(r));
+    while (unit_by_reference(r)) r.w = std::nextafter(r.w, 2.0f);
+    if (inside) r.w = std::nextafter(r.w, 0.0f);
+    return r;
+  };
+  for (int32_t count = 1; count <= 11; ++count) {
+    std::vector<int32_t> from(count), to(count);
+    for (int32_t i = 0; i < count; ++i) from[i] = (i * 7 + 3) % 40, to[i] = count - 1 - i;
+    for (int32_t bad = -1; bad < count * 10; ++bad) {
+      for (int32_t kind = 0; kind < 7; ++kind) {
+        if (bad < 0 && kind > 0) break;
+        std::vector<Transform> src = host;
+        if (bad >= 0) {
+          Transform& t = src[from[bad / 10]];
+          if (kind < 3) {
+            const float value[] = {std::nanf(""), INFINITY, -INFINITY};
+            reinterpret_cast<float*>(&t)[bad % 10] = value[kind];
+          } else {
+            if (bad % 10 != 0) continue;  // the rotation cases once per transform
+            t.rotation = kind == 3   ? scaled(t.rotation, 1.0f + 0.9e-4f)
+                         : kind == 4 ? scaled(t.rotation, 1.0f + 1.2e-4f)
+                                     : edge(t.rotation, kind == 5);
           }
-          std::vector<Transform> expect_dst(count), dst(count);
-          const detail::GatherCheck expect = detail::GatherTransforms(src.data(), from.data(), expect_dst.data(), to.data(), count);
-          const detail::GatherCheck got = gather(src.data(), from.data(), dst.data(), to.data(), count);
-          EXPECT_EQ(got.finite, expect.finite) << ToString(isa) << " count " << count << " bad " << bad << " kind " << kind;
-          EXPECT_EQ(got.unit, expect.unit) << ToString(isa) << " count " << count << " bad " << bad << " kind " << kind;
+        }
+        const std::string what = "count " + std::to_string(count) + " bad " + std::to_string(bad) + " kind " +
+                                 std::to_string(kind);
+        std::vector<Transform> expect_dst(count);
+        const detail::GatherCheck expect = reference(src.data(), from.data(), expect_dst.data(), to.data(), count);
+        if (bad >= 0 && kind < 3) {
+          EXPECT_FALSE(expect.finite) << what;
+        }
+        if (bad >= 0 && (kind == 4 || kind == 6)) {
+          EXPECT_FALSE(expect.unit) << what;
+        }
+        if (kind == 3 || kind == 5) {
+          EXPECT_TRUE(expect.unit) << what;
+        }
+        if (kind < 5) {
+          std::vector<Transform> rule_dst(count);
+          const detail::GatherCheck rule =
+              detail::GatherTransforms(src.data(), from.data(), rule_dst.data(), to.data(), count);
+          EXPECT_EQ(expect.finite, rule.finite) << what;
+          EXPECT_EQ(expect.unit, rule.unit) << what;
+          for (int32_t i = 0; i < count; ++i) EXPECT_EQ(bits(expect_dst[i]), bits(rule_dst[i])) << what;
+        }
+        for (Isa isa : kConcreteIsas) {
+          if (!IsIsaSupported(isa)) continue;
+          std::vector<Transform> dst(count);
+          const detail::GatherCheck got =
+              detail::ChainKernelsFor(isa).gather_check(src.data(), from.data(), dst.data(), to.data(), count);
+          EXPECT_EQ(got.finite, expect.finite) << ToString(isa) << " " << what;
+          EXPECT_EQ(got.unit, expect.unit) << ToString(isa) << " " << what;
           for (int32_t i = 0; i < count; ++i) EXPECT_EQ(bits(dst[i]), bits(expect_dst[i])) << ToString(isa) << " " << i;
-          if (bad >= 0 && kind < 3) {
-            EXPECT_FALSE(got.finite);
-          }
-          if (bad >= 0 && kind == 4) {
-            EXPECT_FALSE(got.unit);
-          }
         }
       }
     }

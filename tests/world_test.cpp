@@ -621,6 +621,33 @@ TEST(FloatingPoint, StepFlushesDenormalsAndRestoresTheCallersMode) {
   EXPECT_EQ(detail::CurrentFpuMode(), mode);
 }
 
+// A caller that already flushes is left as it was, bit for bit, even when a host callback
+// inside the Step changes the mode (the guard does not write on entry then, but always
+// writes the caller's value back).
+TEST(FloatingPoint, ACallerAlreadyFlushingGetsItsExactModeBack) {
+#if defined(TENDON_HAS_MXCSR) || defined(TENDON_HAS_FPCR)
+  Scene s;
+  s.Add({});
+  const uint32_t original = detail::CurrentFpuMode();
+  const uint32_t flushing = original | detail::DenormalGuard::kFlushToZero | detail::DenormalGuard::kDenormalsAreZero;
+  WindSampler sampler;
+  sampler.sample = [](double, void*) {
+    // A callback that turns flushing off for the rest of the Step.
+    detail::WriteFpuControl(detail::CurrentFpuMode() & ~(detail::DenormalGuard::kFlushToZero |
+                                                         detail::DenormalGuard::kDenormalsAreZero));
+    return Vec3{};
+  };
+  s.world->SetWindSampler(sampler);
+  detail::WriteFpuControl(flushing);
+  s.world->Step(kStep);
+  const uint32_t after = detail::CurrentFpuMode();
+  detail::WriteFpuControl(original);
+  EXPECT_EQ(after, flushing);
+#else
+  GTEST_SKIP() << "no floating-point control register here";
+#endif
+}
+
 TEST(Isa, ForceScalarEnvironmentVariableSelectsTheScalarReference) {
   ASSERT_EQ(setenv("TENDON_FORCE_SCALAR", "1", 1), 0);
   auto forced = MakeWorld();

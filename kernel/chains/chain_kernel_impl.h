@@ -19,7 +19,9 @@
 //   Q = P;  P = P'   (P' is written over Q's slot and the slots swap roles; see kPos0x)
 // Padding lanes are pinned, and hold a valid pose, so no lane needs a mask.
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -864,7 +866,23 @@ inline GatherCheck GatherCheckTransforms(const Transform* src, const int32_t* fr
       _mm_movemask_epi8(_mm_cmpgt_epi32(largest_tail, _mm256_castsi256_si128(finite_limit)));
   return {non_finite == 0, unit == 0xF};
 #else
-  return GatherTransforms(src, from, dst, to, count);
+  // GatherTransforms' rule (finite.h), written here: its inline helpers compiled in this
+  // translation unit, with this instruction set's flags, could become the copy the linker
+  // keeps for the baseline callers (see the top of this file). Finite: no float's exponent
+  // bits all set; unit: |q|^2 as Dot(q, q) sums it, within NearUnit's tolerance.
+  uint32_t non_finite = 0;
+  bool unit = true;
+  for (int32_t i = 0; i < count; ++i) {
+    const Transform& t = src[from[i]];
+    dst[to[i]] = t;
+    uint32_t bits[kTransformFloats];
+    std::memcpy(bits, &t, sizeof bits);
+    for (const uint32_t b : bits) non_finite |= (b & 0x7f800000u) == 0x7f800000u ? 1u : 0u;
+    const Quat& q = t.rotation;
+    const float n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    unit &= std::fabs(n2 - 1.0f) <= kUnitRotationTolerance;
+  }
+  return {non_finite == 0, unit};
 #endif
 }
 

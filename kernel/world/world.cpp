@@ -151,7 +151,7 @@ struct World::Impl {
   // The frame in flight between OpenFrame and CloseFrame (Step, or BeginStep .. FinishStep).
   struct Frame {
     uint64_t t0 = 0;
-    uint64_t last_tick = 0;  // the serial phases' chained tick (PhaseRun), from t0
+    uint64_t last_tick = 0;  // the serial phases' chained tick (PhaseRun), from the gather's start
     float dt = 0, step = 0, vrm_dt = 0;
     int32_t substeps = 0;
     bool rejected = false;
@@ -328,7 +328,9 @@ struct World::Impl {
       chains.MarkDependents(&OverlapsBodies, this);
       dependencies_dirty = false;
     }
-    frame_state.last_tick = frame_state.t0;
+    // The gather starts here (after the clock, the wind and the dependency sort), and the
+    // phases after it chain from its reads.
+    frame_state.last_tick = 0;
     PhaseRun run(ticks, profiler, test_clock(), kTendonCallerThread, &frame_state.last_tick);
     const auto bound_chains = [&] { return stats.bound_chains; };
     run.Phase(stats.times.gather_ms, detail::FramePhase::kGather, "gather", detail::kChainColor, true,
