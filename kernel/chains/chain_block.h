@@ -201,7 +201,6 @@ inline constexpr int32_t kSolveInterleave = 4;
 inline constexpr int32_t kMaxSolveBlocks = 16;
 static_assert(kSolveInterleave <= kMaxSolveBlocks, "a solve call takes at most kMaxSolveBlocks blocks");
 
-// A kernel set for one instruction set; see chain_kernels.cpp for the dispatch.
 // One host bone of the writeback's flat scatter (ChainSystem builds a list per block when
 // lanes or bindings change): the bone is written as its chain's last good local with the
 // written local rotation in place of the animated one.
@@ -225,6 +224,12 @@ struct ChainColliderInput {
   bool vrm;  // VRM does not scale collider radii
 };
 
+// finite.h's GatherTransforms, compiled once without instruction-set flags
+// (chain_kernels.cpp): the gather of every kernel set without an AVX2 one of its own.
+GatherCheck GatherTransformsBaseline(const Transform* src, const int32_t* from, Transform* dst, const int32_t* to,
+                                     int32_t count);
+
+// A kernel set for one instruction set; see chain_kernels.cpp for the dispatch.
 struct ChainKernels {
   // Runs params.substeps substeps over `count` blocks of one topology: integrate,
   // stiffness, collide, link. Each lane's result is independent of the others'.

@@ -19,9 +19,7 @@
 //   Q = P;  P = P'   (P' is written over Q's slot and the slots swap roles; see kPos0x)
 // Padding lanes are pinned, and hold a valid pose, so no lane needs a mask.
 
-#include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -816,15 +814,18 @@ bool AllFiniteFloats(const float* values, int32_t count) {
 }
 
 // A chain's host locals through its bone map, copied and checked in one pass (see
-// ChainKernels::gather_check). With AVX2: each transform is one 32-byte and one 8-byte
+// ChainKernels::gather_check), with AVX2: each transform is one 32-byte and one 8-byte
 // copy; finiteness is the largest magnitude's bits seen in each float slot (a float is
 // finite when its bits without the sign are below 0x7f800000), tested once at the end;
 // the rotations are checked four at a time, transposed, with NearUnit's arithmetic in its
 // order (this file is compiled without contraction), so each decision is NearUnit's. The
-// scalar loop cost about 44 instructions a bone (callgrind, 100 Godettes).
+// scalar loop cost about 44 instructions a bone (callgrind, 100 Godettes). Other
+// instruction sets take GatherTransformsBaseline (chain_block.h): finite.h's inline
+// helpers compiled here, with this file's flags, could become the copy the linker keeps
+// for the baseline callers (see the top of this file).
+#if defined(__AVX2__)
 inline GatherCheck GatherCheckTransforms(const Transform* src, const int32_t* from, Transform* dst, const int32_t* to,
                                          int32_t count) {
-#if defined(__AVX2__)
   const __m256i magnitude = _mm256_set1_epi32(0x7fffffff);
   __m256i largest = _mm256_setzero_si256();
   __m128i largest_tail = _mm_setzero_si128();
@@ -865,26 +866,8 @@ inline GatherCheck GatherCheckTransforms(const Transform* src, const int32_t* fr
       _mm256_movemask_epi8(_mm256_cmpgt_epi32(largest, finite_limit)) |
       _mm_movemask_epi8(_mm_cmpgt_epi32(largest_tail, _mm256_castsi256_si128(finite_limit)));
   return {non_finite == 0, unit == 0xF};
-#else
-  // GatherTransforms' rule (finite.h), written here: its inline helpers compiled in this
-  // translation unit, with this instruction set's flags, could become the copy the linker
-  // keeps for the baseline callers (see the top of this file). Finite: no float's exponent
-  // bits all set; unit: |q|^2 as Dot(q, q) sums it, within NearUnit's tolerance.
-  uint32_t non_finite = 0;
-  bool unit = true;
-  for (int32_t i = 0; i < count; ++i) {
-    const Transform& t = src[from[i]];
-    dst[to[i]] = t;
-    uint32_t bits[kTransformFloats];
-    std::memcpy(bits, &t, sizeof bits);
-    for (const uint32_t b : bits) non_finite |= (b & 0x7f800000u) == 0x7f800000u ? 1u : 0u;
-    const Quat& q = t.rotation;
-    const float n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
-    unit &= std::fabs(n2 - 1.0f) <= kUnitRotationTolerance;
-  }
-  return {non_finite == 0, unit};
-#endif
 }
+#endif
 
 // The writeback's flat scatter (see ChainKernels::scatter). With AVX2 each bone is one
 // 32-byte load blended with its rotation, one 32-byte store and an 8-byte copy; the
@@ -973,7 +956,12 @@ void ColliderWorlds(const ChainColliderInput& in, float* out) {
 template <class V>
 const ChainKernels& KernelTable(const char* name) {
   static const ChainKernels kernels{&Solve<V>,          &Writeback<V>,          &Pose<V>, &AllFiniteFloats<V>,
-                                    &GatherCheckTransforms, &ScatterLocals, &ColliderWorlds<V>, name};
+#if defined(__AVX2__)
+                                    &GatherCheckTransforms,
+#else
+                                    &GatherTransformsBaseline,
+#endif
+                                    &ScatterLocals, &ColliderWorlds<V>, name};
   return kernels;
 }
 

@@ -90,5 +90,10 @@ const ChainKernels& ChainKernelsFor(Isa isa) {
   }
 }
 
+GatherCheck GatherTransformsBaseline(const Transform* src, const int32_t* from, Transform* dst, const int32_t* to,
+                                     int32_t count) {
+  return GatherTransforms(src, from, dst, to, count);
+}
+
 }  // namespace detail
 }  // namespace tendon
