@@ -1,9 +1,9 @@
 // The XPBD rigid solver: free bodies, joints and limits on the Jolt "Human" ragdoll, and
 // contacts with static planes.
 #include <algorithm>
-#include <string>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "ports/jolt_human/jolt_human.h"
@@ -754,6 +754,80 @@ TEST(RigidSolve, ACrateBouncesOffAPlaneWithRestitutionAndComesToRest) {
   w->GetRagdollVelocities(id, v, wv);
   EXPECT_LT(Length(v[0]), 0.05f);
   EXPECT_NEAR(out[0].translation.y, 0.25f, 0.01f);
+}
+
+// Sleeping ragdolls are packed behind the awake ones in their group's lanes, so a block
+// whose lanes all sleep costs the kernels nothing. A lane's arithmetic never depends on
+// where it is: ragdolls falling beside ragdolls that sleep (and so move lanes) take the
+// bit-identical path they take alone.
+TEST(RagdollSleep, PackingSleepersBehindAwakeLanesMovesNoResult) {
+  RagdollSettings s;
+  PartSettings crate;
+  crate.shape = {.type = PartShape::kBox, .half_extents = {0.25f, 0.25f, 0.25f}};
+  crate.mass = 20.0f;
+  s.parts.push_back(crate);
+  PartSettings ball;  // a second part, jointed: rows of more than one part move
+  ball.shape = {.type = PartShape::kSphere, .radius = 0.15f};
+  ball.mass = 5.0f;
+  ball.parent = 0;
+  ball.pose = Transform{{0, 0.45f, 0}, {}, {1, 1, 1}};
+  ball.joint.anchor = {0, 0.3f, 0};
+  ball.joint.normal_half_cone_degrees = ball.joint.plane_half_cone_degrees = 5.0f;
+  ball.joint.twist_min_degrees = -5.0f;
+  ball.joint.twist_max_degrees = 5.0f;
+  s.parts.push_back(ball);
+  constexpr int kMovers = 24, kSleepers = 24;  // three blocks of 16 (six of 8)
+  auto make = [&](bool with_sleepers, std::vector<std::vector<Transform>>& out, std::vector<RagdollId>& movers,
+                  std::vector<RagdollId>& sleepers) {
+    auto w = MakeWorld();
+    EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+    const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+    out.assign(kMovers + kSleepers, std::vector<Transform>(2));
+    for (int i = 0; i < kMovers + kSleepers; ++i) {
+      const bool mover = i % 2 == 1;
+      if (!mover && !with_sleepers) continue;
+      RagdollBinding b;
+      b.archetype = a;
+      // 3 m apart: no pairs between them. Movers fall from 8-31 m, tumbling; sleepers
+      // stand on the plane and fall asleep within a second.
+      b.placement.translation = {3.0f * static_cast<float>(i), mover ? 8.0f + static_cast<float>(i) : 0.25f, 0};
+      if (mover) b.angular_velocity = {0.5f, 0.2f * static_cast<float>(i % 5), 0.1f};
+      b.output_parts = out[i];
+      (mover ? movers : sleepers).push_back(w->BindRagdoll(b).value());
+    }
+    return w;
+  };
+  std::vector<std::vector<Transform>> out_mixed, out_alone;
+  std::vector<RagdollId> movers_mixed, sleepers_mixed, movers_alone, unused;
+  auto mixed = make(true, out_mixed, movers_mixed, sleepers_mixed);
+  auto alone = make(false, out_alone, movers_alone, unused);
+  std::vector<int32_t> bound_lanes;
+  for (RagdollId id : movers_mixed) bound_lanes.push_back(detail::WorldAccess::RagdollLane(*mixed, id));
+  bool all_sleepers_slept = false, lanes_moved = false;
+  int still_falling_when_packed = 0;
+  for (int f = 0; f < 150; ++f) {
+    mixed->Step(kStep);
+    alone->Step(kStep);
+    bool sleeping = true;
+    for (RagdollId id : sleepers_mixed) sleeping = sleeping && mixed->IsRagdollAsleep(id);
+    all_sleepers_slept = all_sleepers_slept || sleeping;
+    for (int k = 0; k < kMovers; ++k) {
+      const bool moved = detail::WorldAccess::RagdollLane(*mixed, movers_mixed[k]) != bound_lanes[k];
+      if (moved && !lanes_moved) {
+        for (RagdollId id : movers_mixed) still_falling_when_packed += mixed->IsRagdollAsleep(id) ? 0 : 1;
+      }
+      lanes_moved = lanes_moved || moved;
+      const int i = 2 * k + 1;
+      for (int j = 0; j < 2; ++j) {
+        ASSERT_EQ(std::memcmp(&out_mixed[i][j], &out_alone[i][j], sizeof(Transform)), 0)
+            << "mover " << k << " part " << j << " frame " << f;
+      }
+    }
+  }
+  EXPECT_TRUE(all_sleepers_slept);
+  EXPECT_TRUE(lanes_moved) << "the awake ragdolls were packed in front of the sleepers";
+  EXPECT_GT(still_falling_when_packed, kMovers / 2) << "packed while most of them still fell";
+  EXPECT_GT(out_mixed[kMovers + kSleepers - 1][0].translation.y, 0.25f) << "the last mover still fell at the end";
 }
 
 }  // namespace

@@ -695,6 +695,10 @@ void RagdollSystem::SetProfiler(const ProfilerHooks* profiler) {
 void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world,
                          FrameStats& stats, uint32_t thread) {
   int32_t count = 0, enabled = 0;
+  if (substeps > 0) {
+    ProfileZone zone(profiler_, "ragdolls.pack_awake", kRagdollColor, thread);
+    for (RagdollGroup& g : store_.groups) PackAwakeLanes(g);
+  }
   for (int32_t gi = 0; gi < static_cast<int32_t>(store_.groups.size()); ++gi) {
     // Only blocks with enabled lanes are work: disabled instances cost the solver nothing.
     const int32_t width = store_.groups[gi].block_lanes;
@@ -985,6 +989,33 @@ void RagdollSystem::SwapLanes(RagdollGroup& g, int32_t a, int32_t b) {
   g.SwapLanes(a, b);
   for (int32_t lane : {a, b}) {
     if (g.lane_owner[lane] >= 0) store_.slots[g.lane_owner[lane]].lane = lane;
+  }
+}
+// Sleeping ragdolls cost the kernels nothing only where a whole slice of lanes sleeps
+// (RunStages); scattered among awake ones (a pile that settles while its neighbours in the
+// block still move) they ride along in every substep. A lane's arithmetic never depends
+// on where it is, so packing moves no result. Packed only when it frees a block, so lanes
+// do not move every time one ragdoll sleeps or wakes.
+void RagdollSystem::PackAwakeLanes(RagdollGroup& g) {
+  auto awake = [&](int32_t lane) {
+    const int32_t owner = g.lane_owner[lane];
+    return owner >= 0 && !store_.slots[owner].asleep;
+  };
+  int32_t awake_count = 0, blocks_awake = 0;
+  for (int32_t block = 0; block * g.block_lanes < g.lanes_enabled; ++block) {
+    const int32_t end = std::min(g.lanes_enabled, (block + 1) * g.block_lanes);
+    int32_t in_block = 0;
+    for (int32_t lane = block * g.block_lanes; lane < end; ++lane) in_block += awake(lane) ? 1 : 0;
+    awake_count += in_block;
+    blocks_awake += in_block > 0 ? 1 : 0;
+  }
+  if (blocks_awake <= (awake_count + g.block_lanes - 1) / g.block_lanes) return;
+  int32_t front = 0, back = g.lanes_enabled - 1;
+  for (;;) {
+    while (front < back && awake(front)) ++front;
+    while (front < back && !awake(back)) --back;
+    if (front >= back) break;
+    SwapLanes(g, front++, back--);
   }
 }
 void RagdollSystem::EnableLane(RagdollSlot& slot) {

@@ -126,6 +126,7 @@ class RagdollSystem {
   bool OverlapsHostBuffers(const void* data, std::size_t bytes) const;
   // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
   void PoisonStateForTest(RagdollId id);
+  int32_t LaneForTest(RagdollId id) const { return IsValid(id) ? store_.slots[id.index].lane : -1; }
 
  private:
   struct WorkItem {
@@ -138,6 +139,9 @@ class RagdollSystem {
   // Grows group `gi`'s blocks to hold `lanes` lanes plus its reserve (never in Step).
   void EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve = true);
   void SwapLanes(RagdollGroup& g, int32_t a, int32_t b);
+  // Moves the group's awake enabled lanes in front of its sleeping ones when that leaves
+  // fewer blocks with an awake lane (the kernels skip a slice whose lanes all sleep).
+  void PackAwakeLanes(RagdollGroup& g);
   void EnableLane(RagdollSlot& slot);
   void DisableLane(RagdollSlot& slot);
   void RemoveLane(RagdollSlot& slot);

@@ -893,5 +893,8 @@ int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.
 void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
   world.impl_->ragdolls.PoisonStateForTest(ragdoll);
 }
+int32_t detail::WorldAccess::RagdollLane(const World& world, RagdollId ragdoll) {
+  return world.impl_->ragdolls.LaneForTest(ragdoll);
+}
 
 }  // namespace tendon
