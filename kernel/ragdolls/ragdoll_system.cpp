@@ -841,17 +841,22 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
       RagdollGroup& g = store_.groups[work_[i].group];
       const detail::RigidBlockView view = g.View(work_[i].block);
       int32_t resets = 0;
+      // x * 0 is 0 for every finite x and NaN otherwise: a lane's sum over its state is 0
+      // exactly when all of it is finite. Summed row by row (each row holds the block's
+      // lanes side by side), one pass over the block instead of a strided one per lane.
+      float nonfinite[detail::kMaxRigidBlockLanes] = {};
+      for (int32_t j = 0; j < g.part_count; ++j) {
+        for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) {
+          const float* row = view.Part(f, j);
+          for (int32_t l = 0; l < view.lanes; ++l) nonfinite[l] += row[l] * 0.0f;
+        }
+      }
       for (int32_t l = 0; l < g.block_lanes; ++l) {
         const int32_t lane = work_[i].block * g.block_lanes + l;
         const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
         if (owner < 0) continue;
         RagdollSlot& slot = store_.slots[owner];
-        bool finite = true;
-        for (int32_t j = 0; j < g.part_count && finite; ++j) {
-          float sum = 0;
-          for (int32_t f = 0; f < detail::kRigidFieldCount; ++f) sum += view.Part(f, j)[l] * 0.0f;
-          finite = sum == 0.0f;
-        }
+        const bool finite = nonfinite[l] == 0.0f;
         // Back to the last pose written (the output holds it), at rest; the host's motors
         // and planar mode stay as they were.
         auto reset = [&] {

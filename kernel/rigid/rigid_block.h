@@ -167,6 +167,10 @@ inline constexpr std::size_t RigidFloatsPerBlock(int32_t parts, int32_t lanes) {
          static_cast<std::size_t>(lanes);
 }
 
+// The widest block a World may take (the AVX-512 kernel's 16 lanes): per-block scratch on
+// the stack is sized by it.
+inline constexpr int32_t kMaxRigidBlockLanes = 16;
+
 struct RigidBlockView {
   int32_t part_count = 0;
   float* data = nullptr;

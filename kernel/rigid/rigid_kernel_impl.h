@@ -1022,6 +1022,7 @@ namespace tendon::detail::TENDON_RIGID_KERNEL_NS {
 // This translation unit's kernel set for lane type V (its instruction set), built once.
 template <class V>
 const RigidKernels& KernelTable(const char* name) {
+  static_assert(Ops<V>::kSize <= kMaxRigidBlockLanes && kBlockLanes <= kMaxRigidBlockLanes, "kMaxRigidBlockLanes");
   static const RigidKernels kernels{&Solve<V>, &Positions<V>, &Velocities<V>, &PairPositions<V>, &PairVelocities<V>,
                                     name,
                                     Ops<V>::kSize > kBlockLanes ? Ops<V>::kSize : kBlockLanes};
