@@ -777,18 +777,18 @@ TEST(RagdollSleep, PackingSleepersBehindAwakeLanesMovesNoResult) {
   ball.joint.twist_max_degrees = 5.0f;
   s.parts.push_back(ball);
   constexpr int kMovers = 24, kSleepers = 24;  // three blocks of 16 (six of 8)
-  auto make = [&](bool with_sleepers, std::vector<std::vector<Transform>>& out, std::vector<RagdollId>& movers,
-                  std::vector<RagdollId>& sleepers) {
+  auto make = [&](bool with_movers, bool with_sleepers, std::vector<std::vector<Transform>>& out,
+                  std::vector<RagdollId>& movers, std::vector<RagdollId>& sleepers) {
     auto w = MakeWorld();
     EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
     const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
     out.assign(kMovers + kSleepers, std::vector<Transform>(2));
     for (int i = 0; i < kMovers + kSleepers; ++i) {
       const bool mover = i % 2 == 1;
-      if (!mover && !with_sleepers) continue;
+      if (mover ? !with_movers : !with_sleepers) continue;
       RagdollBinding b;
       b.archetype = a;
-      // 3 m apart: no pairs between them. Movers fall from 8-31 m, tumbling; sleepers
+      // 3 m apart: no pairs between them. Movers fall from 9-55 m, tumbling; sleepers
       // stand on the plane and fall asleep within a second.
       b.placement.translation = {3.0f * static_cast<float>(i), mover ? 8.0f + static_cast<float>(i) : 0.25f, 0};
       if (mover) b.angular_velocity = {0.5f, 0.2f * static_cast<float>(i % 5), 0.1f};
@@ -797,19 +797,25 @@ TEST(RagdollSleep, PackingSleepersBehindAwakeLanesMovesNoResult) {
     }
     return w;
   };
-  std::vector<std::vector<Transform>> out_mixed, out_alone;
-  std::vector<RagdollId> movers_mixed, sleepers_mixed, movers_alone, unused;
-  auto mixed = make(true, out_mixed, movers_mixed, sleepers_mixed);
-  auto alone = make(false, out_alone, movers_alone, unused);
+  std::vector<std::vector<Transform>> out_mixed, out_movers, out_sleepers;
+  std::vector<RagdollId> movers_mixed, sleepers_mixed, movers_alone, sleepers_alone, unused;
+  auto mixed = make(true, true, out_mixed, movers_mixed, sleepers_mixed);
+  auto movers_only = make(true, false, out_movers, movers_alone, unused);
+  auto sleepers_only = make(false, true, out_sleepers, unused, sleepers_alone);
   std::vector<int32_t> bound_lanes;
   for (RagdollId id : movers_mixed) bound_lanes.push_back(detail::WorldAccess::RagdollLane(*mixed, id));
   bool all_sleepers_slept = false, lanes_moved = false;
   int still_falling_when_packed = 0;
   for (int f = 0; f < 150; ++f) {
     mixed->Step(kStep);
-    alone->Step(kStep);
+    movers_only->Step(kStep);
+    sleepers_only->Step(kStep);
     bool sleeping = true;
     for (RagdollId id : sleepers_mixed) sleeping = sleeping && mixed->IsRagdollAsleep(id);
+    // Once asleep, the sleepers (whose lanes are the ones that move) stay asleep.
+    if (all_sleepers_slept) {
+      ASSERT_TRUE(sleeping) << "frame " << f;
+    }
     all_sleepers_slept = all_sleepers_slept || sleeping;
     for (int k = 0; k < kMovers; ++k) {
       const bool moved = detail::WorldAccess::RagdollLane(*mixed, movers_mixed[k]) != bound_lanes[k];
@@ -817,11 +823,12 @@ TEST(RagdollSleep, PackingSleepersBehindAwakeLanesMovesNoResult) {
         for (RagdollId id : movers_mixed) still_falling_when_packed += mixed->IsRagdollAsleep(id) ? 0 : 1;
       }
       lanes_moved = lanes_moved || moved;
-      const int i = 2 * k + 1;
-      for (int j = 0; j < 2; ++j) {
-        ASSERT_EQ(std::memcmp(&out_mixed[i][j], &out_alone[i][j], sizeof(Transform)), 0)
-            << "mover " << k << " part " << j << " frame " << f;
-      }
+    }
+    // Every ragdoll, mover or sleeper, as it is in a world of its own kind alone.
+    for (int i = 0; i < kMovers + kSleepers; ++i) {
+      const std::vector<Transform>& alone = i % 2 == 1 ? out_movers[i] : out_sleepers[i];
+      ASSERT_EQ(std::memcmp(out_mixed[i].data(), alone.data(), 2 * sizeof(Transform)), 0)
+          << (i % 2 == 1 ? "mover " : "sleeper ") << i / 2 << " frame " << f;
     }
   }
   EXPECT_TRUE(all_sleepers_slept);

@@ -695,10 +695,6 @@ void RagdollSystem::SetProfiler(const ProfilerHooks* profiler) {
 void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world,
                          FrameStats& stats, uint32_t thread) {
   int32_t count = 0, enabled = 0;
-  if (substeps > 0) {
-    ProfileZone zone(profiler_, "ragdolls.pack_awake", kRagdollColor, thread);
-    for (RagdollGroup& g : store_.groups) PackAwakeLanes(g);
-  }
   for (int32_t gi = 0; gi < static_cast<int32_t>(store_.groups.size()); ++gi) {
     // Only blocks with enabled lanes are work: disabled instances cost the solver nothing.
     const int32_t width = store_.groups[gi].block_lanes;
@@ -1001,7 +997,11 @@ void RagdollSystem::SwapLanes(RagdollGroup& g, int32_t a, int32_t b) {
 // block still move) they ride along in every substep. A lane's arithmetic never depends
 // on where it is, so packing moves no result. Packed only when it frees a block, so lanes
 // do not move every time one ragdoll sleeps or wakes.
-void RagdollSystem::PackAwakeLanes(RagdollGroup& g) {
+void RagdollSystem::PackAwakeLanes(uint32_t thread) {
+  ProfileZone zone(profiler_, "ragdolls.pack_awake", kRagdollColor, thread);
+  for (RagdollGroup& g : store_.groups) PackAwakeLanesOf(g);
+}
+void RagdollSystem::PackAwakeLanesOf(RagdollGroup& g) {
   auto awake = [&](int32_t lane) {
     const int32_t owner = g.lane_owner[lane];
     return owner >= 0 && !store_.slots[owner].asleep;

@@ -112,6 +112,12 @@ class RagdollSystem {
   // frame's path when it ran several; exact for one).
   // `thread`: the worker index of the thread it runs on (its zones' track in the host's
   // profiler; kTendonCallerThread on the thread that called World::Step).
+  // Moves each group's awake enabled lanes in front of its sleeping ones where that leaves
+  // fewer blocks with an awake lane (the kernels skip a slice whose lanes all sleep). No
+  // result depends on a lane's place. The World calls it on the caller's thread before a
+  // stepping frame's lanes start (Step, and BeginStep before it returns), so lanes never
+  // move while a frame is in flight for that reason.
+  void PackAwakeLanes(uint32_t thread);
   void Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world, FrameStats& stats,
             uint32_t thread = kTendonCallerThread);
   // The World's profiler hooks, or null (kernel/core/profile.h). Between frames.
@@ -139,9 +145,7 @@ class RagdollSystem {
   // Grows group `gi`'s blocks to hold `lanes` lanes plus its reserve (never in Step).
   void EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve = true);
   void SwapLanes(RagdollGroup& g, int32_t a, int32_t b);
-  // Moves the group's awake enabled lanes in front of its sleeping ones when that leaves
-  // fewer blocks with an awake lane (the kernels skip a slice whose lanes all sleep).
-  void PackAwakeLanes(RagdollGroup& g);
+  void PackAwakeLanesOf(RagdollGroup& g);
   void EnableLane(RagdollSlot& slot);
   void DisableLane(RagdollSlot& slot);
   void RemoveLane(RagdollSlot& slot);

@@ -321,7 +321,10 @@ struct World::Impl {
     frame_state.step = static_cast<float>(clock.step());
     // kVrm chains take one step of the frame's dt, hitch-clamped as the fixed clock is.
     frame_state.vrm_dt = std::min(dt, frame_state.step * static_cast<float>(settings.max_substeps));
-    if (tick.substeps > 0) SampleWind();
+    if (tick.substeps > 0) {
+      SampleWind();
+      ragdolls.PackAwakeLanes(kTendonCallerThread);
+    }
     // 2. Which chains wait for the ragdoll phase (only after binds changed), then the
     // chains' selection.
     if (dependencies_dirty) {

@@ -35,7 +35,7 @@ struct WorldAccess {
   // inside the substeps would: for tests of the reset path, which no valid input reaches.
   static void PoisonRagdollState(World& world, RagdollId ragdoll);
   // A ragdoll's lane in its group (-1 for an invalid id): where its state sits in the
-  // blocks, which the ragdoll system may change between Steps.
+  // blocks, which a stepping frame may change as it opens (RagdollSystem::PackAwakeLanes).
   static int32_t RagdollLane(const World& world, RagdollId ragdoll);
   // Replaces the CPU counter for the phase times (null ms: the counter again).
   static void SetPhaseClock(World& world, PhaseClock clock);
