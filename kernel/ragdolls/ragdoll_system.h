@@ -103,6 +103,12 @@ class RagdollSystem {
   // XPBD substeps per fixed step from the next Step on, [1, ragdoll_substeps] (the World's
   // millisecond budget lowers it).
   void SetFrameSubsteps(int32_t substeps) { frame_substeps_ = std::clamp(substeps, 1, settings_.ragdoll_substeps); }
+  // Moves each group's awake enabled lanes in front of its sleeping ones where that leaves
+  // fewer blocks with an awake lane (the kernels skip a slice whose lanes all sleep). No
+  // result depends on a lane's place. The World calls it on the caller's thread before a
+  // stepping frame's lanes start (Step, and BeginStep before it returns), so lanes never
+  // move while a frame is in flight for that reason.
+  void PackAwakeLanes(uint32_t thread);
   // `substeps` fixed steps of step_seconds each, every one ragdoll_substeps XPBD substeps.
   // Writes the ragdoll fields of `stats` (bound, disabled, simulated, sleeping, frozen,
   // substeps, pairs, islands), adds its resets to reset_non_finite and its non-finite
@@ -112,12 +118,6 @@ class RagdollSystem {
   // frame's path when it ran several; exact for one).
   // `thread`: the worker index of the thread it runs on (its zones' track in the host's
   // profiler; kTendonCallerThread on the thread that called World::Step).
-  // Moves each group's awake enabled lanes in front of its sleeping ones where that leaves
-  // fewer blocks with an awake lane (the kernels skip a slice whose lanes all sleep). No
-  // result depends on a lane's place. The World calls it on the caller's thread before a
-  // stepping frame's lanes start (Step, and BeginStep before it returns), so lanes never
-  // move while a frame is in flight for that reason.
-  void PackAwakeLanes(uint32_t thread);
   void Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world, FrameStats& stats,
             uint32_t thread = kTendonCallerThread);
   // The World's profiler hooks, or null (kernel/core/profile.h). Between frames.

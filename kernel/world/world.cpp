@@ -323,7 +323,7 @@ struct World::Impl {
     frame_state.vrm_dt = std::min(dt, frame_state.step * static_cast<float>(settings.max_substeps));
     if (tick.substeps > 0) {
       SampleWind();
-      ragdolls.PackAwakeLanes(kTendonCallerThread);
+      if (ragdolls.LiveCount() > 0) ragdolls.PackAwakeLanes(kTendonCallerThread);
     }
     // 2. Which chains wait for the ragdoll phase (only after binds changed), then the
     // chains' selection.
