@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernel/world/world_access.h"
 #include "stickman_rig.h"
 #include "test_util.h"
 
@@ -203,6 +204,77 @@ inline std::vector<uint64_t> RunWakingStacks(const TaskHooks& hooks, int32_t* wo
     w->Step(1.0f / 60.0f);
     hashes.push_back(w->StateHash());
     *woken = std::max(*woken, kStacked - w->LastStats().sleeping_ragdolls);
+  }
+  return hashes;
+}
+
+// Four piles of 16 two-part ragdolls (a crate and a jointed ball), 5 m apart, dropped onto
+// a plane so that each pile's ragdolls land on one another. Bound pile by pile, so each
+// pile fills whole blocks of lanes for any block width up to 16: the frame's pairs leave
+// the piles' blocks apart, and with `domains` each pile's blocks run their substeps as one
+// task (RagdollSystem::BuildDomains); without, substep by substep. `last_domains`: the
+// last frame's domains, when every pile has landed. `with_sleeper`: a crate asleep on the plane between piles 0
+// and 1 (wide enough that both piles land on it): a sleeping body in two islands' pairs,
+// which joins their blocks into one domain.
+inline std::vector<uint64_t> RunDomainPiles(const TaskHooks& hooks, bool domains, int32_t* last_domains,
+                                            bool with_sleeper = false) {
+  WorldSettings ws;
+  ws.tasks = hooks;
+  ws.ragdoll_substeps = 8;
+  auto w = MakeWorld(ws);
+  detail::WorldAccess::SetRagdollDomains(*w, domains);
+  EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+  RagdollSettings s;
+  PartSettings crate;
+  crate.shape = {.type = PartShape::kBox, .half_extents = {0.2f, 0.2f, 0.2f}};
+  crate.mass = 10.0f;
+  s.parts.push_back(crate);
+  PartSettings ball;
+  ball.shape = {.type = PartShape::kSphere, .radius = 0.15f};
+  ball.mass = 3.0f;
+  ball.parent = 0;
+  ball.pose = Transform{{0, 0.4f, 0}, {}, {1, 1, 1}};
+  ball.joint.anchor = {0, 0.25f, 0};
+  ball.joint.normal_half_cone_degrees = ball.joint.plane_half_cone_degrees = 30.0f;
+  s.parts.push_back(ball);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+  constexpr int kPiles = 4, kPerPile = 16;
+  std::vector<std::vector<Transform>> out(kPiles * kPerPile + 1, std::vector<Transform>(2));
+  std::vector<uint64_t> hashes;
+  if (with_sleeper) {
+    RagdollSettings slab;
+    PartSettings box;
+    box.shape = {.type = PartShape::kBox, .half_extents = {2.6f, 0.1f, 1.0f}};
+    box.mass = 50.0f;
+    slab.parts.push_back(box);
+    const RagdollArchetypeId slab_id = w->BuildRagdollArchetype(slab).value();
+    RagdollBinding b;
+    b.archetype = slab_id;
+    b.placement = Transform{{2.5f, 0.1f, 0.15f}, {}, {1, 1, 1}};
+    b.output_parts = std::span<Transform>(out.back().data(), 1);
+    const RagdollId id = w->BindRagdoll(b).value();
+    for (int f = 0; f < 300 && !w->IsRagdollAsleep(id); ++f) {
+      w->Step(1.0f / 60.0f);
+      hashes.push_back(w->StateHash());
+    }
+    EXPECT_TRUE(w->IsRagdollAsleep(id)) << "the slab sleeps before the piles fall on it";
+  }
+  for (int i = 0; i < kPiles * kPerPile; ++i) {
+    const int pile = i / kPerPile, k = i % kPerPile;
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement = Transform{{5.0f * static_cast<float>(pile) + 0.3f * static_cast<float>(k % 2),
+                             0.7f + 0.7f * static_cast<float>(k / 2), 0.3f * static_cast<float>((k / 2) % 2)},
+                            AxisAngle(Vec3{0.3f, 1, 0.2f}, 0.4f * static_cast<float>(k)), {1, 1, 1}};
+    b.angular_velocity = {0.3f * static_cast<float>(k % 3), 0, 0.2f * static_cast<float>(pile)};
+    b.output_parts = out[i];
+    EXPECT_TRUE(w->BindRagdoll(b).ok());
+  }
+
+  for (int f = 0; f < 90; ++f) {
+    w->Step(1.0f / 60.0f);
+    hashes.push_back(w->StateHash());
+    *last_domains = detail::WorldAccess::RagdollDomains(*w);
   }
   return hashes;
 }

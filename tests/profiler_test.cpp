@@ -167,10 +167,13 @@ TEST(Profiler, ATraceHasEveryPhaseInsideItsFrameWithFrameStatsDurations) {
     }
   }
   for (const char* phase : {"gather", "budget", "ragdolls", "pose", "solve", "writeback", "pendulums",
-                            "ragdolls.broad_phase", "ragdolls.islands", "ragdolls.substep", "ragdolls.writeback",
+                            "ragdolls.broad_phase", "ragdolls.islands", "ragdolls.writeback",
                             "characters.before", "characters.after"}) {
     EXPECT_GE(inside[phase], kFrames) << phase << ": a zone inside every frame";
   }
+  // A frame's substeps are one zone per substep, or one for them all where the frame's
+  // blocks fall into domains that each run every substep in one task.
+  EXPECT_GE(inside["ragdolls.substep"] + inside["ragdolls.substeps"], kFrames) << "the substeps' zones in every frame";
   EXPECT_GT(inside["ragdolls.pairs"], 0) << "the limbs pile up: frames with pairs have their zone";
   for (const auto& [name, count] : inside) {
     int total = 0;

@@ -61,17 +61,7 @@ class Islands {
   // per-worker scratch (< WorkerSlots); the serial parts run as worker 0.
   template <class F>
   void ForEachBatch(const TaskHooks& tasks, const F& stage, TaskProfile profile = {}) const {
-    auto runs = [&](int32_t begin, int32_t end, uint32_t worker) {
-      for (int32_t i = begin; i < end;) {
-        const int32_t colour = ordered_pairs_[i].colour;
-        int32_t j = i + 1;
-        if (colour != kPairColours - 1) {
-          while (j < end && j - i < kPairLanes && ordered_pairs_[j].colour == colour) ++j;
-        }
-        stage(i, j - i, worker);
-        i = j;
-      }
-    };
+    auto runs = [&](int32_t begin, int32_t end, uint32_t worker) { RunBatches(begin, end, stage, worker); };
     std::atomic<int32_t> next_island{0};
     auto islands = [&](int32_t b, int32_t e, uint32_t worker) {
       for (int32_t item = b; item < e; ++item) {
@@ -93,6 +83,19 @@ class Islands {
       ParallelFor(tasks, end - begin, kPairLanes, task, profile);
     }
   }
+  // The islands run one task each (not the split one), [0, island_count()), and each one's
+  // ordered pairs, [IslandBegin(k), IslandEnd(k)).
+  int32_t island_count() const { return island_count_; }
+  int32_t IslandBegin(int32_t k) const { return island_start_[k]; }
+  int32_t IslandEnd(int32_t k) const { return island_start_[k + 1]; }
+  // Whether this frame has an island split by colour (its pairs follow every island's).
+  bool HasSplitIsland() const { return colour_start_[0] != colour_start_[kPairColours]; }
+  // Island k's batches in order on the calling thread, as ForEachBatch runs them: for a
+  // schedule that keeps an island with its bodies' blocks (RagdollSystem's domains).
+  template <class F>
+  void RunIsland(int32_t k, const F& stage, uint32_t worker) const {
+    RunBatches(island_start_[k], island_start_[k + 1], stage, worker);
+  }
   // `stage(i)` for every ordered pair, in the same order and with the same parallelism.
   template <class F>
   void ForEach(const TaskHooks& tasks, const F& stage, TaskProfile profile = {}) const {
@@ -103,6 +106,20 @@ class Islands {
 
  private:
   int32_t IslandOf(int32_t slot);
+  // [begin, end) of the ordered pairs in batches: up to kPairLanes consecutive pairs of
+  // one colour, each overflow-colour pair alone.
+  template <class F>
+  void RunBatches(int32_t begin, int32_t end, const F& stage, uint32_t worker) const {
+    for (int32_t i = begin; i < end;) {
+      const int32_t colour = ordered_pairs_[i].colour;
+      int32_t j = i + 1;
+      if (colour != kPairColours - 1) {
+        while (j < end && j - i < kPairLanes && ordered_pairs_[j].colour == colour) ++j;
+      }
+      stage(i, j - i, worker);
+      i = j;
+    }
+  }
 
   std::vector<PartPair> ordered_pairs_;  // by island, each island's by colour; the split island last
   std::vector<PartPair> by_island_;      // scratch: the pairs by island, in broad-phase order

@@ -73,6 +73,17 @@ void PairContacts::SolveVelocities(float h) {
                         {settings_.profiler, "ragdolls.pair_velocities/task", kRagdollColor});
 }
 
+void PairContacts::SolveIslandPositions(int32_t island, float h, uint32_t worker) {
+  const float max_push = settings_.max_push_speed * h;
+  islands_.RunIsland(island, [&](int32_t begin, int32_t count, uint32_t w) { PositionsBatch(begin, count, max_push, w); },
+                     worker);
+}
+
+void PairContacts::SolveIslandVelocities(int32_t island, float h, uint32_t worker) {
+  islands_.RunIsland(island, [&](int32_t begin, int32_t count, uint32_t w) { VelocitiesBatch(begin, count, h, w); },
+                     worker);
+}
+
 // Once per frame, after the broad phase: the contacts of a pair. Every sample sphere of
 // each part against the other part's exact shape; a sample within the frame's reach of
 // the shape (the speed of both over the frame, plus 1 cm) is a contact: the sphere's

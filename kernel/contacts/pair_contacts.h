@@ -73,6 +73,10 @@ class PairContacts {
   void SolvePositions(float h);
   // The velocity half, after the kernel's velocities; h is the substep's length.
   void SolveVelocities(float h);
+  // The two halves for island k alone (Islands::RunIsland), on the calling thread as
+  // `worker`: a schedule that keeps each island with its bodies' blocks runs them.
+  void SolveIslandPositions(int32_t island, float h, uint32_t worker);
+  void SolveIslandVelocities(int32_t island, float h, uint32_t worker);
 
  private:
   // A contact of a pair, found once per frame and re-measured every substep from points

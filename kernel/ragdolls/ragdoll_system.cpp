@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <string>
 
@@ -243,6 +244,70 @@ void RagdollSystem::ReserveContacts() {
   broad_.Reserve(total_parts_, static_cast<int32_t>(store_.slots.size()));
   islands_.Reserve(total_parts_, broad_.pair_capacity(), static_cast<int32_t>(store_.slots.size()));
   contacts_.Reserve(broad_.pair_capacity());
+  domain_islands_.resize(store_.slots.size());  // an island per ragdoll at most
+}
+
+int32_t RagdollSystem::BuildDomains(int32_t count, int32_t pair_count) {
+  if (islands_.HasSplitIsland()) return 0;
+  int32_t* parent = domain_parent_.data();
+  auto find = [parent](int32_t x) {
+    while (parent[x] != x) {
+      parent[x] = parent[parent[x]];
+      x = parent[x];
+    }
+    return x;
+  };
+  auto work_of = [&](int32_t body) {
+    const PairBody& b = broad_.body(body);
+    return group_first_work_[b.group] + b.lane / store_.groups[b.group].block_lanes;
+  };
+  for (int32_t i = 0; i < count; ++i) parent[i] = i;
+  // Every pair joins its two blocks, a sleeping body's too: it is only read, but the kernel
+  // runs over its block's lanes while another domain's pairs would read it.
+  for (int32_t i = 0; i < pair_count; ++i) {
+    const PartPair& pair = islands_.pair(i);
+    const int32_t ra = find(work_of(pair.a)), rb = find(work_of(pair.b));
+    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  int32_t domains = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    if (find(i) == i) domain_of_[i] = domains++;
+  }
+  if (domains < 2) return domains;
+  // Counting sorts: the work items by domain (in work order), the islands by domain (in
+  // island order); a domain's weight is its lanes' parts plus its pairs, roughly the
+  // substeps' work.
+  for (int32_t d = 0; d <= domains; ++d) domain_block_start_[d] = domain_island_start_[d] = 0;
+  for (int32_t d = 0; d < domains; ++d) domain_weight_[d] = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    domain_of_[i] = domain_of_[find(i)];
+    ++domain_block_start_[domain_of_[i] + 1];
+    const RagdollGroup& g = store_.groups[work_[i].group];
+    domain_weight_[domain_of_[i]] += g.block_lanes * g.part_count;
+  }
+  const int32_t islands = islands_.island_count();
+  for (int32_t k = 0; k < islands; ++k) {
+    const int32_t d = domain_of_[work_of(islands_.pair(islands_.IslandBegin(k)).a)];
+    ++domain_island_start_[d + 1];
+    domain_weight_[d] += islands_.IslandEnd(k) - islands_.IslandBegin(k);
+  }
+  for (int32_t d = 0; d < domains; ++d) {
+    domain_block_start_[d + 1] += domain_block_start_[d];
+    domain_island_start_[d + 1] += domain_island_start_[d];
+  }
+  // domain_order_ is the fill scratch for now.
+  for (int32_t d = 0; d < domains; ++d) domain_order_[d] = domain_block_start_[d];
+  for (int32_t i = 0; i < count; ++i) domain_blocks_[domain_order_[domain_of_[i]]++] = i;
+  for (int32_t d = 0; d < domains; ++d) domain_order_[d] = domain_island_start_[d];
+  for (int32_t k = 0; k < islands; ++k) {
+    const int32_t d = domain_of_[work_of(islands_.pair(islands_.IslandBegin(k)).a)];
+    domain_islands_[domain_order_[d]++] = k;
+  }
+  for (int32_t d = 0; d < domains; ++d) domain_order_[d] = d;
+  std::sort(domain_order_.begin(), domain_order_.begin() + domains, [&](int32_t x, int32_t y) {
+    return domain_weight_[x] > domain_weight_[y] || (domain_weight_[x] == domain_weight_[y] && x < y);
+  });
+  return domains;
 }
 
 Result<RagdollArchetypeId> RagdollSystem::BuildArchetype(const RagdollSettings& settings) {
@@ -699,6 +764,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
     // Only blocks with enabled lanes are work: disabled instances cost the solver nothing.
     const int32_t width = store_.groups[gi].block_lanes;
     const int32_t blocks = (store_.groups[gi].lanes_enabled + width - 1) / width;
+    group_first_work_[gi] = count;
     for (int32_t b = 0; b < blocks; ++b) work_[count++] = {gi, b};
     enabled += store_.groups[gi].lanes_enabled;
   }
@@ -811,7 +877,49 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
     ParallelFor(settings_.tasks, count, 1, task_fn, {profiler_, "ragdolls.substeps/task", kRagdollColor});
   };
   const float h = params.dt;
-  for (int32_t call = 0; call < calls; ++call) {
+  const int32_t domains = pair_count > 0 && domains_enabled_ ? BuildDomains(count, pair_count) : 0;
+  last_domains_ = domains;
+  if (domains >= 2) {
+    // Each domain runs every substep in one task, in the order below: its blocks stay
+    // with one worker, and no barrier stands between the halves of a substep.
+    ProfileZone zone(profiler_, "ragdolls.substeps", kRagdollColor, thread);
+    auto run_domain = [&](int32_t d, uint32_t worker) {
+      const int32_t* blocks = domain_blocks_.data() + domain_block_start_[d];
+      const int32_t block_count = domain_block_start_[d + 1] - domain_block_start_[d];
+      const int32_t* islands = domain_islands_.data() + domain_island_start_[d];
+      const int32_t island_count = domain_island_start_[d + 1] - domain_island_start_[d];
+      auto kernel = [&](int32_t which, bool find_static) {
+        for (int32_t b = 0; b < block_count; ++b) {
+          RagdollGroup& g = store_.groups[work_[blocks[b]].group];
+          const detail::RigidBlockView view = g.View(work_[blocks[b]].block);
+          detail::RigidSolveParams local = params;
+          local.parts = g.constants.data();
+          local.part_count = g.part_count;
+          local.find_static_contacts = find_static;
+          (which == 1 ? kernel_set->positions : kernel_set->velocities)(&view, 1, local);
+        }
+      };
+      for (int32_t call = 0; call < calls; ++call) {
+        kernel(1, call == 0);
+        for (int32_t k = 0; k < island_count; ++k) contacts_.SolveIslandPositions(islands[k], h, worker);
+        kernel(2, call == 0);
+        for (int32_t k = 0; k < island_count; ++k) contacts_.SolveIslandVelocities(islands[k], h, worker);
+      }
+    };
+    // The heaviest domains first, one at a time to whichever worker is free.
+    std::atomic<int32_t> next_domain{0};
+    auto domain_task = [&](int32_t begin, int32_t end, uint32_t worker) {
+      for (int32_t item = begin; item < end; ++item) {
+        for (int32_t k = next_domain.fetch_add(1, std::memory_order_relaxed); k < domains;
+             k = next_domain.fetch_add(1, std::memory_order_relaxed)) {
+          run_domain(domain_order_[k], worker);
+        }
+      }
+    };
+    ParallelFor(settings_.tasks, std::min(WorkerSlots(settings_.tasks), domains), 1, domain_task,
+                {profiler_, "ragdolls.domains/task", kRagdollColor});
+  }
+  for (int32_t call = 0; call < (domains >= 2 ? 0 : calls); ++call) {
     ProfileZone substep_zone(profiler_, "ragdolls.substep", kRagdollColor, thread);
     if (pair_count == 0) {
       run(0);
@@ -959,6 +1067,7 @@ int32_t RagdollSystem::FindOrAddGroup(int32_t archetype, bool kinematic) {
   g.block_lanes = kernels_->block_lanes;
   g.floats_per_block = detail::RigidFloatsPerBlock(n, g.block_lanes);
   store_.groups.push_back(std::move(g));
+  group_first_work_.resize(store_.groups.size());
   return static_cast<int32_t>(store_.groups.size()) - 1;
 }
 
@@ -983,6 +1092,10 @@ void RagdollSystem::EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve) {
   work_.resize(total);
   resets_.resize(total);
   bad_inputs_.resize(total);
+  for (std::vector<int32_t>* v : {&domain_parent_, &domain_of_, &domain_blocks_, &domain_weight_, &domain_order_})
+    v->resize(total);
+  domain_block_start_.resize(static_cast<std::size_t>(total) + 1);
+  domain_island_start_.resize(static_cast<std::size_t>(total) + 1);
 }
 
 // Lane bookkeeping. Swapping keeps every slot's lane index true.

@@ -133,6 +133,10 @@ class RagdollSystem {
   // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
   void PoisonStateForTest(RagdollId id);
   int32_t LaneForTest(RagdollId id) const { return IsValid(id) ? store_.slots[id.index].lane : -1; }
+  // false: every frame with pairs runs substep by substep (the schedule domains must match).
+  void SetDomainsForTest(bool enabled) { domains_enabled_ = enabled; }
+  // The last frame's domains (BuildDomains; 0 or 1: it ran substep by substep).
+  int32_t DomainsForTest() const { return last_domains_; }
 
  private:
   struct WorkItem {
@@ -153,6 +157,14 @@ class RagdollSystem {
   static void EmitStreams(RagdollSlot& slot);
   void MoveToGroup(int32_t index, int32_t target);
   void ReserveContacts();
+  // The frame's domains, when its pairs between ragdolls are ordered into islands: blocks
+  // (work items [0, count)) joined by any pair between their lanes, each domain with the
+  // islands of its pairs. A domain's kernels and pairs read and write only its own blocks'
+  // lanes, so each domain can run all of the frame's substeps in one task, without a
+  // barrier between the halves of a substep, in the same order per block and per island as
+  // the substep-by-substep schedule: no result changes. Returns the number of domains
+  // (0 when an island is split by colour: its colours need the barriers).
+  int32_t BuildDomains(int32_t count, int32_t pair_count);
 
   RagdollSystemSettings settings_;
   int32_t frame_substeps_ = settings_.ragdoll_substeps;
@@ -165,10 +177,17 @@ class RagdollSystem {
   std::unordered_map<const void*, int32_t> by_output_;
   int32_t live_count_ = 0;
   int32_t last_fixed_steps_ = 1;  // fixed steps of the last frame that ran any
+  bool domains_enabled_ = true;
+  int32_t last_domains_ = 0;
   int32_t total_parts_ = 0;
   std::vector<WorkItem> work_;     // per block, sized at bind time
   std::vector<int32_t> resets_;    // per work item
   std::vector<int32_t> bad_inputs_;  // per work item: non-finite kinematic root frames
+  std::vector<int32_t> group_first_work_;  // per group: its first work item this frame
+  // BuildDomains: per work item, its union-find parent, then its domain; the work items and
+  // islands by domain ([start[d], start[d + 1])); the domains, heaviest first.
+  std::vector<int32_t> domain_parent_, domain_of_, domain_blocks_, domain_block_start_;
+  std::vector<int32_t> domain_islands_, domain_island_start_, domain_weight_, domain_order_;
   Sleep sleep_;
   BroadPhase broad_;
   Islands islands_;

@@ -900,4 +900,8 @@ int32_t detail::WorldAccess::RagdollLane(const World& world, RagdollId ragdoll) 
   return world.impl_->ragdolls.LaneForTest(ragdoll);
 }
 
+void detail::WorldAccess::SetRagdollDomains(World& world, bool enabled) { world.impl_->ragdolls.SetDomainsForTest(enabled); }
+
+int32_t detail::WorldAccess::RagdollDomains(const World& world) { return world.impl_->ragdolls.DomainsForTest(); }
+
 }  // namespace tendon
