@@ -213,11 +213,13 @@ inline std::vector<uint64_t> RunWakingStacks(const TaskHooks& hooks, int32_t* wo
 // pile fills whole blocks of lanes for any block width up to 16: the frame's pairs leave
 // the piles' blocks apart, and with `domains` each pile's blocks run their substeps as one
 // task (RagdollSystem::BuildDomains); without, substep by substep. `last_domains`: the
-// last frame's domains, when every pile has landed. `with_sleeper`: a crate asleep on the plane between piles 0
-// and 1 (wide enough that both piles land on it): a sleeping body in two islands' pairs,
-// which joins their blocks into one domain.
+// last frame's domains, when every pile has landed. With `slab`, a slab wide enough for
+// piles 0 and 1 to land on it sleeps on the plane before they fall: kSlabWakes is woken by
+// them and joins their blocks into one domain; kSlabFrozen stays asleep (frozen), so its
+// block is not stepped and both piles' domains only read it.
+enum class Slab { kNone, kSlabWakes, kSlabFrozen };
 inline std::vector<uint64_t> RunDomainPiles(const TaskHooks& hooks, bool domains, int32_t* last_domains,
-                                            bool with_sleeper = false) {
+                                            Slab slab_kind = Slab::kNone) {
   WorldSettings ws;
   ws.tasks = hooks;
   ws.ragdoll_substeps = 8;
@@ -241,7 +243,7 @@ inline std::vector<uint64_t> RunDomainPiles(const TaskHooks& hooks, bool domains
   constexpr int kPiles = 4, kPerPile = 16;
   std::vector<std::vector<Transform>> out(kPiles * kPerPile + 1, std::vector<Transform>(2));
   std::vector<uint64_t> hashes;
-  if (with_sleeper) {
+  if (slab_kind != Slab::kNone) {
     RagdollSettings slab;
     PartSettings box;
     box.shape = {.type = PartShape::kBox, .half_extents = {2.6f, 0.1f, 1.0f}};
@@ -251,6 +253,7 @@ inline std::vector<uint64_t> RunDomainPiles(const TaskHooks& hooks, bool domains
     RagdollBinding b;
     b.archetype = slab_id;
     b.placement = Transform{{2.5f, 0.1f, 0.15f}, {}, {1, 1, 1}};
+    b.freeze_when_asleep = slab_kind == Slab::kSlabFrozen;
     b.output_parts = std::span<Transform>(out.back().data(), 1);
     const RagdollId id = w->BindRagdoll(b).value();
     for (int f = 0; f < 300 && !w->IsRagdollAsleep(id); ++f) {
@@ -275,6 +278,9 @@ inline std::vector<uint64_t> RunDomainPiles(const TaskHooks& hooks, bool domains
     w->Step(1.0f / 60.0f);
     hashes.push_back(w->StateHash());
     *last_domains = detail::WorldAccess::RagdollDomains(*w);
+  }
+  if (slab_kind != Slab::kNone) {
+    EXPECT_EQ(w->LastStats().sleeping_ragdolls > 0, slab_kind == Slab::kSlabFrozen) << "the slab sleeps on only if frozen";
   }
   return hashes;
 }

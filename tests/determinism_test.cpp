@@ -286,26 +286,28 @@ TEST(Determinism, ABigIslandSolvedByColourIsIdenticalForOneTwoAndEightWorkers) {
 }
 
 // Piles whose blocks no pair joins run each one's substeps as one task (domains): the bits
-// of the substep-by-substep schedule, frame after frame, for any worker count; and the
-// same where a sleeping slab under two piles joins them into one domain.
+// of the substep-by-substep schedule, frame after frame, for any worker count; the same
+// where a slab under two piles joins them into one domain once they wake it, and where,
+// frozen, it is read by both piles' domains.
 TEST(Determinism, DomainsOfSeparatePilesGiveTheSubstepBySubstepBitsForAnyWorkerCount) {
-  for (bool with_sleeper : {false, true}) {
+  for (Slab slab : {Slab::kNone, Slab::kSlabWakes, Slab::kSlabFrozen}) {
+    const int kind = static_cast<int>(slab);
     int32_t domains = 0;
-    const std::vector<uint64_t> reference = RunDomainPiles(TaskHooks{nullptr, nullptr, nullptr, 1}, false, &domains, with_sleeper);
+    const std::vector<uint64_t> reference = RunDomainPiles(TaskHooks{nullptr, nullptr, nullptr, 1}, false, &domains, slab);
     EXPECT_EQ(domains, 0) << "domains off: substep by substep";
-    const std::vector<uint64_t> serial = RunDomainPiles(TaskHooks{nullptr, nullptr, nullptr, 1}, true, &domains, with_sleeper);
-    EXPECT_EQ(domains, with_sleeper ? 3 : 4) << "a domain per pile; the slab and its two piles one";
-    ASSERT_EQ(serial, reference) << "domains on one thread";
+    const std::vector<uint64_t> serial = RunDomainPiles(TaskHooks{nullptr, nullptr, nullptr, 1}, true, &domains, slab);
+    EXPECT_EQ(domains, slab == Slab::kSlabWakes ? 3 : 4) << "a domain per pile; the woken slab and its piles one";
+    ASSERT_EQ(serial, reference) << "domains on one thread, slab " << kind;
     for (int workers : {2, 8}) {
       ThreadPoolHooks pool(workers);
-      const std::vector<uint64_t> threaded = RunDomainPiles(pool.hooks(), true, &domains, with_sleeper);
+      const std::vector<uint64_t> threaded = RunDomainPiles(pool.hooks(), true, &domains, slab);
       ASSERT_EQ(threaded.size(), reference.size());
       for (std::size_t f = 0; f < reference.size(); ++f)
-        ASSERT_EQ(threaded[f], reference[f]) << workers << " workers, sleeper " << with_sleeper << ", frame " << f;
+        ASSERT_EQ(threaded[f], reference[f]) << workers << " workers, slab " << kind << ", frame " << f;
     }
 #ifndef TENDON_TSAN
     TbbTaskSystem tasks(2);
-    ASSERT_EQ(RunDomainPiles(tasks.hooks(), true, &domains, with_sleeper), reference) << "oneTBB, 2 workers";
+    ASSERT_EQ(RunDomainPiles(tasks.hooks(), true, &domains, slab), reference) << "oneTBB, 2 workers, slab " << kind;
 #endif
   }
 }

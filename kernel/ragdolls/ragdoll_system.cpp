@@ -261,48 +261,75 @@ int32_t RagdollSystem::BuildDomains(int32_t count, int32_t pair_count) {
     const PairBody& b = broad_.body(body);
     return group_first_work_[b.group] + b.lane / store_.groups[b.group].block_lanes;
   };
-  for (int32_t i = 0; i < count; ++i) parent[i] = i;
-  // Every pair joins its two blocks, a sleeping body's too: it is only read, but the kernel
-  // runs over its block's lanes while another domain's pairs would read it.
+  // A block runs when the kernel steps one of its lanes (live and awake: the kernel's own
+  // test, RunStages). One that does not is not written this frame, by the kernel or by
+  // the pairs (a sleeping body is fixed in its pairs), so any domain may read it.
+  for (int32_t i = 0; i < count; ++i) {
+    parent[i] = i;
+    const detail::RigidBlockView view = store_.groups[work_[i].group].View(work_[i].block);
+    const float* asleep = view.Lane(detail::kAsleep);
+    const float* active = view.Lane(detail::kActive);
+    bool runs = false;
+    for (int32_t l = 0; l < view.lanes; ++l) runs = runs || (asleep[l] < 0.5f && active[l] > 0.5f);
+    domain_runs_[i] = runs ? 1 : 0;
+  }
+  // A pair joins its two blocks when both run: the kernel writes a block's every lane that
+  // runs (a sleeping one too, if the kernel stores its slice whole), and another domain's
+  // pairs would read it meanwhile.
   for (int32_t i = 0; i < pair_count; ++i) {
     const PartPair& pair = islands_.pair(i);
-    const int32_t ra = find(work_of(pair.a)), rb = find(work_of(pair.b));
+    const int32_t wa = work_of(pair.a), wb = work_of(pair.b);
+    if (domain_runs_[wa] == 0 || domain_runs_[wb] == 0) continue;
+    const int32_t ra = find(wa), rb = find(wb);
     if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
   }
   int32_t domains = 0;
   for (int32_t i = 0; i < count; ++i) {
-    if (find(i) == i) domain_of_[i] = domains++;
+    if (domain_runs_[i] != 0 && find(i) == i) domain_of_[i] = domains++;
   }
   if (domains < 2) return domains;
-  // Counting sorts: the work items by domain (in work order), the islands by domain (in
-  // island order); a domain's weight is its lanes' parts plus its pairs, roughly the
+  // An island's domain is that of a body of its that runs (an island has an awake body).
+  auto island_domain = [&](int32_t k) {
+    const PartPair& first = islands_.pair(islands_.IslandBegin(k));
+    const int32_t wa = work_of(first.a);
+    return domain_of_[find(domain_runs_[wa] != 0 ? wa : work_of(first.b))];
+  };
+  // Counting sorts: the blocks that run by domain (in work order), the islands by domain
+  // (in island order); a domain's weight is its lanes' parts plus its pairs, roughly the
   // substeps' work.
   for (int32_t d = 0; d <= domains; ++d) domain_block_start_[d] = domain_island_start_[d] = 0;
   for (int32_t d = 0; d < domains; ++d) domain_weight_[d] = 0;
+  int64_t total = 0;
   for (int32_t i = 0; i < count; ++i) {
+    if (domain_runs_[i] == 0) continue;
     domain_of_[i] = domain_of_[find(i)];
     ++domain_block_start_[domain_of_[i] + 1];
     const RagdollGroup& g = store_.groups[work_[i].group];
     domain_weight_[domain_of_[i]] += g.block_lanes * g.part_count;
+    total += g.block_lanes * g.part_count;
   }
   const int32_t islands = islands_.island_count();
   for (int32_t k = 0; k < islands; ++k) {
-    const int32_t d = domain_of_[work_of(islands_.pair(islands_.IslandBegin(k)).a)];
+    const int32_t d = island_domain(k);
     ++domain_island_start_[d + 1];
     domain_weight_[d] += islands_.IslandEnd(k) - islands_.IslandBegin(k);
+    total += islands_.IslandEnd(k) - islands_.IslandBegin(k);
   }
+  // With workers to share it, a domain of more than two thirds of the work would keep one
+  // busy while the others wait: substep by substep, the kernels and islands spread.
+  const int32_t heaviest = *std::max_element(domain_weight_.begin(), domain_weight_.begin() + domains);
+  if (WorkerSlots(settings_.tasks) > 1 && 3 * static_cast<int64_t>(heaviest) > 2 * total) return 1;
   for (int32_t d = 0; d < domains; ++d) {
     domain_block_start_[d + 1] += domain_block_start_[d];
     domain_island_start_[d + 1] += domain_island_start_[d];
   }
   // domain_order_ is the fill scratch for now.
   for (int32_t d = 0; d < domains; ++d) domain_order_[d] = domain_block_start_[d];
-  for (int32_t i = 0; i < count; ++i) domain_blocks_[domain_order_[domain_of_[i]]++] = i;
-  for (int32_t d = 0; d < domains; ++d) domain_order_[d] = domain_island_start_[d];
-  for (int32_t k = 0; k < islands; ++k) {
-    const int32_t d = domain_of_[work_of(islands_.pair(islands_.IslandBegin(k)).a)];
-    domain_islands_[domain_order_[d]++] = k;
+  for (int32_t i = 0; i < count; ++i) {
+    if (domain_runs_[i] != 0) domain_blocks_[domain_order_[domain_of_[i]]++] = i;
   }
+  for (int32_t d = 0; d < domains; ++d) domain_order_[d] = domain_island_start_[d];
+  for (int32_t k = 0; k < islands; ++k) domain_islands_[domain_order_[island_domain(k)]++] = k;
   for (int32_t d = 0; d < domains; ++d) domain_order_[d] = d;
   std::sort(domain_order_.begin(), domain_order_.begin() + domains, [&](int32_t x, int32_t y) {
     return domain_weight_[x] > domain_weight_[y] || (domain_weight_[x] == domain_weight_[y] && x < y);
@@ -1094,7 +1121,9 @@ void RagdollSystem::EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve) {
   bad_inputs_.resize(total);
   for (std::vector<int32_t>* v : {&domain_parent_, &domain_of_, &domain_blocks_, &domain_weight_, &domain_order_})
     v->resize(total);
+  domain_runs_.resize(total);
   domain_block_start_.resize(static_cast<std::size_t>(total) + 1);
+
   domain_island_start_.resize(static_cast<std::size_t>(total) + 1);
 }
 

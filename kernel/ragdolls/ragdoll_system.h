@@ -157,13 +157,17 @@ class RagdollSystem {
   static void EmitStreams(RagdollSlot& slot);
   void MoveToGroup(int32_t index, int32_t target);
   void ReserveContacts();
-  // The frame's domains, when its pairs between ragdolls are ordered into islands: blocks
-  // (work items [0, count)) joined by any pair between their lanes, each domain with the
-  // islands of its pairs. A domain's kernels and pairs read and write only its own blocks'
-  // lanes, so each domain can run all of the frame's substeps in one task, without a
-  // barrier between the halves of a substep, in the same order per block and per island as
-  // the substep-by-substep schedule: no result changes. Returns the number of domains
-  // (0 when an island is split by colour: its colours need the barriers).
+  // The frame's domains, when its pairs between ragdolls are ordered into islands: the
+  // blocks the kernel steps (work items [0, count) with a live awake lane), joined by any
+  // pair between their lanes, each domain with the islands of its pairs. A block no lane of
+  // which is stepped is written by no one this frame (a sleeping body is fixed in its
+  // pairs), so it joins nothing and any domain may read it. A domain's kernels and pairs
+  // write only its own blocks' lanes, so each domain can run all of the frame's substeps
+  // in one task, without a barrier between the halves of a substep, in the same order per
+  // block and per island as the substep-by-substep schedule: no result changes. Returns
+  // the number of domains; 0 when an island is split by colour (its colours need the
+  // barriers), and 1 when, with more than one worker, one domain holds over two thirds
+  // of the work (substep by substep spreads it better).
   int32_t BuildDomains(int32_t count, int32_t pair_count);
 
   RagdollSystemSettings settings_;
@@ -188,6 +192,7 @@ class RagdollSystem {
   // islands by domain ([start[d], start[d + 1])); the domains, heaviest first.
   std::vector<int32_t> domain_parent_, domain_of_, domain_blocks_, domain_block_start_;
   std::vector<int32_t> domain_islands_, domain_island_start_, domain_weight_, domain_order_;
+  std::vector<uint8_t> domain_runs_;  // per work item: 1 when the kernel steps a lane of it
   Sleep sleep_;
   BroadPhase broad_;
   Islands islands_;
