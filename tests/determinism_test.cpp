@@ -4,9 +4,11 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
+#include "kernel/world/world_access.h"
 #include "tendon/tbb_task_system.h"
 #include "determinism_scenes.h"
 
@@ -310,6 +312,60 @@ TEST(Determinism, DomainsOfSeparatePilesGiveTheSubstepBySubstepBitsForAnyWorkerC
     ASSERT_EQ(RunDomainPiles(tasks.hooks(), true, &domains, slab), reference) << "oneTBB, 2 workers, slab " << kind;
 #endif
   }
+}
+
+// With workers, sleepers are packed behind the awake lanes run by run (a run of blocks per
+// worker): no lane leaves its run, lanes do move, and every ragdoll's pose is bit-equal,
+// frame after frame, to a world stepped on the caller's thread alone (one run).
+TEST(Determinism, PackingWithWorkersKeepsEachLaneInItsRunAndMovesNoResult) {
+  RagdollSettings s;
+  PartSettings crate;
+  crate.shape = {.type = PartShape::kBox, .half_extents = {0.25f, 0.25f, 0.25f}};
+  crate.mass = 20.0f;
+  s.parts.push_back(crate);
+  constexpr int kCount = 64;  // ragdolls 3 m apart: movers falling and tumbling, sleepers standing
+  ThreadPoolHooks pool(2);
+  std::vector<std::vector<Transform>> out_serial(kCount, std::vector<Transform>(1)), out_pool = out_serial;
+  std::vector<RagdollId> ids_pool;
+  auto make = [&](const TaskHooks& hooks, std::vector<std::vector<Transform>>& out, std::vector<RagdollId>* ids) {
+    WorldSettings ws;
+    ws.tasks = hooks;
+    auto w = MakeWorld(ws);
+    EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
+    const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
+    for (int i = 0; i < kCount; ++i) {
+      // In each quarter, its first three in four fall from 6-60 m (later ones longer), the
+      // rest stand: every run gets sleepers among falling ragdolls.
+      const bool mover = (i % 16) < 12;
+      RagdollBinding b;
+      b.archetype = a;
+      b.placement.translation = {3.0f * static_cast<float>(i), mover ? 6.0f + 0.8f * static_cast<float>(i % 64) : 0.25f, 0};
+      if (mover) b.angular_velocity = {0.5f, 0.2f * static_cast<float>(i % 5), 0.1f};
+      b.output_parts = out[i];
+      const RagdollId id = w->BindRagdoll(b).value();
+      if (ids != nullptr) ids->push_back(id);
+    }
+    return w;
+  };
+  auto serial = make(TaskHooks{nullptr, nullptr, nullptr, 1}, out_serial, nullptr);
+  auto pooled = make(pool.hooks(), out_pool, &ids_pool);
+  const int32_t width = pooled->RagdollLaneWidth();
+  const int32_t blocks = (kCount + width - 1) / width;
+  auto run_of = [&](int32_t lane) { return lane / width >= blocks / 2 ? 1 : 0; };
+  std::vector<int32_t> first_lane;
+  for (RagdollId id : ids_pool) first_lane.push_back(detail::WorldAccess::RagdollLane(*pooled, id));
+  bool moved = false;
+  for (int f = 0; f < 240; ++f) {
+    serial->Step(1.0f / 60.0f);
+    pooled->Step(1.0f / 60.0f);
+    for (int i = 0; i < kCount; ++i) {
+      const int32_t lane = detail::WorldAccess::RagdollLane(*pooled, ids_pool[i]);
+      ASSERT_EQ(run_of(lane), run_of(first_lane[i])) << "ragdoll " << i << " left its run at frame " << f;
+      moved = moved || lane != first_lane[i];
+      ASSERT_EQ(std::memcmp(out_pool[i].data(), out_serial[i].data(), sizeof(Transform)), 0) << "ragdoll " << i << " frame " << f;
+    }
+  }
+  EXPECT_TRUE(moved) << "sleepers were packed behind awake lanes";
 }
 
 TEST(Determinism, WorkerIndicesStayBelowTheWorkerCount) {

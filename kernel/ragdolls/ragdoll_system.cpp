@@ -1148,21 +1148,31 @@ void RagdollSystem::PackAwakeLanesOf(RagdollGroup& g) {
     const int32_t owner = g.lane_owner[lane];
     return owner >= 0 && !store_.slots[owner].asleep;
   };
-  int32_t awake_count = 0, blocks_awake = 0;
-  for (int32_t block = 0; block * g.block_lanes < g.lanes_enabled; ++block) {
-    const int32_t end = std::min(g.lanes_enabled, (block + 1) * g.block_lanes);
-    int32_t in_block = 0;
-    for (int32_t lane = block * g.block_lanes; lane < end; ++lane) in_block += awake(lane) ? 1 : 0;
-    awake_count += in_block;
-    blocks_awake += in_block > 0 ? 1 : 0;
-  }
-  if (blocks_awake <= (awake_count + g.block_lanes - 1) / g.block_lanes) return;
-  int32_t front = 0, back = g.lanes_enabled - 1;
-  for (;;) {
-    while (front < back && awake(front)) ++front;
-    while (front < back && !awake(back)) --back;
-    if (front >= back) break;
-    SwapLanes(g, front++, back--);
+  // With workers, the blocks are cut into a run per worker and each run is packed on its
+  // own: a lane never leaves its run, so ragdolls bound together (a pile, a crowd hit by
+  // one blast) stay in blocks of their own and the frame's domains (BuildDomains) can
+  // keep them apart, instead of sleepers and wakers of every pile sharing the blocks.
+  const int32_t blocks = (g.lanes_enabled + g.block_lanes - 1) / g.block_lanes;
+  const int32_t runs = std::max(1, std::min(WorkerSlots(settings_.tasks), blocks));
+  for (int32_t run = 0; run < runs; ++run) {
+    const int32_t lo = (run * blocks / runs) * g.block_lanes;
+    const int32_t hi = std::min(g.lanes_enabled, ((run + 1) * blocks / runs) * g.block_lanes);
+    int32_t awake_count = 0, blocks_awake = 0;
+    for (int32_t block = lo; block < hi; block += g.block_lanes) {
+      const int32_t end = std::min(hi, block + g.block_lanes);
+      int32_t in_block = 0;
+      for (int32_t lane = block; lane < end; ++lane) in_block += awake(lane) ? 1 : 0;
+      awake_count += in_block;
+      blocks_awake += in_block > 0 ? 1 : 0;
+    }
+    if (blocks_awake <= (awake_count + g.block_lanes - 1) / g.block_lanes) continue;
+    int32_t front = lo, back = hi - 1;
+    for (;;) {
+      while (front < back && awake(front)) ++front;
+      while (front < back && !awake(back)) --back;
+      if (front >= back) break;
+      SwapLanes(g, front++, back--);
+    }
   }
 }
 void RagdollSystem::EnableLane(RagdollSlot& slot) {

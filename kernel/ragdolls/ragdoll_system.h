@@ -104,8 +104,9 @@ class RagdollSystem {
   // millisecond budget lowers it).
   void SetFrameSubsteps(int32_t substeps) { frame_substeps_ = std::clamp(substeps, 1, settings_.ragdoll_substeps); }
   // Moves each group's awake enabled lanes in front of its sleeping ones where that leaves
-  // fewer blocks with an awake lane (the kernels skip a slice whose lanes all sleep). No
-  // result depends on a lane's place. The World calls it on the caller's thread before a
+  // fewer blocks with an awake lane (the kernels skip a slice whose lanes all sleep); with
+  // workers, within each worker's run of blocks, so no lane leaves its run. No result
+  // depends on a lane's place. The World calls it on the caller's thread before a
   // stepping frame's lanes start (Step, and BeginStep before it returns), so lanes never
   // move while a frame is in flight for that reason.
   void PackAwakeLanes(uint32_t thread);
