@@ -8,7 +8,10 @@
 //   3. the substeps: with no pair, each block runs all of them in one kernel call (its
 //      bodies stay in registers and L1); otherwise one substep at a time, in XPBD order
 //      with the pairs inside: the kernel's positions, the pairs' positions, the kernel's
-//      velocities (derived from positions), the pairs' velocity pass;
+//      velocities (derived from positions), the pairs' velocity pass. Where the pairs
+//      leave the stepped blocks in two or more domains (BuildDomains), each domain runs
+//      that sequence for every substep in one task, with no barrier between the passes;
+//      otherwise each pass is a parallel-for over blocks or islands;
 //   4. per block: lanes that went non-finite are reset to the last written pose at rest
 //      and counted; sleep; part frames into the host's buffers.
 // Work items are blocks with enabled lanes (disabled instances cost the solver nothing);
