@@ -216,8 +216,10 @@ inline std::vector<uint64_t> RunWakingStacks(const TaskHooks& hooks, int32_t* wo
 // last frame's domains, when every pile has landed. With `slab`, a slab wide enough for
 // piles 0 and 1 to land on it sleeps on the plane before they fall: kSlabWakes is woken by
 // them and joins their blocks into one domain; kSlabFrozen stays asleep (frozen), so its
-// block is not stepped and both piles' domains only read it.
-enum class Slab { kNone, kSlabWakes, kSlabFrozen };
+// block is not stepped and both piles' domains only read it; kSlabFrozenBesideAwake stays
+// asleep too, but a second slab falling far away shares its block, which the kernel then
+// steps: the frozen slab's block joins both piles' domains again.
+enum class Slab { kNone, kSlabWakes, kSlabFrozen, kSlabFrozenBesideAwake };
 inline std::vector<uint64_t> RunDomainPiles(const TaskHooks& hooks, bool domains, int32_t* last_domains,
                                             Slab slab_kind = Slab::kNone) {
   WorldSettings ws;
@@ -241,7 +243,7 @@ inline std::vector<uint64_t> RunDomainPiles(const TaskHooks& hooks, bool domains
   s.parts.push_back(ball);
   const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
   constexpr int kPiles = 4, kPerPile = 16;
-  std::vector<std::vector<Transform>> out(kPiles * kPerPile + 1, std::vector<Transform>(2));
+  std::vector<std::vector<Transform>> out(kPiles * kPerPile + 2, std::vector<Transform>(2));
   std::vector<uint64_t> hashes;
   if (slab_kind != Slab::kNone) {
     RagdollSettings slab;
@@ -253,14 +255,21 @@ inline std::vector<uint64_t> RunDomainPiles(const TaskHooks& hooks, bool domains
     RagdollBinding b;
     b.archetype = slab_id;
     b.placement = Transform{{2.5f, 0.1f, 0.15f}, {}, {1, 1, 1}};
-    b.freeze_when_asleep = slab_kind == Slab::kSlabFrozen;
-    b.output_parts = std::span<Transform>(out.back().data(), 1);
+    b.freeze_when_asleep = slab_kind != Slab::kSlabWakes;
+    b.output_parts = std::span<Transform>(out[kPiles * kPerPile].data(), 1);
     const RagdollId id = w->BindRagdoll(b).value();
     for (int f = 0; f < 300 && !w->IsRagdollAsleep(id); ++f) {
       w->Step(1.0f / 60.0f);
       hashes.push_back(w->StateHash());
     }
     EXPECT_TRUE(w->IsRagdollAsleep(id)) << "the slab sleeps before the piles fall on it";
+    if (slab_kind == Slab::kSlabFrozenBesideAwake) {
+      // The next lane of the slab's group (lanes go in bind order): in the same block for
+      // any block width. It falls from 60 m, 40 m away, for longer than the run.
+      b.placement = Transform{{60.0f, 60.0f, 0}, {}, {1, 1, 1}};
+      b.output_parts = std::span<Transform>(out[kPiles * kPerPile + 1].data(), 1);
+      EXPECT_TRUE(w->BindRagdoll(b).ok());
+    }
   }
   for (int i = 0; i < kPiles * kPerPile; ++i) {
     const int pile = i / kPerPile, k = i % kPerPile;
@@ -280,7 +289,7 @@ inline std::vector<uint64_t> RunDomainPiles(const TaskHooks& hooks, bool domains
     *last_domains = detail::WorldAccess::RagdollDomains(*w);
   }
   if (slab_kind != Slab::kNone) {
-    EXPECT_EQ(w->LastStats().sleeping_ragdolls > 0, slab_kind == Slab::kSlabFrozen) << "the slab sleeps on only if frozen";
+    EXPECT_EQ(w->LastStats().sleeping_ragdolls > 0, slab_kind != Slab::kSlabWakes) << "the slab sleeps on only if frozen";
   }
   return hashes;
 }

@@ -289,20 +289,25 @@ TEST(Determinism, ABigIslandSolvedByColourIsIdenticalForOneTwoAndEightWorkers) {
 
 // Piles whose blocks no pair joins run each one's substeps as one task (domains): the bits
 // of the substep-by-substep schedule, frame after frame, for any worker count; the same
-// where a slab under two piles joins them into one domain once they wake it, and where,
-// frozen, it is read by both piles' domains.
+// where a slab under two piles joins them into one domain once they wake it, where,
+// frozen, it is read by both piles' domains, and where, frozen in a block the kernel
+// steps, it joins them again.
 TEST(Determinism, DomainsOfSeparatePilesGiveTheSubstepBySubstepBitsForAnyWorkerCount) {
-  for (Slab slab : {Slab::kNone, Slab::kSlabWakes, Slab::kSlabFrozen}) {
+  for (Slab slab : {Slab::kNone, Slab::kSlabWakes, Slab::kSlabFrozen, Slab::kSlabFrozenBesideAwake}) {
     const int kind = static_cast<int>(slab);
     int32_t domains = 0;
     const std::vector<uint64_t> reference = RunDomainPiles(TaskHooks{nullptr, nullptr, nullptr, 1}, false, &domains, slab);
     EXPECT_EQ(domains, 0) << "domains off: substep by substep";
     const std::vector<uint64_t> serial = RunDomainPiles(TaskHooks{nullptr, nullptr, nullptr, 1}, true, &domains, slab);
-    EXPECT_EQ(domains, slab == Slab::kSlabWakes ? 3 : 4) << "a domain per pile; the woken slab and its piles one";
+    const int32_t expected = slab == Slab::kSlabWakes || slab == Slab::kSlabFrozenBesideAwake ? 3 : 4;
+    EXPECT_EQ(domains, expected) << "a domain per pile; a slab whose block runs and its piles one; slab " << kind;
     ASSERT_EQ(serial, reference) << "domains on one thread, slab " << kind;
     for (int workers : {2, 8}) {
       ThreadPoolHooks pool(workers);
       const std::vector<uint64_t> threaded = RunDomainPiles(pool.hooks(), true, &domains, slab);
+      // Eight workers: three or four domains would leave most of them idle, so the frames
+      // run substep by substep (BuildDomains' balance test), with the same bits.
+      EXPECT_EQ(domains, workers == 2 ? expected : 1) << workers << " workers, slab " << kind;
       ASSERT_EQ(threaded.size(), reference.size());
       for (std::size_t f = 0; f < reference.size(); ++f)
         ASSERT_EQ(threaded[f], reference[f]) << workers << " workers, slab " << kind << ", frame " << f;
@@ -310,6 +315,7 @@ TEST(Determinism, DomainsOfSeparatePilesGiveTheSubstepBySubstepBitsForAnyWorkerC
 #ifndef TENDON_TSAN
     TbbTaskSystem tasks(2);
     ASSERT_EQ(RunDomainPiles(tasks.hooks(), true, &domains, slab), reference) << "oneTBB, 2 workers, slab " << kind;
+    EXPECT_EQ(domains, expected) << "oneTBB ran the domains, slab " << kind;
 #endif
   }
 }

@@ -173,7 +173,7 @@ TEST(Profiler, ATraceHasEveryPhaseInsideItsFrameWithFrameStatsDurations) {
   }
   // A frame's substeps are one zone per substep, or one for them all where the frame's
   // blocks fall into domains that each run every substep in one task.
-  EXPECT_GE(inside["ragdolls.substep"] + inside["ragdolls.substeps"], kFrames) << "the substeps' zones in every frame";
+  EXPECT_GE(inside["ragdolls.substep"] + inside["ragdolls.domains"], kFrames) << "the substeps' zones in every frame";
   EXPECT_GT(inside["ragdolls.pairs"], 0) << "the limbs pile up: frames with pairs have their zone";
   for (const auto& [name, count] : inside) {
     int total = 0;

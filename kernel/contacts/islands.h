@@ -17,7 +17,8 @@
 // bit for bit for any worker count and whichever way an island is run.
 // What it does NOT do: find pairs (BroadPhase) or solve them (PairContacts).
 // Threading: Order is serial; ForEachBatch (and ForEach) run a stage over the host's task
-// hooks with no two concurrent calls touching one body. Memory: sized by Reserve at bind time.
+// hooks with no two concurrent calls touching one body; RunIsland runs one island's
+// batches on the calling thread. Memory: sized by Reserve at bind time.
 #pragma once
 
 #include <algorithm>

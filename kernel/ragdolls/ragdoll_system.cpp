@@ -9,9 +9,10 @@
 //      bodies stay in registers and L1); otherwise one substep at a time, in XPBD order
 //      with the pairs inside: the kernel's positions, the pairs' positions, the kernel's
 //      velocities (derived from positions), the pairs' velocity pass. Where the pairs
-//      leave the stepped blocks in two or more domains (BuildDomains), each domain runs
-//      that sequence for every substep in one task, with no barrier between the passes;
-//      otherwise each pass is a parallel-for over blocks or islands;
+//      leave the stepped blocks in two or more domains (BuildDomains; not when an island
+//      is split by colour, nor when one domain would keep the workers unbalanced), each
+//      domain runs that sequence for every substep in one task, with no barrier between
+//      the passes; otherwise each pass is a parallel-for over blocks or islands;
 //   4. per block: lanes that went non-finite are reset to the last written pose at rest
 //      and counted; sleep; part frames into the host's buffers.
 // Work items are blocks with enabled lanes (disabled instances cost the solver nothing);
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cassert>
 #include <cmath>
 #include <string>
 
@@ -273,7 +275,7 @@ int32_t RagdollSystem::BuildDomains(int32_t count, int32_t pair_count) {
     const float* asleep = view.Lane(detail::kAsleep);
     const float* active = view.Lane(detail::kActive);
     bool runs = false;
-    for (int32_t l = 0; l < view.lanes; ++l) runs = runs || (asleep[l] < 0.5f && active[l] > 0.5f);
+    for (int32_t l = 0; l < view.lanes; ++l) runs = runs || !(asleep[l] > 0.5f || active[l] < 0.5f);
     domain_runs_[i] = runs ? 1 : 0;
   }
   // A pair joins its two blocks when both run: the kernel writes a block's every lane that
@@ -295,6 +297,7 @@ int32_t RagdollSystem::BuildDomains(int32_t count, int32_t pair_count) {
   auto island_domain = [&](int32_t k) {
     const PartPair& first = islands_.pair(islands_.IslandBegin(k));
     const int32_t wa = work_of(first.a);
+    assert(domain_runs_[wa] != 0 || domain_runs_[work_of(first.b)] != 0);  // an awake body's block runs
     return domain_of_[find(domain_runs_[wa] != 0 ? wa : work_of(first.b))];
   };
   // Counting sorts: the blocks that run by domain (in work order), the islands by domain
@@ -318,25 +321,36 @@ int32_t RagdollSystem::BuildDomains(int32_t count, int32_t pair_count) {
     domain_weight_[d] += islands_.IslandEnd(k) - islands_.IslandBegin(k);
     total += islands_.IslandEnd(k) - islands_.IslandBegin(k);
   }
-  // With workers to share it, a domain of more than two thirds of the work would keep one
-  // busy while the others wait: substep by substep, the kernels and islands spread.
-  const int32_t heaviest = *std::max_element(domain_weight_.begin(), domain_weight_.begin() + domains);
-  if (WorkerSlots(settings_.tasks) > 1 && 3 * static_cast<int64_t>(heaviest) > 2 * total) return 1;
-  for (int32_t d = 0; d < domains; ++d) {
-    domain_block_start_[d + 1] += domain_block_start_[d];
-    domain_island_start_[d + 1] += domain_island_start_[d];
-  }
-  // domain_order_ is the fill scratch for now.
-  for (int32_t d = 0; d < domains; ++d) domain_order_[d] = domain_block_start_[d];
-  for (int32_t i = 0; i < count; ++i) {
-    if (domain_runs_[i] != 0) domain_blocks_[domain_order_[domain_of_[i]]++] = i;
-  }
-  for (int32_t d = 0; d < domains; ++d) domain_order_[d] = domain_island_start_[d];
-  for (int32_t k = 0; k < islands; ++k) domain_islands_[domain_order_[island_domain(k)]++] = k;
+  // The domains, heaviest first (ties in domain order): the order workers take them in.
   for (int32_t d = 0; d < domains; ++d) domain_order_[d] = d;
   std::sort(domain_order_.begin(), domain_order_.begin() + domains, [&](int32_t x, int32_t y) {
     return domain_weight_[x] > domain_weight_[y] || (domain_weight_[x] == domain_weight_[y] && x < y);
   });
+  // With workers to share it: the domains dealt in that order, each to the least loaded
+  // worker, must finish within 4/3 of the work spread evenly over the workers, or the
+  // substep-by-substep schedule (which spreads blocks and islands over all of them) runs.
+  // Two workers and two domains: the heaviest may hold up to two thirds.
+  const int32_t workers = std::min(WorkerSlots(settings_.tasks), kMaxDomainWorkers);
+  if (workers > 1) {
+    std::array<int64_t, kMaxDomainWorkers> load{};
+    for (int32_t k = 0; k < domains; ++k) {
+      int32_t least = 0;
+      for (int32_t w = 1; w < workers; ++w) least = load[w] < load[least] ? w : least;
+      load[least] += domain_weight_[domain_order_[k]];
+    }
+    const int64_t makespan = *std::max_element(load.begin(), load.begin() + workers);
+    if (3 * static_cast<int64_t>(workers) * makespan > 4 * total) return 1;
+  }
+  for (int32_t d = 0; d < domains; ++d) {
+    domain_block_start_[d + 1] += domain_block_start_[d];
+    domain_island_start_[d + 1] += domain_island_start_[d];
+  }
+  for (int32_t d = 0; d < domains; ++d) domain_fill_[d] = domain_block_start_[d];
+  for (int32_t i = 0; i < count; ++i) {
+    if (domain_runs_[i] != 0) domain_blocks_[domain_fill_[domain_of_[i]]++] = i;
+  }
+  for (int32_t d = 0; d < domains; ++d) domain_fill_[d] = domain_island_start_[d];
+  for (int32_t k = 0; k < islands; ++k) domain_islands_[domain_fill_[island_domain(k)]++] = k;
   return domains;
 }
 
@@ -912,7 +926,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
   if (domains >= 2) {
     // Each domain runs every substep in one task, in the order below: its blocks stay
     // with one worker, and no barrier stands between the halves of a substep.
-    ProfileZone zone(profiler_, "ragdolls.substeps", kRagdollColor, thread);
+    ProfileZone zone(profiler_, "ragdolls.domains", kRagdollColor, thread);
     auto run_domain = [&](int32_t d, uint32_t worker) {
       const int32_t* blocks = domain_blocks_.data() + domain_block_start_[d];
       const int32_t block_count = domain_block_start_[d + 1] - domain_block_start_[d];
@@ -1122,11 +1136,10 @@ void RagdollSystem::EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve) {
   work_.resize(total);
   resets_.resize(total);
   bad_inputs_.resize(total);
-  for (std::vector<int32_t>* v : {&domain_parent_, &domain_of_, &domain_blocks_, &domain_weight_, &domain_order_})
+  for (std::vector<int32_t>* v : {&domain_parent_, &domain_of_, &domain_blocks_, &domain_weight_, &domain_order_, &domain_fill_})
     v->resize(total);
   domain_runs_.resize(total);
   domain_block_start_.resize(static_cast<std::size_t>(total) + 1);
-
   domain_island_start_.resize(static_cast<std::size_t>(total) + 1);
 }
 

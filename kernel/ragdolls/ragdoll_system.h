@@ -15,7 +15,8 @@
 // (the World does; Step reads it), or know of characters (they sit above and drive
 // ragdolls through these calls).
 // Threading: Step splits its work over the host's task hooks (blocks, ragdolls, pairs,
-// islands); results do not depend on the worker count. Every other call is for the World's
+// islands, and domains: a frame's blocks that no pair joins run their substeps as one task
+// each); results do not depend on the worker count. Every other call is for the World's
 // thread, between Steps.
 // Memory: Bind, ReserveKinematicToggle and a first SetKinematicRoot allocate; Step and the
 // other controls do not.
@@ -140,6 +141,7 @@ class RagdollSystem {
   int32_t DomainsForTest() const { return last_domains_; }
 
  private:
+  static constexpr int32_t kMaxDomainWorkers = 64;  // BuildDomains' balance test counts at most this many
   struct WorkItem {
     int32_t group = 0;
     int32_t block = 0;
@@ -166,9 +168,10 @@ class RagdollSystem {
   // write only its own blocks' lanes, so each domain can run all of the frame's substeps
   // in one task, without a barrier between the halves of a substep, in the same order per
   // block and per island as the substep-by-substep schedule: no result changes. Returns
-  // the number of domains; 0 when an island is split by colour (its colours need the
-  // barriers), and 1 when, with more than one worker, one domain holds over two thirds
-  // of the work (substep by substep spreads it better).
+  // the number of domains to run; 0 when an island is split by colour (its colours need
+  // the barriers), and 1 (run substep by substep) when, with more than one worker, the
+  // domains dealt to the workers heaviest first would take over 4/3 of an even share
+  // (substep by substep spreads the work better).
   int32_t BuildDomains(int32_t count, int32_t pair_count);
 
   RagdollSystemSettings settings_;
@@ -190,8 +193,9 @@ class RagdollSystem {
   std::vector<int32_t> bad_inputs_;  // per work item: non-finite kinematic root frames
   std::vector<int32_t> group_first_work_;  // per group: its first work item this frame
   // BuildDomains: per work item, its union-find parent, then its domain; the work items and
-  // islands by domain ([start[d], start[d + 1])); the domains, heaviest first.
-  std::vector<int32_t> domain_parent_, domain_of_, domain_blocks_, domain_block_start_;
+  // islands by domain ([start[d], start[d + 1])) and the sorts' fill positions; the
+  // domains, heaviest first.
+  std::vector<int32_t> domain_parent_, domain_of_, domain_blocks_, domain_block_start_, domain_fill_;
   std::vector<int32_t> domain_islands_, domain_island_start_, domain_weight_, domain_order_;
   std::vector<uint8_t> domain_runs_;  // per work item: 1 when the kernel steps a lane of it
   Sleep sleep_;
