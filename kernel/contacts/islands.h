@@ -23,7 +23,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -63,16 +62,8 @@ class Islands {
   template <class F>
   void ForEachBatch(const TaskHooks& tasks, const F& stage, TaskProfile profile = {}) const {
     auto runs = [&](int32_t begin, int32_t end, uint32_t worker) { RunBatches(begin, end, stage, worker); };
-    std::atomic<int32_t> next_island{0};
-    auto islands = [&](int32_t b, int32_t e, uint32_t worker) {
-      for (int32_t item = b; item < e; ++item) {
-        for (int32_t k = next_island.fetch_add(1, std::memory_order_relaxed); k < island_count_;
-             k = next_island.fetch_add(1, std::memory_order_relaxed)) {
-          runs(island_start_[k], island_start_[k + 1], worker);
-        }
-      }
-    };
-    ParallelFor(tasks, std::min(WorkerSlots(tasks), island_count_), 1, islands, profile);
+    ParallelForDealt(tasks, island_count_, [&](int32_t k, uint32_t worker) { runs(island_start_[k], island_start_[k + 1], worker); },
+                     profile);
     for (int32_t c = 0; c < kPairColours; ++c) {
       const int32_t begin = colour_start_[c], end = colour_start_[c + 1];
       if (begin == end) continue;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "kernel/core/fpu.h"
@@ -55,5 +56,24 @@ void ParallelFor(const TaskHooks& hooks, int32_t count, int32_t min_range, F& f,
 inline int32_t WorkerSlots(const TaskHooks& hooks) {
   return std::max(1, hooks.enqueue != nullptr ? hooks.worker_count : 1);
 }
+
+// `f(item, worker)` for every item of [0, count), dealt one at a time in item order to
+// whichever worker is free (a shared counter, not ranges fixed in advance): for a few
+// items of unequal size, put the largest first. Which worker runs an item must not change
+// its result.
+template <class F>
+void ParallelForDealt(const TaskHooks& hooks, int32_t count, const F& f, TaskProfile profile = {}) {
+  std::atomic<int32_t> next{0};
+  auto take = [&](int32_t begin, int32_t end, uint32_t worker) {
+    for (int32_t task = begin; task < end; ++task) {
+      for (int32_t item = next.fetch_add(1, std::memory_order_relaxed); item < count;
+           item = next.fetch_add(1, std::memory_order_relaxed)) {
+        f(item, worker);
+      }
+    }
+  };
+  ParallelFor(hooks, std::min(WorkerSlots(hooks), count), 1, take, profile);
+}
+
 
 }  // namespace tendon::detail

@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <string>
@@ -907,16 +906,20 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
   const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
   params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
   // A kernel over every block: 0 the whole substeps, 1 positions, 2 velocities.
+  // The kernel over work item i: 0 the whole substeps, 1 positions, 2 velocities; static
+  // contacts found when find_static (a frame's first substep).
+  auto run_block = [&](int32_t i, int32_t which, bool find_static) {
+    RagdollGroup& g = store_.groups[work_[i].group];
+    const detail::RigidBlockView view = g.View(work_[i].block);
+    detail::RigidSolveParams local = params;
+    local.parts = g.constants.data();
+    local.part_count = g.part_count;
+    local.find_static_contacts = find_static;
+    (which == 0 ? kernel_set->solve : (which == 1 ? kernel_set->positions : kernel_set->velocities))(&view, 1, local);
+  };
   auto run = [&](int32_t which) {
     auto task_fn = [&](int32_t begin, int32_t end, uint32_t) {
-      for (int32_t i = begin; i < end; ++i) {
-        RagdollGroup& g = store_.groups[work_[i].group];
-        const detail::RigidBlockView view = g.View(work_[i].block);
-        detail::RigidSolveParams local = params;
-        local.parts = g.constants.data();
-        local.part_count = g.part_count;
-        (which == 0 ? kernel_set->solve : (which == 1 ? kernel_set->positions : kernel_set->velocities))(&view, 1, local);
-      }
+      for (int32_t i = begin; i < end; ++i) run_block(i, which, params.find_static_contacts);
     };
     ParallelFor(settings_.tasks, count, 1, task_fn, {profiler_, "ragdolls.substeps/task", kRagdollColor});
   };
@@ -927,41 +930,18 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
     // Each domain runs every substep in one task, in the order below: its blocks stay
     // with one worker, and no barrier stands between the halves of a substep.
     ProfileZone zone(profiler_, "ragdolls.domains", kRagdollColor, thread);
-    auto run_domain = [&](int32_t d, uint32_t worker) {
-      const int32_t* blocks = domain_blocks_.data() + domain_block_start_[d];
-      const int32_t block_count = domain_block_start_[d + 1] - domain_block_start_[d];
+    auto run_domain = [&](int32_t k, uint32_t worker) {
+      const int32_t d = domain_order_[k];  // the heaviest first
       const int32_t* islands = domain_islands_.data() + domain_island_start_[d];
       const int32_t island_count = domain_island_start_[d + 1] - domain_island_start_[d];
-      auto kernel = [&](int32_t which, bool find_static) {
-        for (int32_t b = 0; b < block_count; ++b) {
-          RagdollGroup& g = store_.groups[work_[blocks[b]].group];
-          const detail::RigidBlockView view = g.View(work_[blocks[b]].block);
-          detail::RigidSolveParams local = params;
-          local.parts = g.constants.data();
-          local.part_count = g.part_count;
-          local.find_static_contacts = find_static;
-          (which == 1 ? kernel_set->positions : kernel_set->velocities)(&view, 1, local);
-        }
-      };
       for (int32_t call = 0; call < calls; ++call) {
-        kernel(1, call == 0);
-        for (int32_t k = 0; k < island_count; ++k) contacts_.SolveIslandPositions(islands[k], h, worker);
-        kernel(2, call == 0);
-        for (int32_t k = 0; k < island_count; ++k) contacts_.SolveIslandVelocities(islands[k], h, worker);
+        for (int32_t b = domain_block_start_[d]; b < domain_block_start_[d + 1]; ++b) run_block(domain_blocks_[b], 1, call == 0);
+        for (int32_t i = 0; i < island_count; ++i) contacts_.SolveIslandPositions(islands[i], h, worker);
+        for (int32_t b = domain_block_start_[d]; b < domain_block_start_[d + 1]; ++b) run_block(domain_blocks_[b], 2, call == 0);
+        for (int32_t i = 0; i < island_count; ++i) contacts_.SolveIslandVelocities(islands[i], h, worker);
       }
     };
-    // The heaviest domains first, one at a time to whichever worker is free.
-    std::atomic<int32_t> next_domain{0};
-    auto domain_task = [&](int32_t begin, int32_t end, uint32_t worker) {
-      for (int32_t item = begin; item < end; ++item) {
-        for (int32_t k = next_domain.fetch_add(1, std::memory_order_relaxed); k < domains;
-             k = next_domain.fetch_add(1, std::memory_order_relaxed)) {
-          run_domain(domain_order_[k], worker);
-        }
-      }
-    };
-    ParallelFor(settings_.tasks, std::min(WorkerSlots(settings_.tasks), domains), 1, domain_task,
-                {profiler_, "ragdolls.domains/task", kRagdollColor});
+    ParallelForDealt(settings_.tasks, domains, run_domain, {profiler_, "ragdolls.domains/task", kRagdollColor});
   }
   for (int32_t call = 0; call < (domains >= 2 ? 0 : calls); ++call) {
     ProfileZone substep_zone(profiler_, "ragdolls.substep", kRagdollColor, thread);
