@@ -25,6 +25,7 @@
 #include <span>
 #include <vector>
 
+#include "kernel/collide/part_distance.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/ragdoll_store.h"
 #include "kernel/rigid/sleep.h"
@@ -70,6 +71,10 @@ class BroadPhase {
   const PairBody& body(int32_t i) const { return bodies_[i]; }
   std::span<const PairBody> bodies() const { return bodies_; }
   const PairMotion& motion(int32_t i) const { return motion_[i]; }
+  // A body's shape in the world at the frame's start, as a segment and a radius (CoreOf):
+  // PairContacts rejects most pairs in reach by their cores' distance alone, without
+  // gathering the two poses from the blocks again.
+  const PartCore& core(int32_t i) const { return cores_[i]; }
   // Pair slots there are room for (PairContacts and Islands size themselves by it).
   std::size_t pair_capacity() const { return part_pairs_.size(); }
 
@@ -118,6 +123,7 @@ class BroadPhase {
   std::vector<PairBody> bodies_;
   std::vector<BroadEntry> broad_;  // per body (broad_[i].body == i)
   std::vector<PairMotion> motion_;  // per body
+  std::vector<PartCore> cores_;     // per body
   std::vector<RagdollBox> ragdoll_boxes_;  // per enabled ragdoll
   std::vector<int32_t> box_order_;
   std::vector<SweepScratch> sweep_scratch_;  // per worker

@@ -94,15 +94,6 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   const PairBody& pb = broad_.body(pair.b);
   RagdollGroup& ga = store_.groups[pa.group];
   RagdollGroup& gb = store_.groups[pb.group];
-  const RigidBlockView va = ga.ViewOfLane(pa.lane), vb = gb.ViewOfLane(pb.lane);
-  const int32_t la = ga.LaneInBlock(pa.lane), lb = gb.LaneInBlock(pb.lane);
-  // The poses only: each field is a cache line of its own (SoA), and three pairs in four
-  // end at the cores' test below.
-  BodyState a{}, b{};
-  ReadPose(va, la, pa.part, &a.x, &a.q);
-  ReadPose(vb, lb, pb.part, &b.x, &b.q);
-  const RigidPartConstants& ca = ga.constants[pa.part];
-  const RigidPartConstants& cb = gb.constants[pb.part];
   Contact* contacts = &contacts_[static_cast<std::size_t>(pair.found) * kContactsPerPair];
   int32_t& count = contact_count_[pair.found];
   count = 0;
@@ -111,21 +102,33 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   const PairMotion& ma = broad_.motion(pair.a);
   const PairMotion& mb = broad_.motion(pair.b);
   const float margin = (Length(ma.v - mb.v) + ma.spin + mb.spin) * frame_seconds + 0.01f;
-  const Transform a_shape = Compose(Transform{a.x, a.q, {1, 1, 1}}, ga.shape_in_body[pa.part]);
-  const Transform b_shape = Compose(Transform{b.x, b.q, {1, 1, 1}}, gb.shape_in_body[pb.part]);
-  const PartCore core_a = CoreOf(ga.shapes[pa.part], a_shape), core_b = CoreOf(gb.shapes[pb.part], b_shape);
-  const float spare = 1e-3f + 1e-6f * std::max({std::fabs(a.x.x), std::fabs(a.x.y), std::fabs(a.x.z), std::fabs(b.x.x),
-                                                std::fabs(b.x.y), std::fabs(b.x.z)});
   {
     // Every sample sphere lies inside its part's shape, so no sample is nearer the other
     // shape than the two shapes are to each other, and they are at least their cores'
-    // distance less both radii apart (CoreOf). When that is past the frame's reach (most
-    // pairs in reach are: three in four in the pile scene), no sample would be kept; 1 mm
-    // and 1 ppm of the coordinates' size are left for rounding, so the samples' own test
-    // would have said the same.
+    // distance less both radii apart (CoreOf, made by the broad phase from these poses).
+    // When that is past the frame's reach (most pairs in reach are: three in four in the
+    // pile scene), no sample would be kept; 1 mm and 1 ppm of the coordinates' size are
+    // left for rounding, so the samples' own test would have said the same. These pairs
+    // read nothing from the blocks.
+    const PartCore& core_a = broad_.core(pair.a);
+    const PartCore& core_b = broad_.core(pair.b);
+    const float spare = 1e-3f + 1e-6f * std::max({std::fabs(ma.x.x), std::fabs(ma.x.y), std::fabs(ma.x.z),
+                                                  std::fabs(mb.x.x), std::fabs(mb.x.y), std::fabs(mb.x.z)});
     const float apart = std::sqrt(SegmentDistance2(core_a.a, core_a.b, core_b.a, core_b.b)) - core_a.radius - core_b.radius;
     if (apart > margin + spare) return;
   }
+  const RigidBlockView va = ga.ViewOfLane(pa.lane), vb = gb.ViewOfLane(pb.lane);
+  const int32_t la = ga.LaneInBlock(pa.lane), lb = gb.LaneInBlock(pb.lane);
+  // The poses (each field a cache line of its own, SoA), for the pairs whose cores are in reach.
+  BodyState a{}, b{};
+  ReadPose(va, la, pa.part, &a.x, &a.q);
+  ReadPose(vb, lb, pb.part, &b.x, &b.q);
+  // The cores above were made from these poses: nothing moves a body between the broad phase and Find.
+  assert(a.x.x == ma.x.x && a.x.y == ma.x.y && a.x.z == ma.x.z && b.x.x == mb.x.x && b.x.y == mb.x.y && b.x.z == mb.x.z);
+  const RigidPartConstants& ca = ga.constants[pa.part];
+  const RigidPartConstants& cb = gb.constants[pb.part];
+  const Transform a_shape = Compose(Transform{a.x, a.q, {1, 1, 1}}, ga.shape_in_body[pa.part]);
+  const Transform b_shape = Compose(Transform{b.x, b.q, {1, 1, 1}}, gb.shape_in_body[pb.part]);
   // A penetration either part was placed in, or pushed out at the bounded speed last
   // frame, goes on being pushed out at that speed (see pair_kernel_impl.h).
   const float deferred = std::max(va.Part(kRbPairDeferLast, pa.part)[la], vb.Part(kRbPairDeferLast, pb.part)[lb]);
