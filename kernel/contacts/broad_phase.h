@@ -2,7 +2,8 @@
 // this frame (and the listed self-collision pairs of one ragdoll).
 //
 // What it does: once per frame, every awake or sleeping part's bounds, grown by its motion
-// over the frame, and each ragdoll's bounds (their union); ragdolls swept along x for
+// over the frame, its shape's core in the world (for PairContacts' first test), and each
+// ragdoll's bounds (their union); ragdolls swept along x for
 // overlapping pairs, filtered by collision groups and masks and by collide mode (a
 // 'static' instance meets only 'static' ones); within an overlapping pair of ragdolls only
 // the parts inside the other's bounds are tested against each other, and kept when their

@@ -3,7 +3,8 @@
 //
 // What it does: Find, once per frame after the broad phase, gives each pair up to
 // kContactsPerPair contacts and keeps only the pairs with one for the islands and the
-// substeps (most pairs in reach have none: three in four in Jolt's pile scene). The
+// substeps (most pairs in reach have none: three in four in Jolt's pile scene, and those
+// end at their shapes' cores, BroadPhase::core, without reading the blocks). The
 // contacts: every sample sphere of each part against the other part's exact shape,
 // within the frame's reach (both parts' speed over the frame, plus 1 cm), each kept as
 // two points fixed in the bodies and a normal. Inside each substep, after the kernel's
