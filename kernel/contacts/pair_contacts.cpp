@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 
 #include "kernel/collide/part_distance.h"
 #include "kernel/core/parallel.h"
@@ -123,8 +124,9 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   BodyState a{}, b{};
   ReadPose(va, la, pa.part, &a.x, &a.q);
   ReadPose(vb, lb, pb.part, &b.x, &b.q);
-  // The cores above were made from these poses: nothing moves a body between the broad phase and Find.
-  assert(a.x.x == ma.x.x && a.x.y == ma.x.y && a.x.z == ma.x.z && b.x.x == mb.x.x && b.x.y == mb.x.y && b.x.z == mb.x.z);
+  // The cores above were made from these poses: nothing moves a body between the broad
+  // phase and Find (bits, so a poisoned pose that the frame will reset compares equal too).
+  assert(std::memcmp(&a.x, &ma.x, sizeof(Vec3)) == 0 && std::memcmp(&b.x, &mb.x, sizeof(Vec3)) == 0);
   const RigidPartConstants& ca = ga.constants[pa.part];
   const RigidPartConstants& cb = gb.constants[pb.part];
   const Transform a_shape = Compose(Transform{a.x, a.q, {1, 1, 1}}, ga.shape_in_body[pa.part]);
