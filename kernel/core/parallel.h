@@ -75,5 +75,4 @@ void ParallelForDealt(const TaskHooks& hooks, int32_t count, const F& f, TaskPro
   ParallelFor(hooks, std::min(WorkerSlots(hooks), count), 1, take, profile);
 }
 
-
 }  // namespace tendon::detail

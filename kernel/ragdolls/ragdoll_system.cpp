@@ -905,7 +905,6 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
   }
   const int32_t calls = pair_count > 0 ? ragdoll_steps : (substeps > 0 ? 1 : 0);
   params.substeps = pair_count > 0 ? 1 : ragdoll_steps;
-  // A kernel over every block: 0 the whole substeps, 1 positions, 2 velocities.
   // The kernel over work item i: 0 the whole substeps, 1 positions, 2 velocities; static
   // contacts found when find_static (a frame's first substep).
   auto run_block = [&](int32_t i, int32_t which, bool find_static) {
