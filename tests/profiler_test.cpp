@@ -30,8 +30,9 @@ struct BusyWorld {
   std::vector<std::vector<Transform>> limbs;
   std::vector<Transform> joints, offsets;
 
-  explicit BusyWorld(int workers) {
+  explicit BusyWorld(int workers, bool time_phases = true) {
     WorldSettings ws;
+    ws.time_phases = time_phases;
     if (workers > 1) {
       tasks = std::make_unique<TbbTaskSystem>(workers);
       ws.tasks = tasks->hooks();
@@ -260,6 +261,44 @@ TEST(Profiler, HooksSeeBalancedZonesOnEveryWorkerAndOneMarkPerFrame) {
     w.world->Step(1.0f / 60.0f);
     EXPECT_EQ(counting.begins.load(), before);
   }
+}
+
+TEST(Profiler, WithoutPhaseTimingEveryTimeIsZeroZonesStillRunAndNothingSimulatedMoves) {
+  BusyWorld timed(1), untimed(1, /*time_phases=*/false);
+  CountingHooks counting;
+  ASSERT_EQ(untimed.world->SetProfilerHooks(counting.hooks()).code, ErrorCode::kNone);
+  double timed_total = 0;
+  for (int f = 0; f < 20; ++f) {
+    timed.Animate(f);
+    untimed.Animate(f);
+    timed_total += timed.world->Step(1.0f / 60.0f).times.total_ms;
+    // From frame 10 on without hooks.
+    if (f == 10) {
+      ASSERT_EQ(untimed.world->SetProfilerHooks(ProfilerHooks{}).code, ErrorCode::kNone);
+    }
+    const PhaseTimes t = untimed.world->Step(1.0f / 60.0f).times;
+    for (double ms : {t.gather_ms, t.budget_ms, t.pose_ms, t.solve_ms, t.writeback_ms, t.pendulum_ms, t.ragdoll_ms,
+                      t.total_ms}) {
+      EXPECT_EQ(ms, 0.0) << "frame " << f;
+    }
+    ASSERT_EQ(timed.world->StateHash(), untimed.world->StateHash()) << "frame " << f;
+  }
+  EXPECT_GT(timed_total, 0.0);
+  EXPECT_GT(counting.begins.load(), 10 * 5);
+  EXPECT_EQ(counting.begins.load(), counting.ends.load());
+  EXPECT_EQ(counting.marks.load(), 10);  // frames 0-9 (the hooks go before frame 10 steps)
+}
+
+TEST(Profiler, AFrameBudgetWithoutPhaseTimingIsRefusedAtCreate) {
+  WorldSettings ws;
+  ws.frame_budget_ms = 2.0f;
+  ws.time_phases = false;
+  const auto created = World::Create(ws);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(created.error().field, "frame_budget_ms");
+  ws.frame_budget_ms = 0.0f;  // no budget: fine
+  EXPECT_TRUE(World::Create(ws).ok());
 }
 
 TEST(Profiler, HalfSetZoneHooksAreRefused) {

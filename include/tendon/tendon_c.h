@@ -130,6 +130,7 @@ typedef struct TendonWorldSettings {
   float fixed_hz;
   int32_t max_substeps;
   int32_t render_interpolation; /* bool */
+  int32_t time_phases;          /* bool: FrameStats times (see tendon::WorldSettings) */
   float max_distance;
   int32_t max_chains;
   float pendulum_max_distance;

@@ -118,6 +118,14 @@ struct WorldSettings {
   // the animation. Queries (GetChainNodePositions, GetRagdollPartStates, raycasts) always
   // answer with the last substep's state. false writes the last substep's state.
   bool render_interpolation = true;
+  // Phase timing: each Step reads the CPU's cycle counter at its phase boundaries (about
+  // eight reads; one costs ~10 ns on this project's x86-64 VMs, ~6% of a lone VRM avatar's
+  // Step) and reports the phases in FrameStats::times, which the frame budget steers by
+  // and the dashboard charts. false: Step reads no counter and FrameStats::times stays
+  // zero, for a host that times Tendon with its own profiler (ProfilerHooks zones still
+  // open and close) or not at all. Nothing simulated changes. frame_budget_ms needs it
+  // (Create refuses a budget without it).
+  bool time_phases = true;
   // Chains whose root is farther than this from the camera sleep. Metres, > 0;
   // infinity disables distance culling.
   float max_distance = 100.0f;

@@ -380,6 +380,43 @@ inline Q4<V> LoadVrmQ(const ChainBlockView& b, int32_t f, int32_t node, int32_t 
                    b.Vrm(f + 3, node) + lane);
 }
 
+// a / sqrt(x) for x >= 1e-30, as sqrt(x) * (a / x): the square root and the divide start
+// together. A lone avatar's solve is one block's chain of joints, each waiting on its
+// parent's rotation, so its time is the latency of that chain; chained, a square root and
+// a divide were about 26 of each joint's ~145 cycles (Zen 4: vsqrtps ~15, vdivps ~11).
+template <class V>
+TENDON_CHAIN_INLINE V OverRoot(const V& a, const V& x) {
+  return Ops<V>::Sqrt(x) * (a / x);
+}
+
+// Three-vrm's fromUnitVectors(axis, (to) / length), for |axis| = 1 and |to| = length:
+// q = (axis x to, length + axis . to), normalised (ShortestArcOfLengths, with OverRoot's
+// parallel square root and divide, for the kVrm solve's latency).
+template <class V>
+TENDON_CHAIN_INLINE Q4<V> VrmArc(const V3<V>& axis, const V3<V>& to, const V& length) {
+  using O = Ops<V>;
+  const V d = Dot3(axis, to);
+  const V3<V> c = Cross3(axis, to);
+  Q4<V> q{c.x, c.y, c.z, length + d};
+  const auto degenerate = length < O::Splat(1e-20f);
+  const auto opposite = d < O::Splat(-0.999999f) * length;
+  if (O::AnyOf(opposite)) {
+    const V3<V> axis_x{O::Splat(0.0f), -axis.z, axis.y};
+    const auto along_x = Dot3(axis_x, axis_x) < O::Splat(1e-6f) * Dot3(axis, axis);
+    const V3<V> turn = Select3(along_x, V3<V>{axis.z, O::Splat(0.0f), -axis.x}, axis_x);
+    q = {O::Select(opposite, turn.x, q.x), O::Select(opposite, turn.y, q.y), O::Select(opposite, turn.z, q.z),
+         O::Select(opposite, O::Splat(0.0f), q.w)};
+  }
+  if (O::AnyOf(degenerate)) {
+    q = {O::Select(degenerate, O::Splat(0.0f), q.x), O::Select(degenerate, O::Splat(0.0f), q.y),
+         O::Select(degenerate, O::Splat(0.0f), q.z), O::Select(degenerate, O::Splat(1.0f), q.w)};
+  }
+  // The sum of squares as a tree (two products, two multiply-adds, one add).
+  const V n2 = O::Max(O::Fma(q.x, q.x, q.y * q.y) + O::Fma(q.z, q.z, q.w * q.w), O::Splat(1e-30f));
+  const V inv = OverRoot(O::Splat(1.0f), n2);
+  return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+}
+
 // h + (n - h) * length / |n - h|: VRM restores the bone's length after every move; a tail
 // collapsed onto its head goes back along `fallback`.
 template <class V>
@@ -392,7 +429,7 @@ TENDON_CHAIN_INLINE V3<V> RestoreLength(const V3<V>& n, const V3<V>& h, const V&
     d = Select3(degenerate, fallback, d);
     len2 = O::Max(Dot3(d, d), O::Splat(1e-30f));
   }
-  const V scale = length / O::Sqrt(len2);
+  const V scale = OverRoot(length, len2);
   return {O::Fma(d.x, scale, h.x), O::Fma(d.y, scale, h.y), O::Fma(d.z, scale, h.z)};
 }
 
@@ -450,8 +487,12 @@ TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32
                           ? LoadVrmQ<V>(b, kVrmQx, grandparent, lane)
                           : LoadQ4<V>(b.Lane(kRootParentRx) + lane, b.Lane(kRootParentRy) + lane,
                                       b.Lane(kRootParentRz) + lane, b.Lane(kRootParentRw) + lane);
-  const Q4<V> base = QMulFused(above, LoadVrmQ<V>(b, kVrmRestQx, parent, lane));
-  const V3<V> axis = QRotate(base, dir);
+  // axis = (above * rest) dir = above (rest dir): the rest direction under the bone's rest
+  // rotation does not wait for the parent, so the parent's rotation is one QRotate from
+  // the axis (the product `base` is needed only at the end, off that path).
+  const Q4<V> rest_rotation = LoadVrmQ<V>(b, kVrmRestQx, parent, lane);
+  const V3<V> axis = QRotate(above, QRotate(rest_rotation, dir));
+  const Q4<V> base = QMulFused(above, rest_rotation);
   // Inertia, stiffness along the rest direction, gravity (and wind): displacements.
   const V3<V> c = LoadAt<V>(node, kCurrent);
   const V3<V> p = LoadAt<V>(node, kPreviousSlot<kCurrent>);
@@ -478,7 +519,7 @@ TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32
   // The bone's world rotation: its rest rotation under the simulated parent, swung from
   // the rest direction onto the solved one (three-vrm's fromUnitVectors, premultiplied).
   // |axis| = 1 and |n - h| = length (restored above): the arc needs no square root for them.
-  const Q4<V> bone = QMulFused(ShortestArcOfLengths(axis, Sub(n, h), length), base);
+  const Q4<V> bone = QMulFused(VrmArc(axis, Sub(n, h), length), base);
   O::Store(b.Vrm(kVrmQx, parent) + lane, bone.x);
   O::Store(b.Vrm(kVrmQy, parent) + lane, bone.y);
   O::Store(b.Vrm(kVrmQz, parent) + lane, bone.z);

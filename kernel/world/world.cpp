@@ -70,12 +70,14 @@ class PhaseRun {
   // lone avatar's whole Step is about 500 ns: the serial Step without profiler zones chains
   // its phases, so that what lies between them (a few dozen instructions) counts toward
   // the next one. With zones, each phase starts at its own tick, after its zone's begin.
+  // `timed` false (WorldSettings::time_phases): no counter is read and every phase records 0.
   PhaseRun(const detail::TickClock& clock, const ProfilerHooks* profiler, const detail::PhaseClock* test_clock,
-           uint32_t thread, uint64_t* chain = nullptr)
+           uint32_t thread, bool timed, uint64_t* chain = nullptr)
       : clock_(clock),
         profiler_(profiler),
         test_clock_(test_clock),
         thread_(thread),
+        timed_(timed),
         chain_(profiler == nullptr ? chain : nullptr),
         last_(chain_ != nullptr ? *chain_ : 0) {}
   ~PhaseRun() {
@@ -99,6 +101,12 @@ class PhaseRun {
       ms = 0;
       return;
     }
+    if (!timed_) {
+      detail::ProfileZone zone(profiler_, name, color, thread_);
+      phase();
+      ms = 0;
+      return;
+    }
     if (last_ == 0) last_ = detail::Ticks();
     {
       detail::ProfileZone zone(profiler_, name, color, thread_);
@@ -114,6 +122,7 @@ class PhaseRun {
   const ProfilerHooks* profiler_;
   const detail::PhaseClock* test_clock_;  // null: the CPU counter
   uint32_t thread_;
+  bool timed_;
   uint64_t* chain_;
   uint64_t last_;  // the last phase's end; 0 until the run's first timed phase (unchained)
 };
@@ -284,11 +293,11 @@ struct World::Impl {
   bool OpenFrame(float dt) {
     // The frame's time starts first: the debug build's buffer checks and the clock's
     // calibration are part of what a Step costs (and of its zone in a trace).
-    frame_state.t0 = detail::Ticks();
+    frame_state.t0 = settings.time_phases ? detail::Ticks() : 0;
     if constexpr (detail::kDebugValidation) CheckHostBuffers();
     stepping = true;
     const uint64_t frame = stats.frame + 1;
-    ticks.Calibrate(frame);
+    if (settings.time_phases) ticks.Calibrate(frame);
     frame_state.lane_times[0] = frame_state.lane_times[1] = PhaseTimes{};
     previous_stats = stats;
     stats = FrameStats{};
@@ -334,7 +343,7 @@ struct World::Impl {
     // The gather starts here (after the clock, the wind and the dependency sort), and the
     // phases after it chain from its reads.
     frame_state.last_tick = 0;
-    PhaseRun run(ticks, profiler, test_clock(), kTendonCallerThread, &frame_state.last_tick);
+    PhaseRun run(ticks, profiler, test_clock(), kTendonCallerThread, settings.time_phases, &frame_state.last_tick);
     const auto bound_chains = [&] { return stats.bound_chains; };
     run.Phase(stats.times.gather_ms, detail::FramePhase::kGather, "gather", detail::kChainColor, true,
               [&] { chains.Gather(camera, predicate); }, bound_chains);
@@ -356,7 +365,8 @@ struct World::Impl {
     detail::ProfileZone lane_zone(thread == kTendonCallerThread ? nullptr : profiler, lane == 0 ? "lane 0" : "lane 1",
                              detail::kFrameColor, thread);
     // Step runs both lanes on the caller, one after the other, right after OpenFrame.
-    PhaseRun run(ticks, profiler, test_clock(), thread, frame_state.overlapped ? nullptr : &frame_state.last_tick);
+    PhaseRun run(ticks, profiler, test_clock(), thread, settings.time_phases,
+                 frame_state.overlapped ? nullptr : &frame_state.last_tick);
     if (lane == 0) {
       const bool bodies = ragdolls.LiveCount() > 0 || characters.BoundCount() > 0;
       run.Phase(
@@ -402,7 +412,7 @@ struct World::Impl {
       stats.times.solve_ms = lt[0].solve_ms + lt[1].solve_ms;
       stats.times.writeback_ms = lt[0].writeback_ms + lt[1].writeback_ms;
       // 4. Pendulums.
-      PhaseRun run(ticks, profiler, test_clock(), kTendonCallerThread,
+      PhaseRun run(ticks, profiler, test_clock(), kTendonCallerThread, settings.time_phases,
                    frame_state.overlapped ? nullptr : &frame_state.last_tick);
       run.Phase(
           stats.times.pendulum_ms, detail::FramePhase::kPendulums, "pendulums", detail::kPendulumColor,
@@ -444,7 +454,8 @@ struct World::Impl {
     const PhaseTimes& t = stats.times;
     stats.times.total_ms = test_clock() != nullptr ? t.gather_ms + t.budget_ms + t.ragdoll_ms + t.pose_ms + t.solve_ms +
                                                          t.writeback_ms + t.pendulum_ms
-                                                   : ticks.Ms(detail::TicksSince(t0));
+                           : settings.time_phases ? ticks.Ms(detail::TicksSince(t0))
+                                                  : 0.0;
     if (frame_budget.enabled()) {
       detail::FrameBudgetSample sample;
       // Tendon's own cost: under BeginStep the wall time to FinishStep includes the host's
@@ -531,6 +542,9 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& host_settings)
     return Fail(ErrorCode::kOutOfRange, -1, "ragdoll_substeps", "ragdoll_substeps must be within [1, 64]");
   if (!(s.frame_budget_ms >= 0) || !std::isfinite(s.frame_budget_ms))
     return Fail(ErrorCode::kOutOfRange, -1, "frame_budget_ms", "frame_budget_ms must be finite and >= 0 (0: no budget)");
+  if (s.frame_budget_ms > 0 && !s.time_phases)
+    return Fail(ErrorCode::kOutOfRange, -1, "frame_budget_ms",
+                "frame_budget_ms steers by the phase times: it needs time_phases (or frame_budget_ms = 0)");
   if (s.budget_min_ragdoll_substeps < 1 || s.budget_min_ragdoll_substeps > 64)
     return Fail(ErrorCode::kOutOfRange, -1, "budget_min_ragdoll_substeps",
                 "budget_min_ragdoll_substeps must be within [1, 64]");

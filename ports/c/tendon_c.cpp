@@ -183,6 +183,7 @@ WorldSettings ToCpp(const TendonWorldSettings& c) {
   s.fixed_hz = c.fixed_hz;
   s.max_substeps = c.max_substeps;
   s.render_interpolation = c.render_interpolation != 0;
+  s.time_phases = c.time_phases != 0;
   s.max_distance = c.max_distance;
   s.max_chains = c.max_chains;
   s.pendulum_max_distance = c.pendulum_max_distance;
@@ -399,6 +400,7 @@ void SettingsToC(const WorldSettings& s, TendonWorldSettings* c) {
   c->fixed_hz = s.fixed_hz;
   c->max_substeps = s.max_substeps;
   c->render_interpolation = s.render_interpolation ? 1 : 0;
+  c->time_phases = s.time_phases ? 1 : 0;
   c->max_distance = s.max_distance;
   c->max_chains = s.max_chains;
   c->pendulum_max_distance = s.pendulum_max_distance;

@@ -48,7 +48,8 @@ class TaskHooks(C.Structure):
 
 class WorldSettings(C.Structure):
     _fields_ = [("gravity", Vec3), ("fixed_hz", C.c_float), ("max_substeps", C.c_int32),
-                ("render_interpolation", C.c_int32), ("max_distance", C.c_float), ("max_chains", C.c_int32),
+                ("render_interpolation", C.c_int32), ("time_phases", C.c_int32), ("max_distance", C.c_float),
+                ("max_chains", C.c_int32),
                 ("pendulum_max_distance", C.c_float), ("teleport_distance", C.c_float),
                 ("teleport_angle_degrees", C.c_float), ("ambient_wind", Vec3), ("wind_seed", C.c_uint64),
                 ("ragdoll_substeps", C.c_int32), ("ragdoll_iterations", C.c_int32),
