@@ -2,7 +2,8 @@
 # Tendon's kVrm avatars against three-vrm 3.5.5, side by side on this machine, in alternating
 # rounds: three-vrm's springBoneManager.update(dt) per joint (bench-vrm.mjs from
 # ../shared/peers/three-vrm, in Node) and BM_VrmAvatars/models:N (a whole World::Step per
-# frame, one thread), for N = 1, 10, 100 Godettes. Prints each round and the median ratio.
+# frame, one thread; with FrameStats' phase times and without), for N = 1, 10, 100 Godettes.
+# Prints each round, the median ratio and the range of the rounds' paired ratios.
 #   bash bench/vrm_vs_three_vrm.sh [rounds=3]     (after scripts/build.sh; needs node and npm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,23 +18,35 @@ cp -r "$shared/peers/three-vrm"/. "$work"/
 rm -rf "$work/node_modules"
 (cd "$work" && npm ci --silent --no-audit --no-fund >/dev/null)
 export TENDON_SHARED_DATA="$shared/data"
+# Each round: three-vrm, then Tendon with FrameStats' phase times (the default), then Tendon
+# with WorldSettings::time_phases off (/untimed_phases: no cycle-counter reads in Step).
+tendon_ns() {
+  "$bench" --benchmark_filter="BM_VrmAvatars/models:$1/manual_time\$" --benchmark_min_time=1 \
+    --benchmark_format=json 2>/dev/null | python3 -c 'import json,sys
+b=[x for x in json.load(sys.stdin)["benchmarks"] if x.get("run_type")=="iteration"][0]
+print(b["ns_per_joint"])'
+}
 for n in 1 10 100; do
-  three=() tendon=()
+  three=() tendon=() untimed=()
   for ((r = 0; r < rounds; r++)); do
     frames=$((2000 / n > 50 ? 2000 / n : 50))  # each of bench-vrm's 2 x 5 timed runs; about 2000 avatar-frames
     us=$(node "$work/bench-vrm.mjs" "$model" "$n" "$frames" | grep 'springBoneManager' |
          sed -E 's/.*"usPerJointMedian":([0-9.]+).*/\1/')
-    ns=$("$bench" --benchmark_filter="BM_VrmAvatars/models:$n/manual_time\$" --benchmark_min_time=1 \
-         --benchmark_format=json 2>/dev/null | python3 -c 'import json,sys
-b=[x for x in json.load(sys.stdin)["benchmarks"] if x.get("run_type")=="iteration"][0]
-print(b["ns_per_joint"])')
-    three+=("$us") tendon+=("$ns")
-    echo "models:$n round $r: three-vrm $us us/joint, Tendon $ns ns/joint"
+    ns=$(tendon_ns "$n")
+    ns_untimed=$(tendon_ns "$n/untimed_phases")
+    three+=("$us") tendon+=("$ns") untimed+=("$ns_untimed")
+    printf 'models:%s round %s: three-vrm %s us/joint, Tendon %.1f ns/joint (%.1f with time_phases off)\n' \
+      "$n" "$r" "$us" "$ns" "$ns_untimed"
   done
-  python3 - "$n" "${three[*]}" "${tendon[*]}" <<'PY'
+  python3 - "$n" "${three[*]}" "${tendon[*]}" "${untimed[*]}" <<'PY'
 import statistics, sys
-n, three, tendon = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
-t, k = statistics.median(three), statistics.median(tendon)
-print(f"models:{n}: three-vrm {t:.3f} us/joint, Tendon {k:.1f} ns/joint (kVrm, whole Step): {1000 * t / k:.1f}x")
+n = sys.argv[1]
+three, tendon, untimed = ([float(x) for x in a.split()] for a in sys.argv[2:5])
+t = statistics.median(three)
+for label, side in (("phase times on", tendon), ("time_phases off", untimed)):
+    k = statistics.median(side)
+    paired = sorted(1000 * a / b for a, b in zip(three, side))
+    print(f"models:{n}: three-vrm {t:.3f} us/joint, Tendon {k:.1f} ns/joint (kVrm, whole Step, {label}): "
+          f"{1000 * t / k:.1f}x; paired per round {paired[0]:.1f}-{paired[-1]:.1f}x")
 PY
 done

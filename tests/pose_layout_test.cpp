@@ -301,6 +301,75 @@ TEST(PoseLayouts, AKVrmChainOfStrandsWritesItsStreamsInTheSettingsOrder) {
   EXPECT_GT(std::fabs(chain.output[3].rotation.x) + std::fabs(chain.output[3].rotation.z), 1e-3f) << "the strands swung";
 }
 
+// A kVrm chain of strands with virtual tips composes only its roots' animated frames
+// (ChainArchetype::vrm_roots_pose); a matrix stream makes its blocks compose every node.
+// Nothing it writes may differ: the same chain in two worlds, one with a stream, writes the
+// same bits every frame, through a swing, a teleport (a snap) and a frame of bad input.
+TEST(PoseLayouts, AKVrmChainPosedFromItsRootsAloneWritesTheBitsOfAFullyPosedOne) {
+  ChainArchetypeSettings s;
+  s.model = ChainModel::kVrm;
+  for (int i = 0; i < 5; ++i) s.bones.push_back(ChainBone{-1, Transform{{0.1f * static_cast<float>(i), 0, 0}, {}, {1, 1, 1}}});
+  for (int i = 0; i < 5; ++i) s.bones.push_back(ChainBone{i, Transform{{0, -0.1f, 0.01f}, {}, {1, 1, 1}}});
+  for (int i = 0; i < 5; ++i) {
+    ChainBone tip{5 + i, Transform{{0, -0.07f, 0}, {}, {1, 1, 1}}};
+    tip.virtual_tip = true;
+    s.bones.push_back(tip);
+  }
+  s.settings.gravity_push = Vec3{0.3f, 0, -1.0f};
+  s.settings.stiffness = 1.5f;
+  s.teleport_guard = true;  // so that the jump at frame 20 snaps
+  ColliderSettings head;  // on host frame 0, in the strands' way
+  head.bone = -1;
+  head.frame = 0;
+  head.a = {0.2f, -0.12f, 0.05f};
+  head.radius = 0.06f;
+  s.colliders.push_back(head);
+  const auto n = static_cast<int32_t>(s.bones.size());
+  struct Side {
+    std::unique_ptr<World> world = MakeWorld();
+    HostChain chain;
+    std::vector<float> matrices;
+    PoseStream stream;
+    explicit Side(const ChainArchetypeSettings& s) : chain(s) { chain.collider_frames.assign(1, Transform{}); }
+  };
+  Side roots(s), full(s);
+  for (Side* side : {&roots, &full}) {
+    const ChainArchetypeId a = side->world->BuildChainArchetype(s).value();
+    ChainBinding b = side->chain.Binding(a);
+    if (side == &full) {
+      side->matrices.assign(static_cast<std::size_t>(12) * n, 0.0f);
+      side->stream.layout = PoseLayout::kModelMatrix;
+      side->stream.matrix_form = MatrixForm::kRowMajor3x4;
+      side->stream.base = side->matrices.data();
+      side->stream.element_count = n;
+      b.pose_streams = std::span<const PoseStream>(&side->stream, 1);
+    }
+    ASSERT_TRUE(side->world->BindChain(b).ok());
+  }
+  for (int frame = 0; frame < 60; ++frame) {
+    for (Side* side : {&roots, &full}) {
+      HostChain& c = side->chain;
+      const float t = static_cast<float>(frame) / 60.0f;
+      c.root_parent.translation = {0.3f * std::sin(4.0f * t) + (frame >= 20 ? 5.0f : 0.0f), 0.1f * std::sin(7.0f * t), 0};
+      c.root_parent.rotation = AxisAngle(Vec3{0, 1, 0}, 0.8f * std::sin(3.0f * t));
+      c.collider_frames[0] = c.root_parent;
+      c.animated[6].rotation = AxisAngle(Vec3{1, 0, 0}, 0.3f * std::sin(5.0f * t));  // a joint's own animation
+      c.animated[2].translation.x = frame == 40 ? NAN : 0.2f;                           // held input at frame 40
+      const FrameStats& stats = side->world->Step(1.0f / 60.0f);
+      if (frame == 20) {
+        EXPECT_EQ(stats.snapped_teleport, 1) << "the jump snaps";
+      }
+      if (frame == 40) {
+        EXPECT_EQ(stats.snapped_bad_input, 1) << "the input is held";
+      }
+    }
+    ASSERT_EQ(std::memcmp(roots.chain.output.data(), full.chain.output.data(), sizeof(Transform) * 10), 0)
+        << "frame " << frame;
+  }
+  EXPECT_GT(std::fabs(roots.chain.output[5].rotation.x) + std::fabs(roots.chain.output[5].rotation.z), 1e-3f)
+      << "the strands swung";
+}
+
 TEST(PoseLayouts, RagdollPartFramesAreWrittenInEveryLayout) {
   auto w = MakeWorld();
   const RagdollArchetypeId a = w->BuildRagdollArchetype(TwoPartPendulum()).value();

@@ -442,6 +442,12 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
       a.root_frames_used.push_back(frame);
     }
   }
+  a.vrm_roots_pose = a.topology.model == ChainModel::kVrm && !a.any_node_collider;
+  for (int32_t k = 0; k < count && a.vrm_roots_pose; ++k) {
+    if (a.parent[k] < 0) continue;
+    const bool leaf = a.first_child[k % a.lane_nodes] < 0;
+    a.vrm_roots_pose = a.pinned[k] < 0.5f && (!leaf || a.virtual_tip[k] != 0);
+  }
   std::sort(a.root_frames_used.begin(), a.root_frames_used.end());
   a.root_frames_used.erase(std::unique(a.root_frames_used.begin(), a.root_frames_used.end()), a.root_frames_used.end());
   std::set_union(a.collider_frames_used.begin(), a.collider_frames_used.end(), a.root_frames_used.begin(),

@@ -82,6 +82,13 @@ struct ChainArchetype {
   // in its parent's frame (the rest direction of the joint it is the tail of).
   std::vector<Vec3> gravity_push, rest_direction;
   bool any_node_collider = false;  // a collider sits on one of the chain's own nodes (bone >= 0)
+  // kVrm, when no node but a root is pinned, every leaf is a virtual tip and no collider
+  // sits on a node: the pose kernel composes only the roots' animated frames, since
+  // nothing else of this chain reads another node's (the solve takes each joint's head and
+  // rotation from its parent's solve, and the writeback a joint's rotation from the
+  // solve). A block holding a lane that snaps or holds its input, or a chain with matrix
+  // streams, still composes every node (ChainSystem::Pose).
+  bool vrm_roots_pose = false;
   uint32_t host_colliders = 0;     // bit c when collider c sits on a host frame (bone < 0)
   // The colliders on host frames, in chain order, for the read's collider kernel
   // (ChainKernels::collider_worlds): each one's chain index and frame; per chain collider

@@ -164,6 +164,9 @@ struct ChainSolveParams {
 struct ChainPoseInput {
   const Transform* root_parent[kBlockLanes];
   const Transform* locals[kBlockLanes];
+  // Compose only the roots' animated frames (kVrm, ChainArchetype::vrm_roots_pose): every
+  // other node's kB, kR and kS rows keep what they held.
+  bool roots_only = false;
 };
 
 // The writeback kernel's scratch for one block: per node, its written world rotation (x, y,

@@ -807,10 +807,11 @@ void Pose(const ChainBlockView& b, const ChainPoseInput& in) {
     O::Store(b.Lane(kRootParentRw) + lane, O::Load(root[6] + lane));
   }
   for (int32_t k = 0; k < b.node_count; ++k) {
+    const int32_t parent = b.parent[k];
+    if (in.roots_only && parent >= 0) continue;
     const Transform* node_locals[kBlockLanes];
     for (int32_t l = 0; l < kBlockLanes; ++l) node_locals[l] = in.locals[l] + k;
     TransposeTransforms(node_locals, local);
-    const int32_t parent = b.parent[k];
     for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
       V3<V> pt, ps;
       Q4<V> pr;

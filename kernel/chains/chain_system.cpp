@@ -66,6 +66,7 @@ struct ChainSystem::Group {
   int32_t bound_lanes = 0;             // their strands: the lanes they take when all are awake
   int32_t max_strands = 1;             // the most lanes one chain of the group takes
   int32_t matrix_stream_chains = 0;    // bound chains with matrix pose streams (their blocks fill world matrices)
+  int32_t full_pose_chains = 0;        // bound chains without ChainArchetype::vrm_roots_pose
   // The writeback's scatter, flattened per block: one entry per host bone of each awake
   // lane, in lane order, so that a block whose lanes all came out finite and have no pose
   // streams writes its bones in one loop, with no per-lane lookups of owner, strand and
@@ -978,10 +979,13 @@ void ChainSystem::Pose(const ChainPass& pass) {
         input.root_parent[l] = root_parent[l];
         input.locals[l] = locals[l]->data() + offset[l];
       }
-      kernel_set->pose(v, input);
       const uint8_t* rare = g.lane_rare.data() + first_lane;
       uint32_t any_rare = 0;
       for (int32_t l = 0; l < kBlockLanes; ++l) any_rare |= rare[l];
+      // A snap or held input (LaneRareWork) and the world matrices read every node's
+      // animated frame; otherwise a kVrm block's chains may need only their roots'.
+      input.roots_only = g.vrm && g.full_pose_chains == 0 && g.matrix_stream_chains == 0 && any_rare == 0;
+      kernel_set->pose(v, input);
       for (int32_t l = 0; any_rare != 0 && l < kBlockLanes; ++l) {
         if (rare[l] != 0) LaneRareWork(g, v, l, chains_[g.lane_owner[first_lane + l]], g.lane_strand[first_lane + l]);
       }
@@ -1016,6 +1020,27 @@ void ChainSystem::Solve(const ChainPass& pass) {
 }
 
 void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand) {
+  const int32_t base = strand * v.node_count;
+  if (v.vrm) {
+    // The pose kernel may have composed only the roots (ChainArchetype::vrm_roots_pose):
+    // the lane's animated frames again, from its last good input.
+    // Parents first, each node's frame into its lane's kB, kR and kS rows.
+    auto frame_of = [&](int32_t k) {
+      return Transform{{v.Node(detail::kBx, k)[l], v.Node(detail::kBy, k)[l], v.Node(detail::kBz, k)[l]},
+                       {v.Node(detail::kRx, k)[l], v.Node(detail::kRy, k)[l], v.Node(detail::kRz, k)[l],
+                        v.Node(detail::kRw, k)[l]},
+                       {v.Node(detail::kSx, k)[l], v.Node(detail::kSy, k)[l], v.Node(detail::kSz, k)[l]}};
+    };
+    for (int32_t k = 0; k < v.node_count; ++k) {
+      const int32_t p = v.parent[k];
+      const Transform w = Compose(p < 0 ? slot.RootParent(strand) : frame_of(p), slot.last_good[base + k]);
+      const float fields[] = {w.translation.x, w.translation.y, w.translation.z, w.rotation.x, w.rotation.y,
+                              w.rotation.z,    w.rotation.w,    w.scale.x,       w.scale.y,    w.scale.z};
+      const int32_t rows[] = {detail::kBx, detail::kBy, detail::kBz, detail::kRx, detail::kRy,
+                              detail::kRz, detail::kRw, detail::kSx, detail::kSy, detail::kSz};
+      for (int32_t f = 0; f < 10; ++f) v.Node(rows[f], k)[l] = fields[f];
+    }
+  }
   for (int32_t k = 0; k < v.node_count; ++k) {
     for (int32_t axis = 0; axis < 3; ++axis) {
       const float b = v.Node(detail::kBx + axis, k)[l];
@@ -1024,7 +1049,6 @@ void ChainSystem::ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int3
       v.Node(detail::kPos1x + axis, k)[l] = b;
     }
   }
-  const int32_t base = strand * v.node_count;
   for (int32_t k = base; k < base + v.node_count; ++k) {
     if (!slot.Virtual(k)) slot.Output(k) = slot.last_good[k];
   }
@@ -1383,6 +1407,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
   Group& g = groups_[arch.group];
   ++g.bound;
   g.bound_lanes += a.strands;
+  g.full_pose_chains += a.vrm_roots_pose ? 0 : 1;
   g.max_strands = std::max(g.max_strands, a.strands);
   ReserveGroup(g);
   SetStreams(slot, std::move(streams));
@@ -1481,6 +1506,7 @@ Error ChainSystem::Unbind(ChainId id) {
   live_root_parent_.pop_back();
   live_distance2_.pop_back();
   --groups_[slot->group].bound;
+  groups_[slot->group].full_pose_chains -= archetypes_[slot->archetype].archetype.vrm_roots_pose ? 0 : 1;
   groups_[slot->group].bound_lanes -= static_cast<int32_t>(slot->lanes.size());
   slot->live = false;
   slot->live_index = -1;
