@@ -59,9 +59,9 @@ Error Reentrant() {
 // Times a run of phases on one thread (CPU ticks: see tick_clock.h), each a zone in the
 // host's profiler when it has one. A phase's time runs from the end of the one before it
 // in the run, so n phases cost n + 1 counter reads (a read is 11 ns on this machine kind,
-// and a lone avatar's Step is under 1 us). A phase with no work is not timed when there
-// is no profiler: it reads no counter, records 0, and its few instructions count in the
-// next phase's time.
+// and a lone avatar's Step is under 1 us). A phase with no work (no bodies, no pendulums,
+// an empty chain pass) is not run when there is no profiler: it reads no counter and
+// records 0. With a profiler it runs, so that every phase has its zone.
 class PhaseRun {
  public:
   // `chain`, when not null, is the tick the last timed phase on this thread ended at: the
@@ -97,8 +97,7 @@ class PhaseRun {
       return;
     }
     if (!has_work && profiler_ == nullptr) {
-      phase();
-      ms = 0;
+      ms = 0;  // nothing to step: not even called (a lone avatar's Step ran five such phases)
       return;
     }
     if (!timed_) {
@@ -299,7 +298,7 @@ struct World::Impl {
     const uint64_t frame = stats.frame + 1;
     if (settings.time_phases) ticks.Calibrate(frame);
     frame_state.lane_times[0] = frame_state.lane_times[1] = PhaseTimes{};
-    previous_stats = stats;
+    if (frame_state.overlapped) previous_stats = stats;  // what LastStats answers while the frame is in flight
     stats = FrameStats{};
     stats.frame = frame;
     stats.snapped_bad_input = pending_bad_input;
@@ -405,7 +404,8 @@ struct World::Impl {
       stats.bound_characters = characters.BoundCount();
       stats.active_characters = characters.ActiveCount();
       stats.dropped_character_events = characters.TakeDroppedEvents();
-      stats.snapped_bad_input += characters.BadInputs();
+      // (Counted by BeforePhysics, which runs only when there are bodies.)
+      if (characters.BoundCount() > 0) stats.snapped_bad_input += characters.BadInputs();
       const PhaseTimes (&lt)[2] = frame_state.lane_times;
       stats.times.ragdoll_ms = lt[0].ragdoll_ms;
       stats.times.pose_ms = lt[0].pose_ms + lt[1].pose_ms;
