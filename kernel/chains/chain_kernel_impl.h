@@ -451,8 +451,18 @@ TENDON_CHAIN_INLINE V3<V> CollideVrm(const ChainBlockView& b, int32_t c, int32_t
     const V3<V> q = ClosestOnCore(kind, shape, n);
     const V r = O::Load(b.Collider(kCr, c) + lane);
     const V3<V> d = Sub(n, q);
-    const V dist = O::Sqrt(O::Max(Dot3(d, d), O::Splat(1e-24f)));
+    const V d2 = O::Max(Dot3(d, d), O::Splat(1e-24f));
     const bool inside = kind == kSphereInside || kind == kCapsuleInside;
+    // First on squared distances, with a margin far above rounding: whether any lane can
+    // touch (outside: |d| < hit + r; inside: |d| > r - hit). Most joints miss most
+    // colliders in most frames, and their square root and divide were most of the
+    // divider's work in a lone avatar's solve. A lane that passes is decided exactly below.
+    const V reach = inside ? r - hit_radius : hit_radius + r;
+    const V reach2 = reach * reach;
+    const auto maybe = inside ? O::Or(reach < O::Splat(0.0f), d2 >= reach2 * O::Splat(0.9999f))
+                              : O::And(reach > O::Splat(0.0f), d2 <= reach2 * O::Splat(1.0001f));
+    if (!O::AnyOf(maybe)) return n;
+    const V dist = O::Sqrt(d2);
     s = inside ? r - hit_radius - dist : dist - hit_radius - r;
     dir = Scale(d, (inside ? O::Splat(-1.0f) : O::Splat(1.0f)) / dist);
   }
