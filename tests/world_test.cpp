@@ -275,6 +275,51 @@ TEST(Budget, LanesStayPackedAsChainsComeAndGo) {
   }
 }
 
+// The budget's steady state (every chain eligible, awake and under the cap, no lane moved:
+// the selection and the blocks are last frame's) gives what the whole selection gives. A
+// host predicate that applies the same distance test takes the whole selection every
+// frame; through binds, unbinds, chains leaving and coming back, a cap that binds and a
+// non-finite root, both worlds write the same bits and count the same frames.
+TEST(Budget, TheSteadyStateSelectsWhatTheWholeSelectionSelects) {
+  WorldSettings ws;
+  ws.max_distance = 10.0f;
+  Scene steady(ws), whole(ws);
+  SimulatePredicate within;  // Gather's own test, on the same float expression
+  within.should_simulate = [](ChainId, Vec3 root, void*) { return LengthSquared(root - Vec3{}) <= 10.0f * 10.0f; };
+  whole.world->SetSimulatePredicate(within);
+  for (Scene* s : {&steady, &whole})
+    for (int i = 0; i < 12; ++i) s->Add(Vec3{static_cast<float>(i) * 0.1f, 0, 0});
+  for (int f = 0; f < 80; ++f) {
+    for (Scene* s : {&steady, &whole}) {
+      for (auto& h : s->hosts) h->root_parent.rotation = AxisAngle(Vec3{0, 0, 1}, 0.5f * std::sin(0.3f * static_cast<float>(f)));
+      if (f == 10) s->Add(Vec3{2, 0, 0});                                  // bound
+      Error e{};
+      if (f == 20) e = s->world->UnbindChain(s->ids[3]);                 // unbound
+      if (f == 30) s->hosts[5]->root_parent.translation.x = 1000.0f;       // leaves
+      if (f == 40) s->hosts[5]->root_parent.translation.x = 0.5f;          // comes back
+      if (f == 50) e = s->world->SetMaxChains(6);                         // the cap binds
+      if (f == 60) e = s->world->SetMaxChains(100);
+      ASSERT_EQ(e.code, ErrorCode::kNone) << "frame " << f;
+      if (f == 65) s->hosts[7]->root_parent.translation.y = kNaN;          // bad input
+      if (f == 70) s->hosts[7]->root_parent.translation.y = 0.0f;
+    }
+    const FrameStats a = steady.world->Step(kStep);
+    const FrameStats b = whole.world->Step(kStep);
+    EXPECT_EQ(a.simulated_chains, b.simulated_chains) << "frame " << f;
+    EXPECT_EQ(a.sleeping_chains, b.sleeping_chains) << "frame " << f;
+    EXPECT_EQ(a.chain_blocks, b.chain_blocks) << "frame " << f;
+    EXPECT_EQ(a.lanes_used, b.lanes_used) << "frame " << f;
+    EXPECT_EQ(a.snapped_wake, b.snapped_wake) << "frame " << f;
+    for (std::size_t i = 0; i < steady.hosts.size(); ++i) {
+      ASSERT_EQ(std::memcmp(steady.hosts[i]->output.data(), whole.hosts[i]->output.data(),
+                            sizeof(Transform) * steady.hosts[i]->output.size()),
+                0)
+          << "chain " << i << " frame " << f;
+    }
+  }
+  EXPECT_EQ(steady.world->LastStats().simulated_chains, 12);
+}
+
 // The writeback writes each awake lane's bones into its own chain's output however the
 // budget repacked the lanes, and never into a chain that went to sleep: the survivors'
 // outputs are bit for bit those of a world that only ever had them, and a culled chain's

@@ -378,6 +378,7 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   g.padding_column.resize(g.Rows());
   for (int32_t r = 0; r < g.Rows(); ++r) g.padding_column[r] = v.Row(r)[0];
   groups_.push_back(std::move(g));
+  ++lane_epoch_;
   MarkLaneListsStale();  // the groups moved: their padding poses' addresses changed
   return static_cast<int32_t>(groups_.size()) - 1;
 }
@@ -390,6 +391,7 @@ void ChainSystem::ReleaseLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
   g.lists_stale = true;
+  ++lane_epoch_;
   --awake_chains_;  // called only for an awake chain
   const auto strands = static_cast<int32_t>(slot.lanes.size());
   for (int32_t done = 0; done < strands; ++done) {
@@ -420,6 +422,7 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
   Slot& slot = chains_[slot_index];
   Group& g = groups_[slot.group];
   g.lists_stale = true;
+  ++lane_epoch_;
   slot.collider_writes_dirty = true;
   slot.rare_written = 0;  // its new lanes were padding: flag 0
   slot.wake_pending = true;
@@ -553,6 +556,34 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
   const int32_t gather_chunks = (live + kGatherChunk - 1) / kGatherChunk;
   int32_t bad = 0;
   for (int32_t c = 0; c < gather_chunks; ++c) bad += chunk_bad_[c];
+  // The steady state: no predicate, every chain finite, within max_distance, awake and
+  // under the cap (not at it, where the cut-off is kept for the pre-filter), no kVrm chain
+  // just bound, and no lane moved since work_ was built. The selection is then every chain
+  // as the gather left them in candidates_ (in live order: every chunk kept all of its
+  // own), no lane is released or taken, and work_ stands. The frame's passes and counters
+  // are all that is left to write (a lone avatar's budget was ~300 instructions).
+  if (predicate.should_simulate == nullptr && bad == 0 && live < max_chains && awake_chains_ == live &&
+      fresh_vrm_chains_.empty() && work_epoch_ == lane_epoch_) {
+    for (int32_t c = 0; c < gather_chunks; ++c) eligible += chunk_eligible_[c];
+    if (eligible == live) {
+      last_cutoff2_ = -1.0f;
+      stats.culled_by_distance = 0;
+      stats.culled_by_budget = 0;
+      stats.snapped_wake = 0;
+      RefreshLists();
+      selected_count_ = live;
+      PartitionPasses();
+      stats.simulated_chains = live;
+      stats.sleeping_chains = 0;
+      stats.chain_blocks = work_count_;
+      stats.lanes_used = work_lanes_;
+      stats.lane_occupancy = work_count_ > 0 ? static_cast<float>(work_lanes_) /
+                                                   static_cast<float>(work_count_ * kBlockLanes)
+                                             : 0.0f;
+      return;
+    }
+    eligible = 0;
+  }
   if (predicate.should_simulate != nullptr) {
     for (int32_t i = 0; i < live; ++i) {
       if (!(live_distance2_[i] < INFINITY)) continue;  // bad input: not asked about
@@ -624,6 +655,8 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
     for (int32_t b = 0; b < blocks; ++b) work_[work_count_++] = {gi, b};
     lanes += groups_[gi].lanes_used;
   }
+  work_epoch_ = lane_epoch_;
+  work_lanes_ = lanes;
   RefreshLists();
   selected_count_ = keep;  // candidates_[0, keep) are the selected chains (the pose phase reads them)
   PartitionPasses();

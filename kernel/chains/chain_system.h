@@ -210,6 +210,11 @@ class ChainSystem {
   std::vector<WorkCounters> work_counters_;
   int32_t selected_count_ = 0;  // the budget's selection: candidates_[0, selected_count_)
   int32_t awake_chains_ = 0;    // chains holding lanes (AcquireLane / ReleaseLane)
+  // Lane layout changes (AcquireLane, ReleaseLane, NewGroup) and the count when work_ was
+  // last built: while they agree, work_ and the lanes in use stand (Budget's steady state).
+  uint64_t lane_epoch_ = 0;
+  uint64_t work_epoch_ = UINT64_MAX;
+  int32_t work_lanes_ = 0;  // lanes in use when work_ was built
   std::vector<WorkCounters> read_counters_;  // per chunk of the pose phase's per-chain read
   int32_t read_chunk_count_ = 0;
   // kVrm chains bound since the last Budget (slot, generation): those it does not select
