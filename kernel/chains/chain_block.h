@@ -108,6 +108,9 @@ struct ChainBlockView {
   int32_t position = kPos0x;  // the slot of the current simulated position
   int32_t previous = kPos1x;  // the slot of the previous one
   bool vrm = false;           // ChainModel::kVrm: the Vrm rows exist and the VRM rule runs
+  // kVrm, for the writeback: every leaf but a root is a virtual tip (no host bone) in every
+  // lane, so no such leaf's written rotation is read (ChainArchetype::vrm_roots_pose).
+  bool virtual_leaves = false;
 
   // Node-major: all hot fields of node 0, then of node 1, ... so that a solve, which walks
   // the nodes in order, reads one sequential stream per block (field-major measured 1.3x

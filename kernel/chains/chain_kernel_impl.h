@@ -711,6 +711,14 @@ void WritebackLanes(const ChainBlockView& b, float* scratch, float* finite_probe
       const Q4<V> r = LoadNodeQ<V>(b, kRx, k, lane);
       const int32_t child = b.first_child[k];
       const int32_t parent = b.parent[k];
+      if constexpr (!kWorld) {
+        if (b.virtual_leaves && child < 0 && parent >= 0) {
+          // A virtual tip: nothing reads its rotation; its position is still checked.
+          const V3<V> p = LoadV3<V>(b, b.position, k, lane);
+          probe = probe + (p.x + p.y + p.z) * O::Splat(0.0f);
+          continue;
+        }
+      }
       Q4<V> world = r;
       if (b.vrm && child >= 0) {
         world = LoadVrmQ<V>(b, kVrmQx, k, lane);  // the solve's rotation (kVrm)

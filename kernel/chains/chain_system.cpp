@@ -1139,7 +1139,8 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
     float* scratch = writeback_scratch_[worker].data();
     for (int32_t i = pass.first_work + begin; i < pass.first_work + end; ++i) {
       Group& g = groups_[work_[i].group];
-      const ChainBlockView v = g.View(work_[i].block, Flipped(g));  // after this frame's solve
+      ChainBlockView v = g.View(work_[i].block, Flipped(g));  // after this frame's solve
+      v.virtual_leaves = g.vrm && g.full_pose_chains == 0;
       const int32_t first_lane = work_[i].block * kBlockLanes;
       // World matrices only for a block where some lane's chain has pose streams.
       float* world_rows = nullptr;
