@@ -31,15 +31,16 @@ class FixedClock {
     }
     accumulator_ += dt;
     // A tiny epsilon so that 1/60 s fed at 60 Hz is one substep despite rounding.
-    const double due_steps = std::floor(accumulator_ / step_ + 1e-9);
+    double due_steps = std::floor(accumulator_ / step_ + 1e-9);
     if (!(due_steps < kHugeSteps)) {
       // A dt of years (a raw timestamp passed as seconds): nothing of it but the clamp's
       // substeps can run, and no fraction of it is worth carrying. Converting the count
       // to an integer would overflow, so it is dropped here whole.
       tick.dropped_seconds = accumulator_ - static_cast<double>(max_substeps_) * step_;
       accumulator_ = static_cast<double>(max_substeps_) * step_;
+      due_steps = std::floor(accumulator_ / step_ + 1e-9);
     }
-    auto due = static_cast<int64_t>(std::floor(accumulator_ / step_ + 1e-9));
+    auto due = static_cast<int64_t>(due_steps);  // (one divide a frame: it is on the Step's serial path)
     if (due > max_substeps_) {
       tick.dropped_seconds = static_cast<double>(due - max_substeps_) * step_;
       accumulator_ -= tick.dropped_seconds;
