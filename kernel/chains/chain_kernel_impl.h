@@ -341,8 +341,11 @@ inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
 }
 // The same, given |from| |to| (a caller that knows them saves a square root on its
 // dependency chain).
+// The arc's unnormalised q = (from x to, lengths + from . to), with its two edge cases:
+// opposite directions turn half a circle about an axis perpendicular to `from`, and a zero
+// vector gives the identity.
 template <class V>
-inline Q4<V> ShortestArcOfLengths(const V3<V>& from, const V3<V>& to, const V& lengths) {
+inline Q4<V> UnnormalisedArc(const V3<V>& from, const V3<V>& to, const V& lengths) {
   using O = Ops<V>;
   const V d = Dot3(from, to);
   const V3<V> c = Cross3(from, to);
@@ -350,7 +353,7 @@ inline Q4<V> ShortestArcOfLengths(const V3<V>& from, const V3<V>& to, const V& l
   const auto degenerate = lengths < O::Splat(1e-20f);
   const auto opposite = d < O::Splat(-0.999999f) * lengths;
   if (O::AnyOf(opposite)) {
-    // axis = x cross from, or y cross from when from is along x (normalised with q below).
+    // axis = x cross from, or y cross from when from is along x (normalised with q after).
     const V3<V> axis_x{O::Splat(0.0f), -from.z, from.y};
     const auto along_x = Dot3(axis_x, axis_x) < O::Splat(1e-6f) * Dot3(from, from);
     const V3<V> axis = Select3(along_x, V3<V>{from.z, O::Splat(0.0f), -from.x}, axis_x);
@@ -361,6 +364,13 @@ inline Q4<V> ShortestArcOfLengths(const V3<V>& from, const V3<V>& to, const V& l
     q = {O::Select(degenerate, O::Splat(0.0f), q.x), O::Select(degenerate, O::Splat(0.0f), q.y),
          O::Select(degenerate, O::Splat(0.0f), q.z), O::Select(degenerate, O::Splat(1.0f), q.w)};
   }
+  return q;
+}
+
+template <class V>
+inline Q4<V> ShortestArcOfLengths(const V3<V>& from, const V3<V>& to, const V& lengths) {
+  using O = Ops<V>;
+  const Q4<V> q = UnnormalisedArc(from, to, lengths);
   const V inv = O::Splat(1.0f) / O::Sqrt(O::Max(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w,
                                                 O::Splat(1e-30f)));
   return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
@@ -395,22 +405,7 @@ TENDON_CHAIN_INLINE V OverRoot(const V& a, const V& x) {
 template <class V>
 TENDON_CHAIN_INLINE Q4<V> VrmArc(const V3<V>& axis, const V3<V>& to, const V& length) {
   using O = Ops<V>;
-  const V d = Dot3(axis, to);
-  const V3<V> c = Cross3(axis, to);
-  Q4<V> q{c.x, c.y, c.z, length + d};
-  const auto degenerate = length < O::Splat(1e-20f);
-  const auto opposite = d < O::Splat(-0.999999f) * length;
-  if (O::AnyOf(opposite)) {
-    const V3<V> axis_x{O::Splat(0.0f), -axis.z, axis.y};
-    const auto along_x = Dot3(axis_x, axis_x) < O::Splat(1e-6f) * Dot3(axis, axis);
-    const V3<V> turn = Select3(along_x, V3<V>{axis.z, O::Splat(0.0f), -axis.x}, axis_x);
-    q = {O::Select(opposite, turn.x, q.x), O::Select(opposite, turn.y, q.y), O::Select(opposite, turn.z, q.z),
-         O::Select(opposite, O::Splat(0.0f), q.w)};
-  }
-  if (O::AnyOf(degenerate)) {
-    q = {O::Select(degenerate, O::Splat(0.0f), q.x), O::Select(degenerate, O::Splat(0.0f), q.y),
-         O::Select(degenerate, O::Splat(0.0f), q.z), O::Select(degenerate, O::Splat(1.0f), q.w)};
-  }
+  const Q4<V> q = UnnormalisedArc(axis, to, length);
   // The sum of squares as a tree (two products, two multiply-adds, one add).
   const V n2 = O::Max(O::Fma(q.x, q.x, q.y * q.y) + O::Fma(q.z, q.z, q.w * q.w), O::Splat(1e-30f));
   const V inv = OverRoot(O::Splat(1.0f), n2);
