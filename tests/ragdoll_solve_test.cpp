@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "ports/jolt_human/jolt_human.h"
@@ -554,6 +555,89 @@ TEST(RigidSolve, BadHeightfieldsAndMeshesAreNamed) {
   EXPECT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kOutOfRange);
   world.meshes[0].indices = {0, 2, 1};
   EXPECT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kNone);
+}
+
+// Past kMaxStaticCoordinate a float stops meaning metres, and a triangle's normal or a
+// shape's distance overflows (a mesh vertex at 1.7e38 m gave a raycast a NaN normal: the
+// fuzz input tests/fuzz/corpus/build/raycast_huge_mesh_vertex). Each field is refused by name.
+TEST(RigidSolve, StaticGeometryBeyondItsRangeIsRefusedByItemAndField) {
+  auto w = MakeWorld();
+  const float huge = 1.7e38f, just_over = kMaxStaticCoordinate * 1.01f;
+  auto refused = [&](const StaticWorldSettings& world, const char* field, int32_t item) {
+    const Error e = w->BuildStaticWorld(world);
+    EXPECT_EQ(e.code, ErrorCode::kOutOfRange) << field;
+    EXPECT_EQ(e.field, field);
+    EXPECT_EQ(e.item, item) << field;
+    EXPECT_NE(e.message.find("kMaxStaticCoordinate"), std::string::npos) << e.message;
+  };
+  StaticWorldSettings world;
+  world.planes = {StaticPlane{{0, 1, 0}, 0}, StaticPlane{{0, 1, 0}, -just_over}};
+  refused(world, "planes", 1);
+  world.planes.clear();
+  world.spheres = {StaticSphere{{huge, 0, 0}, 1}};
+  refused(world, "spheres", 0);
+  world.spheres = {StaticSphere{{}, just_over}};
+  refused(world, "spheres", 0);
+  world.spheres.clear();
+  world.capsules = {StaticCapsule{{0, 0, 0}, {0, 0, -huge}, 1}};
+  refused(world, "capsules", 0);
+  world.capsules.clear();
+  world.boxes = {StaticBox{}, StaticBox{}};
+  world.boxes[1].half_extents.y = just_over;
+  refused(world, "boxes", 1);
+  world.boxes.clear();
+  world.heightfields.push_back(Hills());
+  world.heightfields[0].heights[7] = huge;
+  refused(world, "heightfields", 0);
+  world.heightfields[0] = Hills();
+  world.heightfields[0].spacing = just_over;
+  refused(world, "heightfields", 0);
+  world.heightfields.clear();
+  StaticTriangleMesh mesh;
+  mesh.vertices = {{0, 0, 0}, {huge, -2, -0.5f}, {0, 0, 1}};
+  mesh.indices = {0, 2, 1};
+  world.meshes = {mesh};
+  refused(world, "meshes", 0);
+  // At the bound itself it builds, and a ray across it finds the triangle.
+  world.meshes[0].vertices = {{-kMaxStaticCoordinate, 0, -kMaxStaticCoordinate},
+                              {kMaxStaticCoordinate, 0, -kMaxStaticCoordinate},
+                              {0, 0, kMaxStaticCoordinate}};
+  ASSERT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kNone);
+  RaycastHit hit;
+  ASSERT_TRUE(w->RaycastStatic({0, 1, 0}, {0, -1, 0}, 2, &hit));
+  EXPECT_NEAR(hit.distance, 1.0f, 1e-4f);
+}
+
+// A query result is always finite, even for a ray from far beyond the world with no limit
+// on its length: what would overflow is no hit.
+TEST(RigidSolve, AStaticRaycastFromFarAwayReturnsOnlyFiniteHits) {
+  auto w = MakeWorld();
+  StaticWorldSettings world;
+  world.planes = {StaticPlane{{0, 1, 0}, 0}};
+  world.spheres = {StaticSphere{{0, 2, 0}, 0.5f}};
+  world.boxes = {StaticBox{}};
+  world.heightfields.push_back(Hills());
+  StaticTriangleMesh mesh;
+  mesh.vertices = {{-2, 1, -2}, {2, 1, -2}, {0, 1, 2}};
+  mesh.indices = {0, 2, 1};
+  world.meshes = {mesh};
+  ASSERT_EQ(w->BuildStaticWorld(world).code, ErrorCode::kNone);
+  const float inf = std::numeric_limits<float>::infinity();
+  int hits = 0;
+  for (float far : {1e3f, 1e20f, 1e30f, 3e38f}) {
+    for (const Vec3 dir : {Vec3{0, -1, 0}, Vec3{-1, -1, 0}, Vec3{0.3f, -1, 0.2f}}) {
+      for (float max_distance : {10.0f, 1e25f, inf}) {
+        RaycastHit hit;
+        const Vec3 origin = dir * -far + Vec3{0, 0.1f, 0};
+        if (!w->RaycastStatic(origin, dir, max_distance, &hit)) continue;
+        ++hits;
+        EXPECT_TRUE(IsFinite(hit.point) && IsFinite(hit.normal) && std::isfinite(hit.distance))
+            << "from " << far << " m, max " << max_distance;
+        EXPECT_LE(hit.distance, max_distance);
+      }
+    }
+  }
+  EXPECT_GT(hits, 0);  // the near rays do hit
 }
 
 // Each kernel against its scalar reference (the same arithmetic, atan2 included), bit for

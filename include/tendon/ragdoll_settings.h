@@ -130,6 +130,12 @@ struct RagdollPartInfo {
 // The static world parts collide with: planes, spheres, capsules, boxes, heightfields and
 // triangle meshes. Parts meet it through their contact spheres (capsule and tapered-
 // capsule end spheres, a sphere, a box's corners).
+//
+// Every coordinate, offset, radius, half extent, spacing and height lies within
+// +-kMaxStaticCoordinate. Beyond it a float resolves no better than 6 cm, and far beyond it
+// a triangle's normal or a shape's distance overflows; BuildStaticWorld refuses such a
+// value by item and field (kOutOfRange).
+inline constexpr float kMaxStaticCoordinate = 1e6f;  // m
 struct StaticPlane {
   Vec3 normal{0, 1, 0};  // unit; parts stay on the side it points to
   float offset = 0.0f;   // m: the plane is { x : dot(normal, x) = offset }

@@ -16,6 +16,18 @@
 
 namespace tendon::detail {
 
+namespace {
+
+bool InStaticRange(float v) { return std::fabs(v) <= kMaxStaticCoordinate; }
+bool InStaticRange(Vec3 v) { return InStaticRange(v.x) && InStaticRange(v.y) && InStaticRange(v.z); }
+
+Error OutOfStaticRange(std::size_t item, const char* field, const char* what) {
+  return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(item), field,
+              std::string(what) + " lies beyond +-kMaxStaticCoordinate (1e6 m)");
+}
+
+}  // namespace
+
 Error StaticWorld::Build(const StaticWorldSettings& settings) {
   if (static_cast<int32_t>(settings.planes.size()) > kMaxStaticPlanes)
     return Fail(ErrorCode::kCapacity, -1, "planes", "at most 8 static planes");
@@ -28,6 +40,7 @@ Error StaticWorld::Build(const StaticWorldSettings& settings) {
       return Fail(ErrorCode::kNotFinite, static_cast<int32_t>(i), "planes", "a plane is not finite");
     if (std::fabs(Length(p.normal) - 1.0f) > 1e-3f)
       return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "planes", "a plane's normal must be unit");
+    if (!InStaticRange(p.offset)) return OutOfStaticRange(i, "planes", "a plane's offset");
   }
   std::vector<StaticShape> shapes;
   auto copy3 = [](float* d, Vec3 v) { d[0] = v.x, d[1] = v.y, d[2] = v.z; };
@@ -36,6 +49,7 @@ Error StaticWorld::Build(const StaticWorldSettings& settings) {
     if (!IsFinite(s.centre) || !std::isfinite(s.radius))
       return Fail(ErrorCode::kNotFinite, static_cast<int32_t>(i), "spheres", "a sphere is not finite");
     if (!(s.radius > 0)) return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "spheres", "a sphere's radius must be positive");
+    if (!InStaticRange(s.centre) || !InStaticRange(s.radius)) return OutOfStaticRange(i, "spheres", "a sphere");
     StaticShape out;
     out.kind = kStaticSphere;
     copy3(out.a, s.centre);
@@ -47,6 +61,8 @@ Error StaticWorld::Build(const StaticWorldSettings& settings) {
     if (!IsFinite(c.a) || !IsFinite(c.b) || !std::isfinite(c.radius))
       return Fail(ErrorCode::kNotFinite, static_cast<int32_t>(i), "capsules", "a capsule is not finite");
     if (!(c.radius > 0)) return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "capsules", "a capsule's radius must be positive");
+    if (!InStaticRange(c.a) || !InStaticRange(c.b) || !InStaticRange(c.radius))
+      return OutOfStaticRange(i, "capsules", "a capsule");
     StaticShape out;
     out.kind = kStaticCapsule;
     copy3(out.a, c.a);
@@ -60,6 +76,7 @@ Error StaticWorld::Build(const StaticWorldSettings& settings) {
       return Fail(ErrorCode::kNotFinite, static_cast<int32_t>(i), "boxes", "a box is not finite");
     if (!(b.half_extents.x > 0 && b.half_extents.y > 0 && b.half_extents.z > 0))
       return Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "boxes", "a box's half extents must be positive");
+    if (!InStaticRange(b.pose.translation) || !InStaticRange(b.half_extents)) return OutOfStaticRange(i, "boxes", "a box");
     if (std::fabs(std::sqrt(Dot(b.pose.rotation, b.pose.rotation)) - 1.0f) > 1e-3f)
       return Fail(ErrorCode::kNotUnitRotation, static_cast<int32_t>(i), "boxes", "a box's rotation must be unit");
     StaticShape out;
@@ -93,7 +110,9 @@ Error StaticWorld::Build(const StaticWorldSettings& settings) {
       return Fail(ErrorCode::kOutOfRange, item, "heightfields", "a heightfield's origin must be finite and spacing positive");
     for (float v : f.heights) {
       if (!std::isfinite(v)) return Fail(ErrorCode::kNotFinite, item, "heightfields", "a height is not finite");
+      if (!InStaticRange(v)) return OutOfStaticRange(h, "heightfields", "a height");
     }
+    if (!InStaticRange(f.origin) || !InStaticRange(f.spacing)) return OutOfStaticRange(h, "heightfields", "its origin or spacing");
     auto at = [&](int32_t i, int32_t k) {
       return f.origin + Vec3{static_cast<float>(i) * f.spacing, f.heights[static_cast<std::size_t>(k) * f.samples_x + i], static_cast<float>(k) * f.spacing};
     };
@@ -112,6 +131,7 @@ Error StaticWorld::Build(const StaticWorldSettings& settings) {
       return Fail(ErrorCode::kOutOfRange, item, "meshes", "a mesh needs three indices per triangle");
     for (const Vec3& v : mesh.vertices) {
       if (!IsFinite(v)) return Fail(ErrorCode::kNotFinite, item, "meshes", "a mesh vertex is not finite");
+      if (!InStaticRange(v)) return OutOfStaticRange(m, "meshes", "a mesh vertex");
     }
     int32_t kept = 0;
     for (std::size_t t = 0; t < mesh.indices.size(); t += 3) {
@@ -161,14 +181,18 @@ bool StaticWorld::Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHit*
   float best = max_distance;
   bool found = false;
   auto take = [&](float t, Vec3 normal, int32_t index) {
-    if (!(t >= 0 && t <= best)) return;  // a NaN distance is no hit
+    // A NaN or infinite distance is no hit (max_distance may be +inf), nor is a point or
+    // normal that overflowed on a ray from far away: a query result is always finite.
+    if (!(t >= 0 && t <= best) || !std::isfinite(t)) return;
+    const Vec3 point = origin + dir * t;
+    if (!IsFinite(point) || !IsFinite(normal)) return;
     best = t;
     found = true;
     hit->ragdoll = RagdollId{};
     hit->part = -1;
     hit->static_shape = index;
     hit->distance = t;
-    hit->point = origin + dir * t;
+    hit->point = point;
     hit->normal = normal;
   };
   for (int32_t i = 0; i < plane_count_; ++i) {
