@@ -260,20 +260,28 @@ TEST(PoseLayouts, EveryChainLayoutEqualsTheTrsOutputComposedByHandOnEveryInstruc
   }
 }
 
-// Godette's hair shape: a kVrm chain of strands, one lane each, with virtual tips the
-// streams skip; the bones are named in the settings' order whatever the lanes' order.
-TEST(PoseLayouts, AKVrmChainOfStrandsWritesItsStreamsInTheSettingsOrder) {
-  auto w = MakeWorld();
+// Godette's hair shape: a kVrm chain of `strands` strands side by side (roots, then a joint
+// each, then a virtual tip each), pushed sideways and down.
+ChainArchetypeSettings HairStrands(int strands) {
   ChainArchetypeSettings s;
   s.model = ChainModel::kVrm;
-  for (int i = 0; i < 3; ++i) s.bones.push_back(ChainBone{-1, Transform{{0.1f * static_cast<float>(i), 0, 0}, {}, {1, 1, 1}}});
-  for (int i = 0; i < 3; ++i) s.bones.push_back(ChainBone{i, Transform{{0, -0.1f, 0.01f}, {}, {1, 1, 1}}});
-  for (int i = 0; i < 3; ++i) {
-    ChainBone tip{3 + i, Transform{{0, -0.07f, 0}, {}, {1, 1, 1}}};
+  for (int i = 0; i < strands; ++i)
+    s.bones.push_back(ChainBone{-1, Transform{{0.1f * static_cast<float>(i), 0, 0}, {}, {1, 1, 1}}});
+  for (int i = 0; i < strands; ++i) s.bones.push_back(ChainBone{i, Transform{{0, -0.1f, 0.01f}, {}, {1, 1, 1}}});
+  for (int i = 0; i < strands; ++i) {
+    ChainBone tip{strands + i, Transform{{0, -0.07f, 0}, {}, {1, 1, 1}}};
     tip.virtual_tip = true;
     s.bones.push_back(tip);
   }
   s.settings.gravity_push = Vec3{0.3f, 0, -1.0f};
+  return s;
+}
+
+// Godette's hair shape: a kVrm chain of strands, one lane each, with virtual tips the
+// streams skip; the bones are named in the settings' order whatever the lanes' order.
+TEST(PoseLayouts, AKVrmChainOfStrandsWritesItsStreamsInTheSettingsOrder) {
+  auto w = MakeWorld();
+  const ChainArchetypeSettings s = HairStrands(3);
   const ChainArchetypeId a = w->BuildChainArchetype(s).value();
   HostChain chain(s);
   std::vector<Transform> model(9, Transform{{-9, -9, -9}, {}, {1, 1, 1}});
@@ -306,16 +314,7 @@ TEST(PoseLayouts, AKVrmChainOfStrandsWritesItsStreamsInTheSettingsOrder) {
 // Nothing it writes may differ: the same chain in two worlds, one with a stream, writes the
 // same bits every frame, through a swing, a teleport (a snap) and a frame of bad input.
 TEST(PoseLayouts, AKVrmChainPosedFromItsRootsAloneWritesTheBitsOfAFullyPosedOne) {
-  ChainArchetypeSettings s;
-  s.model = ChainModel::kVrm;
-  for (int i = 0; i < 5; ++i) s.bones.push_back(ChainBone{-1, Transform{{0.1f * static_cast<float>(i), 0, 0}, {}, {1, 1, 1}}});
-  for (int i = 0; i < 5; ++i) s.bones.push_back(ChainBone{i, Transform{{0, -0.1f, 0.01f}, {}, {1, 1, 1}}});
-  for (int i = 0; i < 5; ++i) {
-    ChainBone tip{5 + i, Transform{{0, -0.07f, 0}, {}, {1, 1, 1}}};
-    tip.virtual_tip = true;
-    s.bones.push_back(tip);
-  }
-  s.settings.gravity_push = Vec3{0.3f, 0, -1.0f};
+  ChainArchetypeSettings s = HairStrands(5);
   s.settings.stiffness = 1.5f;
   s.teleport_guard = true;  // so that the jump at frame 20 snaps
   ColliderSettings head;  // on host frame 0, in the strands' way

@@ -339,8 +339,6 @@ inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
   using O = Ops<V>;
   return ShortestArcOfLengths(from, to, O::Sqrt(Dot3(from, from) * Dot3(to, to)));
 }
-// The same, given |from| |to| (a caller that knows them saves a square root on its
-// dependency chain).
 // The arc's unnormalised q = (from x to, lengths + from . to), with its two edge cases:
 // opposite directions turn half a circle about an axis perpendicular to `from`, and a zero
 // vector gives the identity.
@@ -367,6 +365,8 @@ inline Q4<V> UnnormalisedArc(const V3<V>& from, const V3<V>& to, const V& length
   return q;
 }
 
+// ShortestArc, given |from| |to| (a caller that knows them saves a square root on its
+// dependency chain).
 template <class V>
 inline Q4<V> ShortestArcOfLengths(const V3<V>& from, const V3<V>& to, const V& lengths) {
   using O = Ops<V>;
@@ -703,7 +703,6 @@ void WritebackLanes(const ChainBlockView& b, float* scratch, float* finite_probe
     // x * 0 is 0 for finite x and NaN otherwise; the sum carries a NaN to the end.
     V probe = O::Splat(0.0f);
     for (int32_t k = 0; k < b.node_count; ++k) {
-      const Q4<V> r = LoadNodeQ<V>(b, kRx, k, lane);
       const int32_t child = b.first_child[k];
       const int32_t parent = b.parent[k];
       if constexpr (!kWorld) {
@@ -714,6 +713,7 @@ void WritebackLanes(const ChainBlockView& b, float* scratch, float* finite_probe
           continue;
         }
       }
+      const Q4<V> r = LoadNodeQ<V>(b, kRx, k, lane);
       Q4<V> world = r;
       if (b.vrm && child >= 0) {
         world = LoadVrmQ<V>(b, kVrmQx, k, lane);  // the solve's rotation (kVrm)

@@ -570,16 +570,7 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
       stats.culled_by_distance = 0;
       stats.culled_by_budget = 0;
       stats.snapped_wake = 0;
-      RefreshLists();
-      selected_count_ = live;
-      PartitionPasses();
-      stats.simulated_chains = live;
-      stats.sleeping_chains = 0;
-      stats.chain_blocks = work_count_;
-      stats.lanes_used = work_lanes_;
-      stats.lane_occupancy = work_count_ > 0 ? static_cast<float>(work_lanes_) /
-                                                   static_cast<float>(work_count_ * kBlockLanes)
-                                             : 0.0f;
+      FinishSelection(live, /*rebuild_work=*/false, stats);
       return;
     }
     eligible = 0;
@@ -648,23 +639,32 @@ void ChainSystem::Budget(const SimulatePredicate& predicate, FrameStats& stats) 
     if (fresh.live && fresh.generation == generation && !fresh.Awake()) fresh.start_at_bind = false;
   }
   fresh_vrm_chains_.clear();
-  work_count_ = 0;
-  int32_t lanes = 0;
-  for (int32_t gi = 0; gi < static_cast<int32_t>(groups_.size()); ++gi) {
-    const int32_t blocks = (groups_[gi].lanes_used + kBlockLanes - 1) / kBlockLanes;
-    for (int32_t b = 0; b < blocks; ++b) work_[work_count_++] = {gi, b};
-    lanes += groups_[gi].lanes_used;
+  FinishSelection(keep, /*rebuild_work=*/true, stats);
+}
+
+// The end of Budget's selection of `keep` chains (candidates_[0, keep)), on either path:
+// the blocks to run (rebuilt from the groups' lanes when asked), the passes, and the
+// frame's lane counters.
+void ChainSystem::FinishSelection(int32_t keep, bool rebuild_work, FrameStats& stats) {
+  if (rebuild_work) {
+    work_count_ = 0;
+    work_lanes_ = 0;
+    for (int32_t gi = 0; gi < static_cast<int32_t>(groups_.size()); ++gi) {
+      const int32_t blocks = (groups_[gi].lanes_used + kBlockLanes - 1) / kBlockLanes;
+      for (int32_t b = 0; b < blocks; ++b) work_[work_count_++] = {gi, b};
+      work_lanes_ += groups_[gi].lanes_used;
+    }
+    work_epoch_ = lane_epoch_;
   }
-  work_epoch_ = lane_epoch_;
-  work_lanes_ = lanes;
   RefreshLists();
   selected_count_ = keep;  // candidates_[0, keep) are the selected chains (the pose phase reads them)
   PartitionPasses();
   stats.simulated_chains = keep;
-  stats.sleeping_chains = live - keep;
+  stats.sleeping_chains = static_cast<int32_t>(live_chains_.size()) - keep;
   stats.chain_blocks = work_count_;
-  stats.lanes_used = lanes;
-  stats.lane_occupancy = work_count_ > 0 ? static_cast<float>(lanes) / static_cast<float>(work_count_ * kBlockLanes) : 0.0f;
+  stats.lanes_used = work_lanes_;
+  stats.lane_occupancy =
+      work_count_ > 0 ? static_cast<float>(work_lanes_) / static_cast<float>(work_count_ * kBlockLanes) : 0.0f;
 }
 
 // Reads a lane's host input: a finite pose becomes its last good pose; a non-finite

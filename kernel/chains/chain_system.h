@@ -161,6 +161,7 @@ class ChainSystem {
   void MarkLaneListsStale();  // every group's (chain slots moved, or a chain's host buffers changed)
   void SetHostMap(Slot& slot, const ChainArchetype& a, std::span<const int32_t> bone_map) const;
   void PartitionPasses();
+  void FinishSelection(int32_t keep, bool rebuild_work, FrameStats& stats);
   bool Flipped(const Group& g) const;
   // Pose streams: checked and put in lane order at bind; written from a lane's world
   // matrices (the writeback), or from locals composed here (a reset, an unbind).
