@@ -342,14 +342,17 @@ inline Q4<V> ShortestArc(const V3<V>& from, const V3<V>& to) {
 // The arc's unnormalised q = (from x to, lengths + from . to), with its two edge cases:
 // opposite directions turn half a circle about an axis perpendicular to `from`, and a zero
 // vector gives the identity.
+// `edge` (when given) gets the lanes that took either.
 template <class V>
-inline Q4<V> UnnormalisedArc(const V3<V>& from, const V3<V>& to, const V& lengths) {
+inline Q4<V> UnnormalisedArc(const V3<V>& from, const V3<V>& to, const V& lengths,
+                             typename Ops<V>::Mask* edge = nullptr) {
   using O = Ops<V>;
   const V d = Dot3(from, to);
   const V3<V> c = Cross3(from, to);
   Q4<V> q{c.x, c.y, c.z, lengths + d};
   const auto degenerate = lengths < O::Splat(1e-20f);
   const auto opposite = d < O::Splat(-0.999999f) * lengths;
+  if (edge != nullptr) *edge = O::Or(degenerate, opposite);
   if (O::AnyOf(opposite)) {
     // axis = x cross from, or y cross from when from is along x (normalised with q after).
     const V3<V> axis_x{O::Splat(0.0f), -from.z, from.y};
@@ -399,42 +402,64 @@ TENDON_CHAIN_INLINE V OverRoot(const V& a, const V& x) {
   return Ops<V>::Sqrt(x) * (a / x);
 }
 
-// Three-vrm's fromUnitVectors(axis, (to) / length), for |axis| = 1 and |to| = length:
-// q = (axis x to, length + axis . to), normalised (ShortestArcOfLengths, with OverRoot's
-// parallel square root and divide, for the kVrm solve's latency).
+// A tail restored to its bone's length, with what the joint's arc is built from: `d`, the
+// tail's direction from the head before its last restore, and root = |d|, so that
+// n = h + d * length / root. The arc takes (d, root) rather than n - h: its cross and dot
+// products start while the restore's square root and divide run, where n - h waited for
+// them and for the restore's multiply-add and a subtraction.
 template <class V>
-TENDON_CHAIN_INLINE Q4<V> VrmArc(const V3<V>& axis, const V3<V>& to, const V& length) {
-  using O = Ops<V>;
-  const Q4<V> q = UnnormalisedArc(axis, to, length);
-  // The sum of squares as a tree (two products, two multiply-adds, one add).
-  const V n2 = O::Max(O::Fma(q.x, q.x, q.y * q.y) + O::Fma(q.z, q.z, q.w * q.w), O::Splat(1e-30f));
-  const V inv = OverRoot(O::Splat(1.0f), n2);
-  return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
-}
+struct VrmTail {
+  V3<V> n, d;
+  V root;
+};
 
-// h + (n - h) * length / |n - h|: VRM restores the bone's length after every move; a tail
-// collapsed onto its head goes back along `fallback`.
+// h + d * length / |d|: VRM restores the bone's length after every move; a tail collapsed
+// onto its head goes back along `fallback`.
 template <class V>
-TENDON_CHAIN_INLINE V3<V> RestoreLength(const V3<V>& n, const V3<V>& h, const V& length, const V3<V>& fallback) {
+TENDON_CHAIN_INLINE VrmTail<V> RestoreLength(V3<V> d, const V3<V>& h, const V& length, const V3<V>& fallback) {
   using O = Ops<V>;
-  V3<V> d = Sub(n, h);
   V len2 = Dot3(d, d);
   const auto degenerate = len2 < O::Splat(1e-20f);
   if (O::AnyOf(degenerate)) {
     d = Select3(degenerate, fallback, d);
     len2 = O::Max(Dot3(d, d), O::Splat(1e-30f));
   }
-  const V scale = OverRoot(length, len2);
-  return {O::Fma(d.x, scale, h.x), O::Fma(d.y, scale, h.y), O::Fma(d.z, scale, h.z)};
+  // The square root and the divide start together (see OverRoot).
+  const V root = O::Sqrt(len2);
+  const V scale = root * (length / len2);
+  return {{O::Fma(d.x, scale, h.x), O::Fma(d.y, scale, h.y), O::Fma(d.z, scale, h.z)}, d, root};
+}
+
+// The joint's world rotation: three-vrm's fromUnitVectors(axis, d / root) premultiplied
+// onto `base`, for |axis| = 1 and root = |d|. The unnormalised arc q = (axis x d, root +
+// axis . d) has |q|^2 = 2 root (root + axis . d) = 2 root q.w (expand |axis x d|^2 =
+// root^2 - (axis . d)^2), known as soon as q.w is: no sum of q's squares on the joint's
+// chain. The product with `base` runs while that is square-rooted, and takes the scale
+// after (|base| = 1). The arc's edge lanes (opposite directions, a zero vector) and a
+// vanishing |q|^2 take the sum of squares.
+template <class V>
+TENDON_CHAIN_INLINE Q4<V> VrmBoneRotation(const V3<V>& axis, const V3<V>& d, const V& root, const Q4<V>& base) {
+  using O = Ops<V>;
+  typename O::Mask edge;
+  const Q4<V> q = UnnormalisedArc(axis, d, root, &edge);
+  V n2 = (root + root) * q.w;
+  if (O::AnyOf(O::Or(edge, n2 < O::Splat(1e-30f)))) {
+    const V squares = O::Fma(q.x, q.x, q.y * q.y) + O::Fma(q.z, q.z, q.w * q.w);
+    n2 = O::Max(O::Select(edge, squares, n2), O::Splat(1e-30f));
+  }
+  const V inv = OverRoot(O::Splat(1.0f), n2);
+  const Q4<V> bone = QMulFused(q, base);
+  return {bone.x * inv, bone.y * inv, bone.z * inv, bone.w * inv};
 }
 
 // One collider as three-vrm's shapes measure it: the signed distance s of the tail (with
 // its hit radius) and the direction out; a negative s moves the tail by -s along it, then
 // the length is restored. The collider radius is not scaled (VRM's rule).
 template <class V>
-TENDON_CHAIN_INLINE V3<V> CollideVrm(const ChainBlockView& b, int32_t c, int32_t lane, const V3<V>& n, const V& hit_radius,
-                                     const V3<V>& h, const V& length, const V3<V>& fallback) {
+TENDON_CHAIN_INLINE VrmTail<V> CollideVrm(const ChainBlockView& b, int32_t c, int32_t lane, const VrmTail<V>& tail,
+                                           const V& hit_radius, const V3<V>& h, const V& length, const V3<V>& fallback) {
   using O = Ops<V>;
+  const V3<V>& n = tail.n;
   const uint8_t kind = b.collider_kind[c];
   const ColliderPoints<V> shape = LoadCollider<V>(b, c, lane);
   V s;
@@ -456,15 +481,15 @@ TENDON_CHAIN_INLINE V3<V> CollideVrm(const ChainBlockView& b, int32_t c, int32_t
     const V reach2 = reach * reach;
     const auto maybe = inside ? O::Or(reach < O::Splat(0.0f), d2 >= reach2 * O::Splat(0.9999f))
                               : O::And(reach > O::Splat(0.0f), d2 <= reach2 * O::Splat(1.0001f));
-    if (!O::AnyOf(maybe)) return n;
+    if (!O::AnyOf(maybe)) return tail;
     const V dist = O::Sqrt(d2);
     s = inside ? r - hit_radius - dist : dist - hit_radius - r;
     dir = Scale(d, (inside ? O::Splat(-1.0f) : O::Splat(1.0f)) / dist);
   }
   const auto hit = O::And(s < O::Splat(0.0f), O::Load(b.Collider(kCon, c) + lane) > O::Splat(0.5f));
-  if (!O::AnyOf(hit)) return n;
-  const V3<V> pushed = Sub(n, Scale(dir, s));
-  return Select3(hit, RestoreLength(pushed, h, length, fallback), n);
+  if (!O::AnyOf(hit)) return tail;
+  const VrmTail<V> pushed = RestoreLength(Sub(Sub(n, Scale(dir, s)), h), h, length, fallback);
+  return {Select3(hit, pushed.n, n), Select3(hit, pushed.d, tail.d), O::Select(hit, pushed.root, tail.root)};
 }
 
 // One VRM step of the joint whose tail is node k (its bone is `parent`) in one lane group,
@@ -496,7 +521,7 @@ TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32
   // rotation does not wait for the parent, so the parent's rotation is one QRotate from
   // the axis (the product `base` is needed only at the end, off that path).
   const Q4<V> rest_rotation = LoadVrmQ<V>(b, kVrmRestQx, parent, lane);
-  const V3<V> axis = QRotate(above, QRotate(rest_rotation, dir));
+  const V3<V> axis = QRotateDoubled(above, QRotate(rest_rotation, dir));
   const Q4<V> base = QMulFused(above, rest_rotation);
   // Inertia, stiffness along the rest direction, gravity (and wind): displacements.
   const V3<V> c = LoadAt<V>(node, kCurrent);
@@ -505,26 +530,33 @@ TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32
   const V stiffness_dt = O::Load(b.Node(kStiffness, k) + lane) * dt;
   const V wind_scale = O::Load(b.Node(kWindScale, k) + lane);
   const V3<V> push = LoadVrm3<V>(b, kVrmPushX, k, lane);
-  V3<V> n{O::Fma(c.x - p.x, damping, c.x), O::Fma(c.y - p.y, damping, c.y), O::Fma(c.z - p.z, damping, c.z)};
-  n = {O::Fma(axis.x, stiffness_dt, O::Fma(push.x, dt, O::Fma(wind_dt.x, wind_scale, n.x))),
-       O::Fma(axis.y, stiffness_dt, O::Fma(push.y, dt, O::Fma(wind_dt.y, wind_scale, n.y))),
-       O::Fma(axis.z, stiffness_dt, O::Fma(push.z, dt, O::Fma(wind_dt.z, wind_scale, n.z)))};
+  // The moved tail relative to the head (the head's subtraction starts the sum, off the
+  // chain that waits for `axis`).
+  V3<V> d{O::Fma(c.x - p.x, damping, c.x - h.x), O::Fma(c.y - p.y, damping, c.y - h.y),
+          O::Fma(c.z - p.z, damping, c.z - h.z)};
+  d = {O::Fma(axis.x, stiffness_dt, O::Fma(push.x, dt, O::Fma(wind_dt.x, wind_scale, d.x))),
+       O::Fma(axis.y, stiffness_dt, O::Fma(push.y, dt, O::Fma(wind_dt.y, wind_scale, d.y))),
+       O::Fma(axis.z, stiffness_dt, O::Fma(push.z, dt, O::Fma(wind_dt.z, wind_scale, d.z)))};
   const V3<V> fallback = Scale(axis, length);
-  n = RestoreLength(n, h, length, fallback);
+  VrmTail<V> tail = RestoreLength(d, h, length, fallback);
   if (b.collider_count > 0) {
     const V hit_radius = O::Load(b.Radius(k) + lane);
     const uint32_t mask = b.collider_mask[k];
     for (int32_t ci = 0; ci < b.collider_count; ++ci) {
-      if ((mask >> ci) & 1u) n = CollideVrm<V>(b, ci, lane, n, hit_radius, h, length, fallback);
+      if ((mask >> ci) & 1u) tail = CollideVrm<V>(b, ci, lane, tail, hit_radius, h, length, fallback);
     }
   }
   const auto pinned = rest < O::Splat(0.0f);
-  if (O::AnyOf(pinned)) n = Select3(pinned, LoadAt<V>(node, kBx), n);
-  StoreAt(node, kPreviousSlot<kCurrent>, n);
+  if (O::AnyOf(pinned)) {
+    tail.n = Select3(pinned, LoadAt<V>(node, kBx), tail.n);
+    const V3<V> to = Sub(tail.n, h);
+    tail.d = Select3(pinned, to, tail.d);
+    tail.root = O::Select(pinned, O::Sqrt(Dot3(to, to)), tail.root);
+  }
+  StoreAt(node, kPreviousSlot<kCurrent>, tail.n);
   // The bone's world rotation: its rest rotation under the simulated parent, swung from
   // the rest direction onto the solved one (three-vrm's fromUnitVectors, premultiplied).
-  // |axis| = 1 and |n - h| = length (restored above): the arc needs no square root for them.
-  const Q4<V> bone = QMulFused(VrmArc(axis, Sub(n, h), length), base);
+  const Q4<V> bone = VrmBoneRotation(axis, tail.d, tail.root, base);
   O::Store(b.Vrm(kVrmQx, parent) + lane, bone.x);
   O::Store(b.Vrm(kVrmQy, parent) + lane, bone.y);
   O::Store(b.Vrm(kVrmQz, parent) + lane, bone.z);

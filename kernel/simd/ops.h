@@ -312,5 +312,14 @@ inline V3<V> QRotate(const Q4<V>& q, const V3<V>& v) {
   const V3<V> t = Scale(Cross3(u, v), two);
   return Add(Add(v, Scale(t, q.w)), Cross3(u, t));
 }
+// QRotate's arithmetic with its doubling moved onto v: 2 (u x v) = u x (2 v) exactly, so
+// the same bits, without a multiply on the chain from q (the kVrm solve's joints wait on
+// their parent's rotation through this).
+template <class V>
+inline V3<V> QRotateDoubled(const Q4<V>& q, const V3<V>& v) {
+  const V3<V> u{q.x, q.y, q.z};
+  const V3<V> t = Cross3(u, Scale(v, Ops<V>::Splat(2.0f)));
+  return Add(Add(v, Scale(t, q.w)), Cross3(u, t));
+}
 
 }  // namespace tendon::detail
