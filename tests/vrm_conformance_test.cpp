@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <span>
@@ -757,6 +758,26 @@ TEST(VrmConformance, EveryInstructionSetAgreesWithTheScalarReference) {
       for (std::size_t i = 0; i < c.tails.size(); ++i) worst = std::max(worst, Length(c.tails[i] - reference.tails[i]));
       EXPECT_LT(worst, 1e-5f) << m << " " << ToString(isa);
     }
+  }
+}
+
+// Isa::kAvx512 solves chains with the AVX2 kernel compiled for AVX-512VL's 32 registers
+// (chain_kernel_avx512.cpp): the same operations in the same order, so the same bits as
+// avx2+fma, tail for tail (the kTendon chains' are pinned by the golden hashes).
+TEST(VrmConformance, TheAvx512SolveWritesTheAvx2SolvesBits) {
+  TENDON_NEED_SHARED_DATA();
+  if (!IsIsaSupported(Isa::kAvx512)) GTEST_SKIP() << "avx512 is not supported on this CPU";
+  for (const char* m : {"godette", "inside-collider"}) {
+    const std::string model = std::string(m) == "godette" ? SharedData("vrm/godette/Godette_vrm_v4.vrm")
+                                                          : Examples(std::string(m) + ".gltf");
+    const Conformance avx2 = RunAgainstTrace(model, std::string(m) + ".jsonl", Isa::kAvx2Fma);
+    const Conformance avx512 = RunAgainstTrace(model, std::string(m) + ".jsonl", Isa::kAvx512);
+    ASSERT_EQ(avx2.tails.size(), avx512.tails.size());
+    ASSERT_FALSE(avx2.tails.empty());
+    int differ = 0;
+    for (std::size_t i = 0; i < avx2.tails.size(); ++i)
+      differ += std::memcmp(&avx2.tails[i], &avx512.tails[i], sizeof(Vec3)) != 0 ? 1 : 0;
+    EXPECT_EQ(differ, 0) << m << ": tails whose bits differ";
   }
 }
 

@@ -80,8 +80,11 @@ const ChainKernels& ChainKernelsFor(Isa isa) {
 #if TENDON_KERNELS_X86
     case Isa::kSse2: return ChainKernelsSse2();
     case Isa::kSse42: return ChainKernelsSse42();
-    case Isa::kAvx2Fma:
-    case Isa::kAvx512: return ChainKernelsAvx2Fma();  // chains are bound by memory: AVX2's 8 lanes
+    case Isa::kAvx2Fma: return ChainKernelsAvx2Fma();
+    case Isa::kAvx512:
+      // AVX2's eight lanes (a block is eight instances), with AVX-512VL's 32 registers
+      // where the CPU has them (every AVX-512 CPU since Skylake-SP; not Knights Landing).
+      return __builtin_cpu_supports("avx512vl") ? ChainKernelsAvx2Evex() : ChainKernelsAvx2Fma();
 #endif
 #if TENDON_KERNELS_NEON
     case Isa::kNeon: return ChainKernelsNeon();

@@ -12,6 +12,7 @@ const ChainKernels& ChainKernelsScalarFma();
 const ChainKernels& ChainKernelsSse2();
 const ChainKernels& ChainKernelsSse42();
 const ChainKernels& ChainKernelsAvx2Fma();
+const ChainKernels& ChainKernelsAvx2Evex();  // AVX-512VL's registers, AVX2's lanes
 const ChainKernels& ChainKernelsNeon();
 
 // The best ISA this CPU runs, or kScalar when TENDON_FORCE_SCALAR is set to non-zero, or
