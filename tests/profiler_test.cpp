@@ -289,6 +289,39 @@ TEST(Profiler, WithoutPhaseTimingEveryTimeIsZeroZonesStillRunAndNothingSimulated
   EXPECT_EQ(counting.marks.load(), 10);  // frames 0-9 (the hooks go before frame 10 steps)
 }
 
+// The phases chain their counter reads inside the frame's: the gather starts at the
+// frame's own first read when the opening is only the clock and the stats (chains alone,
+// past the first 64 frames' calibrations), at its own read otherwise (a host wind
+// sampler). Either way every phase is a part of the frame: none negative, and together no
+// longer than total_ms.
+TEST(Profiler, EveryPhaseTimeLiesWithinTheFramesTotal) {
+  for (bool sampler : {false, true}) {
+    WorldSettings ws;
+    auto world = MakeWorld(ws);
+    if (sampler) world->SetWindSampler(WindSampler{[](double, void*) { return Vec3{1, 0, 0}; }, nullptr});
+    const ChainArchetypeSettings strand = Strand(6, 0.05f, {0, -1, 0});
+    const ChainArchetypeId a = world->BuildChainArchetype(strand).value();
+    std::vector<std::unique_ptr<HostChain>> chains;
+    for (int i = 0; i < 12; ++i) {
+      chains.push_back(std::make_unique<HostChain>(strand, Vec3{0.3f * static_cast<float>(i), 1.5f, 0}));
+      ASSERT_TRUE(world->BindChain(chains.back()->Binding(a)).ok());
+    }
+    int gathered = 0;
+    for (int f = 0; f < 200; ++f) {
+      for (auto& c : chains) c->root_parent.translation.y = 1.5f + 0.1f * std::sin(0.2f * static_cast<float>(f));
+      const PhaseTimes t = world->Step(1.0f / 60.0f).times;
+      double parts = 0;
+      for (double ms : {t.gather_ms, t.budget_ms, t.pose_ms, t.solve_ms, t.writeback_ms, t.pendulum_ms, t.ragdoll_ms}) {
+        EXPECT_GE(ms, 0.0) << "frame " << f;
+        parts += ms;
+      }
+      EXPECT_LE(parts, t.total_ms * (1 + 1e-9)) << "frame " << f << (sampler ? ", wind sampler" : "");
+      gathered += t.gather_ms > 0 ? 1 : 0;
+    }
+    EXPECT_GT(gathered, 150) << (sampler ? "wind sampler" : "chains alone");
+  }
+}
+
 TEST(Profiler, AFrameBudgetWithoutPhaseTimingIsRefusedAtCreate) {
   WorldSettings ws;
   ws.frame_budget_ms = 2.0f;

@@ -26,6 +26,8 @@ enum class BudgetAction : uint8_t {
 // pendulums) is 0.
 struct PhaseTimes {
   double gather_ms = 0;     // read host poses of every bound chain, teleport guard, distance keys
+                            // (and the frame's opening, its clock and stats, when nothing
+                            // else ran in it: one counter read fewer)
   double budget_ms = 0;     // eligibility, nearest-N selection, lane repacking
   double pose_ms = 0;       // animated world pose of every simulated chain into its lanes
   double solve_ms = 0;      // the substeps (SIMD kernel)

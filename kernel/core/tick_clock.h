@@ -54,15 +54,19 @@ class TickClock {
  public:
   TickClock() : steady0_(std::chrono::steady_clock::now()), ticks0_(Ticks()) {}
   // Milliseconds in `ticks` ticks.
-  double Ms(uint64_t ticks) const { return static_cast<double>(ticks) * ms_per_tick_; }
+  // (Converted as signed, one instruction where an unsigned 64-bit one is several: the
+  // phases' spans are far below 2^63 ticks.)
+  double Ms(uint64_t ticks) const { return static_cast<double>(static_cast<int64_t>(ticks)) * ms_per_tick_; }
   // Milliseconds from the clock's creation to `ticks`.
   double MsSinceStart(uint64_t ticks) const { return Ms(ticks - ticks0_); }
   // Called once a frame: every 64th (and each of the first 64) measures the ratio again.
-  void Calibrate(uint64_t frame) {
-    if (!TENDON_TICKS_CPU || (frame > 64 && (frame & 63) != 0)) return;
+  // True when it did (it read steady_clock).
+  bool Calibrate(uint64_t frame) {
+    if (!TENDON_TICKS_CPU || (frame > 64 && (frame & 63) != 0)) return false;
     const uint64_t ticks = Ticks();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - steady0_).count();
     if (ticks > ticks0_ && ms > 0.0) ms_per_tick_ = ms / static_cast<double>(ticks - ticks0_);
+    return true;
   }
 
  private:

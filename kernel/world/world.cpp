@@ -296,7 +296,10 @@ struct World::Impl {
     if constexpr (detail::kDebugValidation) CheckHostBuffers();
     stepping = true;
     const uint64_t frame = stats.frame + 1;
-    if (settings.time_phases) ticks.Calibrate(frame);
+    // Whether the frame's opening did more than the clock and the stats (below): then the
+    // gather's time starts at its own read rather than at t0.
+    bool heavy_opening = detail::kDebugValidation;
+    if (settings.time_phases) heavy_opening |= ticks.Calibrate(frame);
     frame_state.lane_times[0] = frame_state.lane_times[1] = PhaseTimes{};
     if (frame_state.overlapped) previous_stats = stats;  // what LastStats answers while the frame is in flight
     stats = FrameStats{};
@@ -330,18 +333,26 @@ struct World::Impl {
     // kVrm chains take one step of the frame's dt, hitch-clamped as the fixed clock is.
     frame_state.vrm_dt = std::min(dt, frame_state.step * static_cast<float>(settings.max_substeps));
     if (tick.substeps > 0) {
+      heavy_opening |= wind_sampler.sample != nullptr;  // the host's callback
       SampleWind();
-      if (ragdolls.LiveCount() > 0) ragdolls.PackAwakeLanes(kTendonCallerThread);
+      if (ragdolls.LiveCount() > 0) {
+        heavy_opening = true;
+        ragdolls.PackAwakeLanes(kTendonCallerThread);
+      }
     }
     // 2. Which chains wait for the ragdoll phase (only after binds changed), then the
     // chains' selection.
     if (dependencies_dirty) {
+      heavy_opening = true;
       chains.MarkDependents(&OverlapsBodies, this);
       dependencies_dirty = false;
     }
-    // The gather starts here (after the clock, the wind and the dependency sort), and the
-    // phases after it chain from its reads.
-    frame_state.last_tick = 0;
+    // The gather starts here, and the phases after it chain from its reads. Where the
+    // opening was only the clock and the stats (a few dozen instructions), the gather's
+    // time starts at t0 and one counter read is saved (about 4 ns on this project's VMs,
+    // 1% of a lone avatar's Step); after a calibration, a host wind sampler, the ragdolls'
+    // lane packing or the dependency sort, it starts at its own read.
+    frame_state.last_tick = heavy_opening ? 0 : frame_state.t0;
     PhaseRun run(ticks, profiler, test_clock(), kTendonCallerThread, settings.time_phases, &frame_state.last_tick);
     const auto bound_chains = [&] { return stats.bound_chains; };
     run.Phase(stats.times.gather_ms, detail::FramePhase::kGather, "gather", detail::kChainColor, true,
