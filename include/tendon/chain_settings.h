@@ -3,6 +3,8 @@
 // What it does: a bone hierarchy (parents before children, branching allowed) with rest
 // local transforms, per-chain solver settings, optional per-node overrides and colliders.
 // World::BuildChainArchetype validates it and turns it into an immutable archetype.
+// ChainBinding is an instance of one over the host's buffers (World::BindChain), and
+// SimulatePredicate the host's replacement for the chains' distance test.
 // What it does NOT do: anything at run time; these are values a host can author, save
 // and load. Every field documents its unit, range and what "disabled" means.
 // Threading: plain values. Memory: std::vector members, owned by the caller.
@@ -10,10 +12,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "tendon/ids.h"
 #include "tendon/math.h"
+#include "tendon/pose_layout.h"
 
 namespace tendon {
 
@@ -137,19 +142,36 @@ struct ChainArchetypeSettings {
   std::vector<ColliderSettings> colliders{};
 };
 
-// A boneless accessory modelled as one pendulum bob hinged at its attachment joint.
-struct PendulumSettings {
-  float damping = 0.9f;            // [0, 1], as ChainSettings::damping
-  float stiffness = 0.08f;         // [0, 1], pull back toward the worn (rest) bob
-  float gravity_scale = 0.4f;      // [-100, 100]: a worn accessory sways near its pose
-  float wind_scale = 1.0f;         // [-100, 100]
-  float max_swing_degrees = 25.0f; // [0, 180]: the swing from rest never exceeds it
-  // The accessory's centre in its own frame (the end of the rest lever). When the lever
-  // from the hinge to the centre is shorter than 0.028 m, a synthetic 0.21 m lever hangs
-  // from the hinge down the accessory's up axis (along -up_axis) instead. (The BonePhysics
-  // reference's 0.1 and 0.75 are Roblox studs: 1 stud = 0.28 m.)
-  Vec3 centre{};
-  Vec3 up_axis{0.0f, 1.0f, 0.0f};  // unit, in the accessory's frame
+// An instance of a chain archetype over host buffers (all read or written every Step the
+// chain simulates; all must stay valid until UnbindChain).
+struct ChainBinding {
+  ChainArchetypeId archetype{};
+  // The world transform the archetype's roots are relative to (e.g. the head bone's).
+  const Transform* root_parent_world = nullptr;
+  // The animated local transform of every bone: in archetype order, or where bone_map
+  // says.
+  std::span<const Transform> animated_local{};
+  // Where the simulated local transforms go (same indexing). May alias animated_local
+  // when the host re-animates every frame. The address of bone 0's output is the identity
+  // of the binding: binding the same bones again returns the existing handle.
+  std::span<Transform> output_local{};
+  // Optional: bone k of the archetype is element bone_map[k] of animated_local and
+  // output_local (a chain inside a whole-skeleton buffer). Empty: element k. Indices
+  // must be distinct and inside both spans.
+  std::span<const int32_t> bone_map{};
+  // World frames for colliders attached to host frames (ColliderSettings::frame).
+  std::span<const Transform> collider_frames{};
+  // Optional: up to 4 more places the bones are written, in the host's layouts
+  // (tendon/pose_layout.h): local TRS in its bone struct, model-space matrices, a skinning
+  // palette. Bones are the archetype's, in settings order. Copied at bind.
+  std::span<const PoseStream> pose_streams{};
+};
+
+// Replaces the distance test: return true when the chain should simulate this frame.
+// Called once per bound chain per frame, from the thread that called Step.
+struct SimulatePredicate {
+  bool (*should_simulate)(ChainId chain, Vec3 root_world, void* user) = nullptr;
+  void* user = nullptr;
 };
 
 }  // namespace tendon

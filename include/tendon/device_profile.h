@@ -1,32 +1,27 @@
-// tendon/device_profile.h: calibrating a device, its tier, and the budgets it can afford.
+// tendon/device_profile.h: a device's measured speed, its tier, and the budgets it can afford.
 //
-// What it does: CalibrateDevice runs Tendon's own kernels on synthetic scenes through real
-// Worlds, for each instruction set the CPU has and each job system the host hands it (one
-// per worker count), and measures four throughputs (the axes) as multiples of the
-// reference machine's (kReferenceMachine: 1.0 is as fast as it). DeriveBudgets turns the
-// axes into a tier and the budgets a World should run with on this device, with the
+// What it does: a DeviceProfile holds four throughputs (the axes) measured on a device as
+// multiples of the reference machine's (kReferenceMachine: 1.0 is as fast as it), per
+// instruction set and worker count (CalibrateDevice, tendon/device_calibration.h, measures
+// them). DeriveBudgets turns the axes into a tier and the budgets a World should run with
+// on this device, with the
 // BonePhysics DeviceBench rule scaled to Tendon's units: max_chains = max(round(2000 C), 1)
 // and max_distance = round(80 C) m, C the chains' compute axis clamped to [0.25, 4].
 // A World takes a profile through WorldSettings::device_profile: every profiled setting
 // the host left at its default comes from the profile. ports/device/device_profile_json.h
 // reads and writes profiles as versioned JSON; tendon-devicebench is the command line.
-// What it does NOT do: read or write files (the JSON port does), pick threads (the host
-// passes its job systems), or run during a frame: calibrate once, at install or first run.
-// Threading: CalibrateDevice blocks the calling thread for about
-// CalibrationSettings::max_seconds (each scene still builds its World and runs 5 frames,
-// so a slow device or many configurations run over), and uses the task hooks it is given.
-// Memory: it builds and frees a few small Worlds (a few MB at most).
+// What it does NOT do: measure (tendon/device_calibration.h does, through Worlds), read or
+// write files (the JSON port does).
+// Threading: plain values and pure functions. Memory: a profile owns its measurements.
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "tendon/errors.h"
 #include "tendon/export.h"
-#include "tendon/task_hooks.h"
-#include "tendon/world.h"
+#include "tendon/isa.h"
 
 namespace tendon {
 
@@ -90,21 +85,6 @@ struct DeviceProfile {
   std::vector<DeviceMeasurement> measurements;
 };
 
-struct CalibrationSettings {
-  // The whole calibration's wall-time budget, s, (0, 60]. Each configuration's three
-  // scenes get equal shares, their Worlds' building included; a share too short for 2
-  // warm-up and 3 timed frames still runs them (a slow device may overrun).
-  double max_seconds = 3.0;
-  // The job systems to measure, one per worker count (worker_count says which), e.g.
-  // tendon::TbbTaskSystem with 1, 2, ... N workers. Empty: the calling thread alone.
-  std::span<const TaskHooks> worker_pools{};
-  // The instruction sets to measure. Empty: every one this build and CPU support.
-  std::span<const Isa> isas{};
-};
-
-// Measures this device. Errors (kOutOfRange) name the setting: max_seconds outside
-// (0, 60], an unsupported instruction set, a pool without enqueue or worker_count < 1.
-TENDON_API Result<DeviceProfile> CalibrateDevice(const CalibrationSettings& settings = {});
 // The best configuration, the compute axes, the tier and the budgets from
 // profile.measurements (CalibrateDevice calls it; so can a host with its own axes).
 // kOutOfRange when there are no measurements or an axis is not finite and positive.
@@ -113,7 +93,5 @@ TENDON_API Error DeriveBudgets(DeviceProfile& profile);
 // concrete instruction set, though not one this CPU runs (a profile may come from another
 // machine of the tier; Create then keeps isa kAuto).
 TENDON_API Error ValidateDeviceProfile(const DeviceProfile& profile);
-// The CPU's model name ("" when the OS does not say).
-TENDON_API std::string CpuModelName();
 
 }  // namespace tendon

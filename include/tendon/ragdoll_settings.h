@@ -3,18 +3,23 @@
 // What it does: rigid parts in a tree (parents before children), each with a shape, mass,
 // material and a joint to its parent; World::BuildRagdollArchetype validates them and
 // derives mass properties and joint frames once. Every field documents its unit, range and
-// what "disabled" means. Angles that people author are in degrees.
+// what "disabled" means. Angles that people author are in degrees. RagdollBinding is an
+// instance of one (World::BindRagdoll); StaticWorldSettings the world its parts meet.
 // What it does NOT do: simulate (World::BindRagdoll and World::Step do), or map skeletons
 // (character.h does).
 // Threading: plain values. Memory: std::vector members, owned by the caller.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "tendon/ids.h"
 #include "tendon/math.h"
+#include "tendon/pose_layout.h"
 
 namespace tendon {
 
@@ -191,6 +196,41 @@ struct RagdollSettings {
   std::vector<std::pair<int32_t, int32_t>> self_collision_pairs{};
   uint32_t collision_group = 1;        // bit(s) this ragdoll's parts are in
   uint32_t collision_mask = 0xffffffffu;  // groups its parts collide with
+};
+
+// The most instances of one ragdoll archetype a world holds, bound or reserved.
+inline constexpr int32_t kMaxRagdollInstances = 1 << 20;
+
+// A ragdoll instance. Part frames cross the API in world space.
+struct RagdollBinding {
+  RagdollArchetypeId archetype{};
+  // Where the build pose is placed in the world (when start_parts is empty). Scale 1.
+  Transform placement{};
+  // Optional: every part's world frame to start from (a pose taken from the animation).
+  std::span<const Transform> start_parts{};
+  Vec3 linear_velocity{};   // m/s, given to every part at bind (momentum into the fall)
+  Vec3 angular_velocity{};  // rad/s, likewise
+  // Every part's world frame is written here each Step; the identity of the binding.
+  std::span<Transform> output_parts{};
+  // Optional: up to 4 more places the part frames are written, in the host's layouts
+  // (tendon/pose_layout.h; kLocalTrs writes each part's frame in the model's space).
+  // Bones are the archetype's parts. Copied at bind.
+  std::span<const PoseStream> pose_streams{};
+  // When set, the root part is kinematic: it follows this world frame (read every Step)
+  // and pulls the rest along by the joints.
+  const Transform* kinematic_root = nullptr;
+  // Freezing: a frozen ragdoll is static where it lies and reported as settled; only
+  // WakeRagdoll or an impulse brings it back. freeze_when_asleep freezes it as it falls
+  // asleep; freeze_after_seconds freezes it that long after binding whatever it is doing
+  // (infinity disables the cap).
+  bool freeze_when_asleep = false;
+  float freeze_after_seconds = INFINITY;
+  // Planar mode (2D games): when non-zero (unit), every part only moves in the plane with
+  // this normal through its bind position and only turns about the normal.
+  Vec3 planar_normal{};
+  RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
+  // False binds it switched off (see World::SetRagdollEnabled).
+  bool enabled = true;
 };
 
 }  // namespace tendon

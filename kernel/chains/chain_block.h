@@ -267,7 +267,7 @@ struct ChainKernels {
   // Writes every entry's host bone: (*good)[node] with its rotation replaced by the four
   // floats at scratch + rotation, kBlockLanes apart (the written local rotation's rows).
   void (*scatter)(const ChainScatterEntry* begin, const ChainScatterEntry* end, const float* scratch);
-  // Each collider's world shape (what ColliderWorld in chain_system.cpp computes for one, bit
+  // Each collider's world shape (what ColliderWorld in chain_pose.cpp computes for one, bit
   // for bit) into out: fields kCax..kCr, each a row of in.stride floats.
   void (*collider_worlds)(const ChainColliderInput& in, float* out);
   const char* name;

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "kernel/chains/chain_block.h"
-#include "tendon/world.h"
+#include "kernel/core/isa.h"
 
 namespace tendon::detail {
 
@@ -15,12 +15,6 @@ const ChainKernels& ChainKernelsAvx2Fma();
 const ChainKernels& ChainKernelsAvx2Evex();  // AVX-512VL's registers, AVX2's lanes
 const ChainKernels& ChainKernelsNeon();
 
-// The best ISA this CPU runs, or kScalar when TENDON_FORCE_SCALAR is set to non-zero, or
-// the one TENDON_ISA names when the CPU runs it.
-Isa ResolveIsa(Isa requested);
-// The instruction set the environment picks for kAuto (TENDON_FORCE_SCALAR, TENDON_ISA), or
-// kAuto when it picks none.
-Isa EnvironmentIsa();
 // Kernels for a supported ISA (callers check IsIsaSupported first).
 const ChainKernels& ChainKernelsFor(Isa isa);
 

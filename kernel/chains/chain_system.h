@@ -42,10 +42,16 @@
 #include "kernel/chains/chain_archetype.h"
 #include "kernel/chains/chain_block.h"
 #include "kernel/core/frame_counters.h"
+#include "kernel/core/handle_table.h"
 #include "kernel/core/pose_streams.h"
 #include "tendon/profiler_hooks.h"
+#include "tendon/chain_settings.h"
+#include "tendon/errors.h"
+#include "tendon/ids.h"
+#include "tendon/isa.h"
+#include "tendon/math.h"
 #include "tendon/stats.h"
-#include "tendon/world.h"
+#include "tendon/task_hooks.h"
 
 namespace tendon::detail {
 
@@ -185,8 +191,8 @@ class ChainSystem {
   std::vector<ArchetypeSlot> archetypes_;
   std::map<ChainTopologyKey, int32_t> group_by_topology_;
   std::vector<Group> groups_;
-  std::vector<Slot> chains_;
-  std::vector<int32_t> free_chains_;
+  HandleTable<ChainId> handles_;
+  std::vector<Slot> chains_;  // by ChainId::index
   std::unordered_map<const void*, int32_t> chain_by_output_;
   // Dense, by live index (swap-removed on unbind): what the per-bound-chain passes touch.
   std::vector<int32_t> live_chains_;                // slot
@@ -218,10 +224,10 @@ class ChainSystem {
   int32_t work_lanes_ = 0;  // lanes in use when work_ was built
   std::vector<WorkCounters> read_counters_;  // per chunk of the pose phase's per-chain read
   int32_t read_chunk_count_ = 0;
-  // kVrm chains bound since the last Budget (slot, generation): those it does not select
+  // kVrm chains bound since the last Budget: those it does not select
   // forget their bind pose, so a chain woken later starts from its pose then, not from a
   // stale bind pose.
-  std::vector<std::pair<int32_t, uint32_t>> fresh_vrm_chains_;
+  std::vector<ChainId> fresh_vrm_chains_;
 };
 
 }  // namespace tendon::detail

@@ -13,7 +13,7 @@
 #include "kernel/core/validation.h"
 #include "kernel/ragdolls/ragdoll_system.h"
 #include "kernel/rigid/ragdoll_archetype.h"
-#include "tendon/world.h"
+#include "tendon/ragdoll_settings.h"
 
 namespace tendon {
 

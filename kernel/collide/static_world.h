@@ -17,7 +17,9 @@
 
 #include "kernel/collide/static_mesh.h"
 #include "kernel/rigid/rigid_block.h"
-#include "tendon/world.h"
+#include "tendon/errors.h"
+#include "tendon/query.h"
+#include "tendon/ragdoll_settings.h"
 
 namespace tendon::detail {
 

@@ -24,9 +24,7 @@ constexpr float kSyntheticLever = 0.21f;  // m: by one this long down the up axi
 }  // namespace
 
 PendulumSystem::Slot* PendulumSystem::Find(PendulumId id) {
-  if (id.generation == 0 || id.index >= pendulums_.size()) return nullptr;
-  Slot& s = pendulums_[id.index];
-  return s.live && s.generation == id.generation ? &s : nullptr;
+  return handles_.IsLive(id) ? &pendulums_[id.index] : nullptr;
 }
 const PendulumSystem::Slot* PendulumSystem::Find(PendulumId id) const {
   return const_cast<PendulumSystem*>(this)->Find(id);
@@ -37,7 +35,7 @@ Result<PendulumId> PendulumSystem::Bind(const PendulumBinding& b) {
   if (b.accessory_offset == nullptr)
     return Fail(ErrorCode::kNullBuffer, -1, "accessory_offset", "accessory_offset is null");
   if (auto it = pendulum_by_offset_.find(b.accessory_offset); it != pendulum_by_offset_.end()) {
-    return PendulumId{static_cast<uint32_t>(it->second), pendulums_[it->second].generation};
+    return handles_.HandleAt(static_cast<uint32_t>(it->second));
   }
   const PendulumSettings& s = b.settings;
   const struct {
@@ -59,19 +57,11 @@ Result<PendulumId> PendulumSystem::Bind(const PendulumBinding& b) {
     return Fail(ErrorCode::kNotFinite, -1, "accessory_offset", "the accessory offset is not finite at bind");
   if (!IsFinite(*b.joint_world))
     return Fail(ErrorCode::kNotFinite, -1, "joint_world", "the joint transform is not finite at bind");
-  int32_t index;
-  if (!free_pendulums_.empty()) {
-    index = free_pendulums_.back();
-    free_pendulums_.pop_back();
-  } else {
-    index = static_cast<int32_t>(pendulums_.size());
-    pendulums_.emplace_back();
-  }
+  const PendulumId id = handles_.Allocate();
+  const auto index = static_cast<int32_t>(id.index);
+  if (pendulums_.size() < handles_.SlotCount()) pendulums_.resize(handles_.SlotCount());
   Slot& p = pendulums_[index];
-  const uint32_t generation = p.generation;
   p = Slot{};
-  p.generation = generation;
-  p.live = true;
   p.settings = s;
   p.joint = b.joint_world;
   p.offset_out = b.accessory_offset;
@@ -88,14 +78,13 @@ Result<PendulumId> PendulumSystem::Bind(const PendulumBinding& b) {
   pendulum_by_offset_.emplace(b.accessory_offset, index);
   awake_this_frame_.resize(live_pendulums_.size());
   chunk_counters_.resize((live_pendulums_.size() + kPendulumChunk - 1) / kPendulumChunk);
-  return PendulumId{static_cast<uint32_t>(index), generation};
+  return id;
 }
 
 int32_t PendulumSystem::UnbindAll() {
   int32_t count = 0;
-  for (std::size_t i = 0; i < pendulums_.size(); ++i) {
-    if (pendulums_[i].live && Unbind(PendulumId{static_cast<uint32_t>(i), pendulums_[i].generation}).code == ErrorCode::kNone)
-      ++count;
+  for (uint32_t i = 0; i < handles_.SlotCount(); ++i) {
+    if (handles_.IsLiveAt(i) && Ok(Unbind(handles_.HandleAt(i)))) ++count;
   }
   return count;
 }
@@ -110,9 +99,7 @@ Error PendulumSystem::Unbind(PendulumId id) {
   live_pendulums_[li] = moved;
   pendulums_[moved].live_index = li;
   live_pendulums_.pop_back();
-  p->live = false;
-  p->generation = p->generation == UINT32_MAX ? 1 : p->generation + 1;
-  free_pendulums_.push_back(static_cast<int32_t>(id.index));
+  handles_.Free(id);
   return {};
 }
 
@@ -233,10 +220,11 @@ void PendulumSystem::Step(int32_t substeps, float dt, float alpha, Vec3 camera, 
 }
 
 void PendulumSystem::CheckHostBuffers(PendulumId only) const {
-  for (std::size_t i = 0; i < pendulums_.size(); ++i) {
+  for (uint32_t i = 0; i < handles_.SlotCount(); ++i) {
     const Slot& p = pendulums_[i];
-    if (!p.live || (!only.IsNull() && (only.index != i || only.generation != p.generation))) continue;
-    const HostBufferOwner owner{"pendulum", static_cast<uint32_t>(i), p.generation};
+    const PendulumId id = handles_.HandleAt(i);
+    if (!handles_.IsLiveAt(i) || (!only.IsNull() && only != id)) continue;
+    const HostBufferOwner owner{"pendulum", i, id.generation};
     CheckHostBuffer(owner, "joint_world", p.joint, sizeof(Transform));
     CheckHostBuffer(owner, "accessory_offset", p.offset_out, sizeof(Transform));
   }
@@ -245,7 +233,7 @@ void PendulumSystem::CheckHostBuffers(PendulumId only) const {
 void PendulumSystem::HashState(StateHasher& hasher) const {
 for (std::size_t i = 0; i < pendulums_.size(); ++i) {
   const Slot& p = pendulums_[i];
-  if (!p.live || !p.awake) continue;
+  if (!handles_.IsLiveAt(static_cast<uint32_t>(i)) || !p.awake) continue;
   hasher.Mix(&i, sizeof(i));
   hasher.Mix(&p.bob, sizeof(Vec3));
   hasher.Mix(&p.prev_bob, sizeof(Vec3));

@@ -21,9 +21,14 @@
 #include <vector>
 
 #include "kernel/core/frame_counters.h"
+#include "kernel/core/handle_table.h"
 #include "tendon/profiler_hooks.h"
+#include "tendon/errors.h"
+#include "tendon/ids.h"
+#include "tendon/math.h"
+#include "tendon/pendulum_settings.h"
 #include "tendon/stats.h"
-#include "tendon/world.h"
+#include "tendon/task_hooks.h"
 
 namespace tendon::detail {
 
@@ -62,8 +67,6 @@ class PendulumSystem {
 
  private:
   struct Slot {
-    uint32_t generation = 1;
-    bool live = false;
     int32_t live_index = -1;
     PendulumSettings settings{};
     const Transform* joint = nullptr;
@@ -89,8 +92,8 @@ class PendulumSystem {
 
   PendulumSystemSettings settings_;
   const ProfilerHooks* profiler_ = nullptr;
-  std::vector<Slot> pendulums_;
-  std::vector<int32_t> free_pendulums_;
+  HandleTable<PendulumId> handles_;
+  std::vector<Slot> pendulums_;  // by PendulumId::index
   std::vector<int32_t> live_pendulums_;
   std::unordered_map<const void*, int32_t> pendulum_by_offset_;
   std::vector<WorkCounters> chunk_counters_;    // per chunk

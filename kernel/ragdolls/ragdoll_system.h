@@ -38,8 +38,14 @@
 #include "kernel/rigid/ragdoll_store.h"
 #include "kernel/rigid/sleep.h"
 #include "tendon/profiler_hooks.h"
+#include "tendon/errors.h"
+#include "tendon/ids.h"
+#include "tendon/isa.h"
+#include "tendon/math.h"
+#include "tendon/query.h"
+#include "tendon/ragdoll_settings.h"
 #include "tendon/stats.h"
-#include "tendon/world.h"
+#include "tendon/task_hooks.h"
 
 namespace tendon::detail {
 

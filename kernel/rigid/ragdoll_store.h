@@ -25,7 +25,6 @@
 #include "kernel/core/pose_streams.h"
 #include "kernel/rigid/rigid_block.h"
 #include "tendon/ragdoll_settings.h"
-#include "tendon/world.h"
 
 namespace tendon::detail {
 

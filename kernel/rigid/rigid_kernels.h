@@ -2,7 +2,7 @@
 #pragma once
 
 #include "kernel/rigid/rigid_block.h"
-#include "tendon/world.h"
+#include "tendon/isa.h"
 
 namespace tendon::detail {
 

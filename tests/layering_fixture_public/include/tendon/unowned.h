@@ -1,0 +1,2 @@
+// A public header that no layer owns: tests/layering.cmake must refuse it.
+#pragma once
