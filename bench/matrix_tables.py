@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""README's matrix tables from bench/run-matrix.sh's Google Benchmark JSON.
+"""docs/performance.md's matrix tables from bench/run-matrix.sh's Google Benchmark JSON.
 
-    python3 bench/matrix_tables.py README.md bench/results
+    python3 bench/matrix_tables.py docs/performance.md bench/results
 
 Reads every bench/results/<machine>/*.json whose context has the matrix keys (tier, isa,
-workers, machine, commit) and rewrites what README holds between its matrix markers: per
+workers, machine, commit) and rewrites what the page holds between its matrix markers: per
 machine, one table whose rows are benchmarks (one per worker count) and whose columns are
 instruction sets, each benchmark's headline figure, and the speed-up of N workers over 1.
 The tables are never typed by hand; run bench/run-matrix.sh (or this, with --check, in CI:
-it fails when README differs from what the files say).
+it fails when the page differs from what the files say).
 """
 import json
 import pathlib

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/run-matrix.sh: tendon_bench for every instruction set this CPU has and for 1..N
-# workers, as Google Benchmark JSON per machine, then README's matrix tables from them.
+# workers, as Google Benchmark JSON per machine, then docs/performance.md's matrix tables from them.
 #
 #   bash bench/run-matrix.sh [--machine NAME] [--workers N] [--min-time S] [--tables-only]
 #
@@ -10,7 +10,7 @@
 #    tendon_bench over the matrix's benchmarks, every /workers:N axis from 1 to N
 #    (TENDON_BENCH_WORKERS=N; N defaults to the core count), with --benchmark_context
 #    keys tier, isa, workers, machine and commit, into bench/results/<machine>/<isa>.json.
-# 3. bench/matrix_tables.py rewrites README's tables between the matrix markers from every
+# 3. bench/matrix_tables.py rewrites docs/performance.md's tables between the matrix markers from every
 #    bench/results/*/*.json that has those keys: the tables are never typed by hand.
 # Needs build/release (bash scripts/test.sh or scripts/build.sh). Benchmarks that read
 # ../shared/data (piles, the demo frame, Godette) skip without it; set TENDON_SHARED_DATA.
@@ -30,7 +30,7 @@ while (($#)); do
   esac
 done
 if ((tables_only)); then
-  exec python3 bench/matrix_tables.py README.md bench/results
+  exec python3 bench/matrix_tables.py docs/performance.md bench/results
 fi
 bench=build/release/bench/tendon_bench
 devicebench=build/release/ports/devicebench/tendon-devicebench
@@ -50,8 +50,8 @@ rm -f "$out"/*.json  # one run per machine: no instruction set left over from an
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-# Dirty when the code differs from the commit (this run's outputs, README and bench/results, aside).
-[[ -z "$(git status --porcelain --untracked-files=no -- . ':!README.md' ':!bench/results' 2>/dev/null)" ]] || commit="$commit+dirty"
+# Dirty when the code differs from the commit (this run's outputs, docs/performance.md and bench/results, aside).
+[[ -z "$(git status --porcelain --untracked-files=no -- . ':!docs/performance.md' ':!bench/results' 2>/dev/null)" ]] || commit="$commit+dirty"
 
 "$devicebench" --workers "$workers" --out "$out/device-profile.json" | tail -3
 read -r tier isas < <(python3 - "$out/device-profile.json" <<'PY'
@@ -77,5 +77,5 @@ for isa in $isas; do
     --benchmark_context="tier=$tier,isa=$isa,workers=$workers,machine=$machine,commit=$commit,cpu=${cpu//,/ }" \
     --benchmark_out="$file" --benchmark_out_format=json >"$log" 2>&1 || { tail -20 "$log" >&2; exit 1; }
 done
-python3 bench/matrix_tables.py README.md bench/results
-echo "run-matrix: wrote $out and README's matrix tables"
+python3 bench/matrix_tables.py docs/performance.md bench/results
+echo "run-matrix: wrote $out and docs/performance.md's matrix tables"

@@ -1,4 +1,4 @@
-// ports/shared_data.h: where the project's assets are (../shared/data, see its README).
+// ports/shared_data.h: where the project's assets are (see docs/installing.md, "Assets").
 //
 // The directory is $TENDON_SHARED_DATA when set (CMake sets it for ctest), else
 // ../shared/data relative to the working directory (the repository root for the demo and

@@ -32,5 +32,5 @@ cmake --build "build/$name" -j "$jobs"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ASAN_OPTIONS=detect_leaks=1
 ctest --test-dir "build/$name" --output-on-failure -j "$jobs" "${filter[@]}"
-# README's matrix tables are bench/results' files, never typed by hand (bench/run-matrix.sh).
-python3 bench/matrix_tables.py --check README.md bench/results
+# docs/performance.md's matrix tables are bench/results' files, never typed by hand (bench/run-matrix.sh).
+python3 bench/matrix_tables.py --check docs/performance.md bench/results

@@ -23,7 +23,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build/arm64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
   -DTENDON_BUILD_BENCH=OFF -DTENDON_BUILD_DEMO=OFF
 cmake --build build/arm64 -j "$jobs"
-# Left out under emulation (README, "ARM64 and NEON"):
+# Left out under emulation (docs/arm64.md, "The whole suite on ARM64, in CI"):
 # - the soak (minutes natively) and the oneTBB worker-count tests (label threads: qemu-user
 #   emulates eight workers on two cores, over 5 minutes for one test; native CI runs them);
 # - death tests (gtest forks; under qemu-user the child spins instead of aborting);

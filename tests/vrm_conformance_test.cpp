@@ -619,7 +619,7 @@ TEST(VrmAvatarTest, AnAvatarRagdollsWithItsHairStillHangingFromItsHead) {
   TENDON_NEED_SHARED_DATA();
   auto world = MakeWorld();
   ASSERT_EQ(world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
-  // README's three lines (Result::value() on a temporary moves the avatar out).
+  // docs/vrm.md's three lines (Result::value() on a temporary moves the avatar out).
   auto kind = VrmAvatarArchetype::Load(*world, SharedData("vrm/godette/Godette_vrm_v4.vrm")).value();
   auto avatar = VrmAvatar::Bind(*world, kind, Transform{}).value();
   world->Step(1.0f / 60.0f);

@@ -28,7 +28,7 @@ enum class ChainModel : uint8_t {
   // pose, world gravity and wind times dt^2, rotations from the solved positions at
   // writeback, root and render interpolation, the teleport guard.
   kTendon,
-  // VRM spring bones as three-vrm 3.5.5 updates them (../shared/notes/vrm-spring-bones.md),
+  // VRM spring bones as three-vrm 3.5.5 updates them (docs/vrm.md, "ChainModel::kVrm"),
   // one joint per linked node (its parent bone; the node is the joint's tail): one step per
   // frame of the frame's dt (World::Step's dt, clamped to max_substeps fixed steps), no
   // interpolation. Per step, parents first: next = cur + (cur - prev) * damping +

@@ -1,5 +1,5 @@
 // tendon/landing.h: when a thrown or knocked-down body has landed, and how fast a throw
-// leaves the hands: the rules of the fling reference (fling-grab-throw-roblox.txt), as
+// leaves the hands: the rules of a fling-and-throw sandbox (docs/characters.md), as
 // pure functions of their inputs with time as a parameter, so a host can run them on any
 // clock (a server's, a replay's) and test them without a world.
 //

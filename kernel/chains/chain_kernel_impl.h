@@ -380,7 +380,7 @@ inline Q4<V> ShortestArcOfLengths(const V3<V>& from, const V3<V>& to, const V& l
 }
 
 // ---- ChainModel::kVrm: three-vrm 3.5.5's spring-bone update, in lanes ----
-// (../shared/notes/vrm-spring-bones.md; the rule is three-vrm's, the code is ours.)
+// (docs/vrm.md, "ChainModel::kVrm"; the rule is three-vrm's, the code is ours.)
 
 template <class V>
 inline V3<V> LoadVrm3(const ChainBlockView& b, int32_t f, int32_t node, int32_t lane) {

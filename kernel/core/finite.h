@@ -66,7 +66,7 @@ inline bool AllFinite(const Transform* t, int64_t count) {
   return non_finite == 0;
 }
 
-// Host rotations, one rule for every system (README, "Contracts"): |q|^2 within
+// Host rotations, one rule for every system (docs/contracts.md): |q|^2 within
 // 1 +- kUnitRotationTolerance is used as it is (unit input keeps its bits); a rotation
 // that is UsableRotation but not NearUnit is normalised where it is used; one outside
 // [0.25, 4] (or whose length overflows) is bad input, refused at bind and held in Step.

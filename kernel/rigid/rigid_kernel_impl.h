@@ -7,7 +7,7 @@
 //
 // The substep (Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position
 // Based Dynamics", and Macklin et al. 2019, "Small Steps in Physics Simulation"; the
-// formulas are summarised in shared/notes/xpbd-rigid-bodies.md), in two halves so that
+// formulas are summarised in docs/ragdolls.md, "The XPBD step"), in two halves so that
 // the contacts between ragdolls (a colour's pairs in lanes: pair_kernel_impl.h, driven by
 // kernel/contacts/pair_contacts.cpp) run between them:
 //   positions    integrate: x_prev = x; v += h g; damp (and settle); clamp speeds;
@@ -783,7 +783,7 @@ inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t l
 // natural frequency omega (XPBD compliance alpha = 1 / (i_eff omega^2), with i_eff the
 // joint's effective inertia about the error axis, raised to the limb's: see
 // RigidPartConstants::motor_stiffness_scale), the impulse capped by strength x
-// max_torque x h^2 per substep (see shared/notes/xpbd-rigid-bodies.md, "Motors").
+// max_torque x h^2 per substep (see docs/ragdolls.md, "The XPBD step": motors).
 template <class V>
 inline void SolveMotor(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& a, const RigidPartConstants& /*ca*/,
                        Body<V>& b, const RigidPartConstants& cb, const RigidSolveParams& sp, const V& strength) {

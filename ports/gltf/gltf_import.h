@@ -12,7 +12,7 @@
 // (`VRM.humanoid`, `VRM.secondaryAnimation`) and 1.0 (`VRMC_vrm.humanoid`,
 // `VRMC_springBone`, `VRMC_springBone_extended_collider`) map onto the same structs:
 // humanoid bone names to bones; springs as joints with their settings, colliders and
-// groups (see ../shared/notes/vrm-spring-bones.md for the rule they feed).
+// groups (see docs/vrm.md for the rule they feed).
 // What it does NOT do: meshes, materials, images (never decoded), morph targets beyond a
 // clip's weights channel, cameras, or simulation (chains and characters are built from
 // this by the caller, or by the one-call builder that follows).

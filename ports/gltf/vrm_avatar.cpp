@@ -146,7 +146,7 @@ std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::
   // Breadth first: the roots, then every node one below them, and so on. Parents still
   // come first, and consecutive joints are then of different springs, independent of each
   // other: a lone avatar's solve is a chain of square roots and divides per joint, and the
-  // CPU overlaps independent ones (BM_VrmAvatars/models:1 solve phase: see README).
+  // CPU overlaps independent ones (BM_VrmAvatars/models:1 solve phase: docs/performance.md).
   for (VrmChain& chain : out) {
     const auto n = static_cast<int32_t>(chain.settings.bones.size());
     std::vector<int32_t> depth(n, 0), order;

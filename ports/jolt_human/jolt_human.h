@@ -1,5 +1,5 @@
 // ports/jolt_human/jolt_human.h: RagdollSettings from the Jolt "Human" ragdoll JSON
-// (../shared/data/jolt-human/ragdoll.json; see its README for the format).
+// (jolt-human/ragdoll.json among the assets; docs/ragdolls.md describes the format).
 //
 // What it does: maps each part's rest transform, shape, mass, material and swing-twist
 // joint (anchor, parent and child axes, cone and twist limits, friction, motors) onto
