@@ -1,0 +1,149 @@
+// ports/c/c_avatars.cpp: the C ABI's glTF / VRM avatars (ports/gltf/vrm_avatar.h): import
+// an avatar kind by path or from memory, bind and unbind avatars on buffers Tendon owns,
+// and hand the host those buffers.
+//
+// Kinds and avatars are the port's own objects, held per world in PortObjects (c_port.h,
+// over the kernel's HandleTable): ids are generation-checked like the World's, so a stale
+// one is refused (TENDON_ERROR_STALE_HANDLE), never dereferenced. TendonVrmOptions mirrors
+// ports::VrmAvatarOptions through the table below. TendonVrmAvatarBuffers is no mirror: it
+// lends the avatar's own vectors (a VrmAvatar is a class, not plain data).
+// What it does NOT do: parse glTF (ports/gltf does) or step anything.
+// Threading: as the C++ World. Memory: a kind holds the imported asset (shared by its
+// avatars); an avatar owns its buffers until it is unbound.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <utility>
+
+#include "ports/c/c_port.h"
+
+namespace tendon::ports::capi {
+
+template <>
+struct MirrorTable<TendonVrmOptions, VrmAvatarOptions> : TableOf<TendonVrmOptions, VrmAvatarOptions> {
+  using Rows = RowList<Field<&C::character, &P::character>, Field<&C::total_mass, &P::total_mass>,
+                       Field<&C::limit_source, &P::limit_source>>;
+};
+TENDON_C_CHECK_MIRROR(TendonVrmOptions, tendon::ports::VrmAvatarOptions);
+
+namespace {
+
+VrmAvatarOptions OptionsToCpp(const TendonVrmOptions* c) {
+  VrmAvatarOptions o;
+  if (c != nullptr) MirrorIn(*c, o);
+  return o;
+}
+TendonResult TakeKind(TendonWorld* world, Result<std::shared_ptr<const VrmAvatarArchetype>> loaded, TendonVrmKindId* out) {
+  if (!loaded.ok()) {
+    const bool io = loaded.error().field == "file";  // ImportGltf: "<path>: file: cannot be read"
+    return Record(world, io ? TENDON_ERROR_IO : static_cast<TendonResult>(loaded.error().code), loaded.error().message,
+                  loaded.error().field, loaded.error().item);
+  }
+  *out = ToC(world->vrm_kinds.Add(std::move(loaded).value()));
+  return TENDON_OK;
+}
+const VrmAvatarArchetype* FindKind(const TendonWorld* world, TendonVrmKindId kind) {
+  const auto* k = world->vrm_kinds.Find(IdFromC<VrmKindId>(kind));
+  return k != nullptr ? k->get() : nullptr;
+}
+VrmAvatar* FindAvatar(TendonWorld* world, TendonVrmAvatarId avatar) {
+  auto* a = world->vrm_avatars.Find(IdFromC<VrmAvatarId>(avatar));
+  return a != nullptr ? a->get() : nullptr;
+}
+TendonResult StaleAvatar(TendonWorld* world) {
+  return Record(world, TENDON_ERROR_STALE_HANDLE, "the avatar id is null or stale", "avatar");
+}
+
+}  // namespace
+}  // namespace tendon::ports::capi
+
+using namespace tendon::ports::capi;
+
+extern "C" {
+
+void tendon_vrm_options_defaults(TendonVrmOptions* c) {
+  if (c == nullptr) return;
+  *c = TendonVrmOptions{};
+  MirrorOut(tendon::ports::VrmAvatarOptions{}, *c);
+}
+TendonResult tendon_load_vrm_kind(TendonWorld* world, const char* path, const TendonVrmOptions* options, TendonVrmKindId* out) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (path == nullptr) return NullArgument(world, "path");
+  if (out == nullptr) return NullArgument(world, "out");
+  if (options != nullptr && OutOfEnum(EnumValue(options->limit_source), TENDON_LIMITS_CLIPS))
+    return BadEnum(world, "options.limit_source");
+  return Guard(world, [&] {
+    return TakeKind(world, tendon::ports::VrmAvatarArchetype::Load(*world->world, path, OptionsToCpp(options)), out);
+  });
+}
+TendonResult tendon_load_vrm_kind_from_memory(TendonWorld* world, const void* bytes, size_t size, const char* name,
+                                              const TendonVrmOptions* options, TendonVrmKindId* out) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (bytes == nullptr && size > 0) return NullArgument(world, "bytes");
+  if (out == nullptr) return NullArgument(world, "out");
+  if (options != nullptr && OutOfEnum(EnumValue(options->limit_source), TENDON_LIMITS_CLIPS))
+    return BadEnum(world, "options.limit_source");
+  return Guard(world, [&] {
+    const std::span<const uint8_t> span(static_cast<const uint8_t*>(bytes), size);
+    return TakeKind(world,
+                    tendon::ports::VrmAvatarArchetype::Load(*world->world, span, name != nullptr ? name : "memory",
+                                                            OptionsToCpp(options)),
+                    out);
+  });
+}
+int32_t tendon_vrm_kind_bone_count(const TendonWorld* world, TendonVrmKindId kind) {
+  if (world == nullptr) return 0;
+  const auto* k = FindKind(world, kind);
+  return k != nullptr ? static_cast<int32_t>(k->asset().skeleton.parents.size()) : 0;
+}
+int32_t tendon_vrm_kind_joint_count(const TendonWorld* world, TendonVrmKindId kind) {
+  if (world == nullptr) return 0;
+  const auto* k = FindKind(world, kind);
+  return k != nullptr ? k->joint_count() : 0;
+}
+TendonResult tendon_bind_vrm_avatar(TendonWorld* world, TendonVrmKindId kind, TendonTransform model_world,
+                                    TendonVrmAvatarId* out) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (out == nullptr) return NullArgument(world, "out");
+  auto* k = world->vrm_kinds.Find(IdFromC<VrmKindId>(kind));
+  if (k == nullptr) return Record(world, TENDON_ERROR_STALE_HANDLE, "the avatar kind id is null or stale", "kind");
+  return Guard(world, [&] {
+    auto bound = tendon::ports::VrmAvatar::Bind(*world->world, *k, ToCpp(model_world));
+    if (!bound.ok()) return Record(world, bound.error());
+    *out = ToC(world->vrm_avatars.Add(std::move(bound).value()));
+    return TENDON_OK;
+  });
+}
+TendonResult tendon_unbind_vrm_avatar(TendonWorld* world, TendonVrmAvatarId avatar) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  tendon::ports::VrmAvatar* a = FindAvatar(world, avatar);
+  if (a == nullptr) return StaleAvatar(world);
+  return Guard(world, [&] {
+    const tendon::Error e = a->Unbind();
+    // Mid-frame the avatar is still bound, and keeps its id.
+    if (e.code != tendon::ErrorCode::kReentrant) world->vrm_avatars.Remove(IdFromC<VrmAvatarId>(avatar));
+    return Record(world, e);
+  });
+}
+TendonResult tendon_vrm_avatar_buffers(TendonWorld* world, TendonVrmAvatarId avatar, TendonVrmAvatarBuffers* out) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (out == nullptr) return NullArgument(world, "out");
+  tendon::ports::VrmAvatar* a = FindAvatar(world, avatar);
+  if (a == nullptr) return StaleAvatar(world);
+  out->model_world = ConvertOut<TendonTransform*>(&a->model_world);
+  out->animated_local = ConvertOut<TendonTransform*>(a->animated_local.data());
+  out->output_local = ConvertOut<const TendonTransform*>(static_cast<const tendon::Transform*>(a->output_local.data()));
+  out->output_world = ConvertOut<const TendonTransform*>(static_cast<const tendon::Transform*>(a->output_world.data()));
+  out->bone_count = static_cast<int32_t>(a->animated_local.size());
+  out->character = ToC(a->character);
+  return TENDON_OK;
+}
+TendonResult tendon_vrm_avatar_update_world(TendonWorld* world, TendonVrmAvatarId avatar) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  tendon::ports::VrmAvatar* a = FindAvatar(world, avatar);
+  if (a == nullptr) return StaleAvatar(world);
+  a->UpdateWorld();
+  return TENDON_OK;
+}
+
+}  // extern "C"
