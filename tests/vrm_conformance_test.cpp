@@ -1,5 +1,5 @@
-// kVrm chains against three-vrm 3.5.5 (issue 12): the shared models, bound with the one-call
-// avatar, driven exactly as ../shared/peers/three-vrm/golden-trace.mjs drives them, compared
+// kVrm chains against three-vrm 3.5.5: the shared models, bound with the one-call avatar,
+// driven exactly as the three-vrm trace script (scripts/vrm_traces.sh) drives them, compared
 // joint by joint with the traces it wrote (tests/data/three-vrm/, made by
 // scripts/vrm_traces.sh, so this test runs without Node).
 //
@@ -7,7 +7,7 @@
 // bone length. Godette (VRM 0.x): within 1e-3. The three-vrm examples (VRM 1.0, 4-joint
 // chains): within 3e-2, because Tendon uses the spec's exact bone length where three-vrm
 // measures it to a child matrix that was last written before its parent turned this frame
-// (the quirk in ../shared/notes/vrm-spring-bones.md: three-vrm's own tails move by
+// (the quirk docs/vrm.md describes: three-vrm's own tails move by
 // 1.3-2.7e-2 between host call orders on these models).
 #include <algorithm>
 #include <climits>

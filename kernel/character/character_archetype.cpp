@@ -5,7 +5,7 @@
 // Human Movement" (4th ed., 2009), table 4.1 (after Dempster): hand 0.006, forearm 0.016,
 // upper arm 0.028, foot 0.0145, leg 0.0465, thigh 0.100, head and neck 0.081, trunk 0.497
 // (here split 0.142 pelvis and 0.355 thorax and abdomen). Limits: the Roblox Ragdoll
-// module's default table (../shared/reference/ragdoll-module-roblox.txt).
+// module's default table (its values in docs/characters.md).
 #include "kernel/character/character_archetype.h"
 
 #include <algorithm>
