@@ -2,10 +2,12 @@
 // the chain kernel (chain_kernel_impl.h).
 //
 // Owns: loading and storing a node's vectors and quaternions V::size lanes at a time
-// (LoadV3, StoreV3, LoadQ4, LoadNodeQ, StoreNodeQ), the hot fields addressed from their node's
-// start (HotNode, LoadAt, StoreAt: constant offsets the compiler folds into the loads), the two
-// position slots a substep reads and writes (kPreviousSlot), and TENDON_CHAIN_INLINE, the
-// inlining the solve's per-node functions need. No equations: the layout is chain_block.h's.
+// (LoadV3, StoreV3, LoadQ4, LoadNodeQ, StoreNodeQ) and the VRM rule's rows (LoadVrm3,
+// LoadVrmQ: the solve's and the writeback's); the hot fields addressed from their node's
+// start (HotNode, LoadAt, StoreAt: constant offsets the compiler folds into the loads); the
+// two position slots a substep reads and writes (kPreviousSlot); and TENDON_CHAIN_INLINE,
+// the inlining the solve's per-node functions need. No equations: the layout is
+// chain_block.h's.
 // Does not: solve, write back, transpose or check anything. Every part includes it first,
 // so it checks, for them all, that the translation unit named its namespace.
 //
@@ -69,6 +71,17 @@ inline void StoreNodeQ(const ChainBlockView& b, int32_t fx, int32_t node, int32_
   O::Store(b.Node(fx + 1, node) + lane, q.y);
   O::Store(b.Node(fx + 2, node) + lane, q.z);
   O::Store(b.Node(fx + 3, node) + lane, q.w);
+}
+
+template <class V>
+inline V3<V> LoadVrm3(const ChainBlockView& b, int32_t f, int32_t node, int32_t lane) {
+  using O = Ops<V>;
+  return {O::Load(b.Vrm(f, node) + lane), O::Load(b.Vrm(f + 1, node) + lane), O::Load(b.Vrm(f + 2, node) + lane)};
+}
+template <class V>
+inline Q4<V> LoadVrmQ(const ChainBlockView& b, int32_t f, int32_t node, int32_t lane) {
+  return LoadQ4<V>(b.Vrm(f, node) + lane, b.Vrm(f + 1, node) + lane, b.Vrm(f + 2, node) + lane,
+                   b.Vrm(f + 3, node) + lane);
 }
 
 // Field f of lane `lane` of a node whose hot fields start at `node` (see HotNode).

@@ -28,17 +28,6 @@
 
 namespace tendon::detail::TENDON_CHAIN_KERNEL_NS {
 
-template <class V>
-inline V3<V> LoadVrm3(const ChainBlockView& b, int32_t f, int32_t node, int32_t lane) {
-  using O = Ops<V>;
-  return {O::Load(b.Vrm(f, node) + lane), O::Load(b.Vrm(f + 1, node) + lane), O::Load(b.Vrm(f + 2, node) + lane)};
-}
-template <class V>
-inline Q4<V> LoadVrmQ(const ChainBlockView& b, int32_t f, int32_t node, int32_t lane) {
-  return LoadQ4<V>(b.Vrm(f, node) + lane, b.Vrm(f + 1, node) + lane, b.Vrm(f + 2, node) + lane,
-                   b.Vrm(f + 3, node) + lane);
-}
-
 // a / sqrt(x) for x >= 1e-30, as sqrt(x) * (a / x): the square root and the divide start
 // together. A lone avatar's solve is one block's chain of joints, each waiting on its
 // parent's rotation, so its time is the latency of that chain; chained, a square root and
