@@ -201,7 +201,7 @@ inline float* WrittenWorldPosition(float* rows, int32_t node) {
   return rows + static_cast<std::size_t>(node) * kWorldFloatsPerNode + kWorldMatrixFloats * kBlockLanes;
 }
 
-// How many blocks a solve call interleaves (see Solve in chain_kernel_impl.h), and the
+// How many blocks a solve call interleaves (see SolveSubstep in chain_kernel_verlet.h), and the
 // most one call takes.
 inline constexpr int32_t kSolveInterleave = 4;
 inline constexpr int32_t kMaxSolveBlocks = 16;

@@ -2,17 +2,17 @@
 // ragdolls, a colour's pairs side by side in lanes (Box2D v3's graph colouring with wide contact
 // solving: no two pairs of a colour share an awake body, so they run at once).
 //
-// Included by rigid_kernel_impl.h (after its helpers, under the same per-translation-unit
-// namespace), so it is compiled per instruction set, and its scalar instantiations are its
-// references. What a lane does is one pair's halves of a substep (pair_contacts.h): the
-// position pass (the XPBD positional correction along each contact's normal with both
-// generalised inverse masses, bounded depenetration, then static friction held inside
-// Coulomb's cone over the frame's normal impulses) and the velocity pass (restitution,
-// dynamic friction, a push-out's speed cap, rolling resistance), with every "skip this
-// contact" a mask: a lane whose
-// contact does nothing keeps its bodies (selected, not computed with a zero impulse: a
-// lane's contact rows past its count hold a former batch's values), so no lane's result
-// depends on the others.
+// Included by rigid_kernel_impl.h (after the parts, under the same per-translation-unit
+// namespace; the body arithmetic it shares is rigid_kernel_body.h's), so it is compiled per
+// instruction set, and its scalar instantiations are its references. What a lane does is
+// one pair's halves of a substep (pair_contacts.h): the position pass (the XPBD positional
+// correction along each contact's normal with both generalised inverse masses, bounded
+// depenetration, then static friction held inside Coulomb's cone over the frame's normal
+// impulses) and the velocity pass (restitution, dynamic friction, a push-out's speed cap,
+// rolling resistance), with every "skip this contact" a mask: a lane whose contact does
+// nothing keeps its bodies (selected, not computed with a zero impulse: a lane's contact
+// rows past its count hold a former batch's values), so no lane's result depends on the
+// others.
 // The rare branches (a contact measured against its shape again, a placement's bounded
 // push-out) run only when a lane of the batch needs them.
 // What it does NOT do: find contacts or read the ragdoll blocks (PairContacts gathers the
@@ -21,6 +21,7 @@
 #pragma once
 
 #include "kernel/rigid/pair_lanes.h"
+#include "kernel/rigid/rigid_kernel_body.h"
 
 namespace tendon::detail::TENDON_RIGID_KERNEL_NS {
 

@@ -76,7 +76,7 @@ Error BuildRagdollArchetype(const RagdollSettings& settings, RagdollArchetype* o
 // The quaternion of a rotation matrix given by its columns.
 Quat FromColumns(Vec3 x, Vec3 y, Vec3 z);
 
-// The joint measures the kernel enforces (rigid_kernel_impl.h, SolveLimits), in plain
+// The joint measures the kernel enforces (rigid_kernel_joint_limits.h, SolveLimits), in plain
 // scalar code, for the parent's and the child's joint frames in world space (x: the twist
 // axis, y: the plane axis). Building limits from clips and MeasureJoint
 // (tendon/ragdoll_measure.h) both read joints with it.

@@ -1,0 +1,192 @@
+// kernel/chains/chain_kernel_verlet.h: the verlet rule of the chain solve
+// (ChainModel::kVerlet), one substep over interleaved blocks (chain_kernel_impl.h).
+//
+// The solve follows the behaviour of the Roblox BonePhysics reference, in lanes. Per
+// substep s of S, parents first:
+//   roots and pinned lanes:  P = lerp(A, B, (s + 1) / S), the animated pose interpolated
+//                            across the frame so a fast root does not jerk its chain once
+//                            per frame (A: the pose at the frame's start, B: at its end)
+//   others:  v = (P - Q) * damping;  P' = P + v + (g * gravity_scale + w * wind_scale) dt^2
+//            P' = lerp(P', B, stiffness)
+//            push P' out of (or into) every collider, by the node radius
+//            P' = parent + (P' - parent) * rest / |P' - parent|   (exact link length)
+//   Q = P;  P = P'   (P' is written over Q's slot and the slots swap roles; see kPos0x)
+// Padding lanes are pinned, and hold a valid pose, so no lane needs a mask.
+//
+// Owns: that rule: SolveRoot and SolveLinked per node and lane group, the collider push
+// (Collide), the per-node parameters (NodeParams: damping, stiffness, the external
+// acceleration times dt^2), the pinned pose (PinnedPose) and one substep over the blocks
+// (SolveSubstep, with what the substeps of a call share: SolveShared).
+// Does not: run the substeps or pick the rule (Solve, chain_kernel_impl.h), or step the
+// VRM rule (chain_kernel_vrm.h).
+//
+// Compiled once per instruction set: chain_kernel_impl.h includes it inside every
+// chain_kernel_<isa>.cpp, under that file's flags and TENDON_CHAIN_KERNEL_NS. So it must
+// never use the default xsimd::batch<float>, whose architecture is whatever the including
+// file's flags make it (two translation units would define one symbol two ways, and the
+// linker keeps either): the lane type is the template parameter V (float, FusedFloat or an
+// explicit-arch xsimd batch), and what is not a template is written for the flags at hand.
+// Memory: none; it reads and writes the caller's ChainBlockViews.
+#pragma once
+
+#include "kernel/chains/chain_kernel_fields.h"
+#include "kernel/chains/chain_kernel_colliders.h"
+
+namespace tendon::detail::TENDON_CHAIN_KERNEL_NS {
+
+// Pushes p out of (or, for inside kinds, into) collider c, keeping `node_radius` clear.
+template <class V>
+TENDON_CHAIN_INLINE V3<V> Collide(const ChainBlockView& b, int32_t c, int32_t lane, V3<V> p, const V& node_radius) {
+  using O = Ops<V>;
+  const uint8_t kind = b.collider_kind[c];
+  const ColliderPoints<V> shape = LoadCollider<V>(b, c, lane);
+  if (kind == kPlaneKind) {
+    // b is the unit normal; the signed distance less the radius must not be negative.
+    const V s = Dot3(Sub(p, shape.a), shape.b) - node_radius;
+    const V push = O::Min(s, O::Splat(0.0f));
+    return Sub(p, Scale(shape.b, push));
+  }
+  const V3<V> q = ClosestOnCore(kind, shape, p);
+  const V r = O::Load(b.Collider(kCr, c) + lane);
+  const V3<V> d = Sub(p, q);
+  const V dist2 = Dot3(d, d);
+  const V dist = O::Sqrt(O::Max(dist2, O::Splat(1e-24f)));
+  if (kind == kSphereInside || kind == kCapsuleInside) {
+    const V limit = O::Max(r - node_radius, O::Splat(0.0f));
+    const auto outside = dist > limit;
+    return Select3(outside, Add(q, Scale(d, limit / dist)), p);
+  }
+  const V limit = r + node_radius;
+  // A node exactly at the core has no direction to leave by; it stays (rare, harmless).
+  const auto inside = O::And(dist < limit, dist2 > O::Splat(1e-20f));
+  return Select3(inside, Add(q, Scale(d, limit / dist)), p);
+}
+
+// A lane group's integration parameters for one node: damping, stiffness, and the
+// external acceleration times dt^2, (g * gravity_scale + w * wind_scale) dt^2.
+template <class V>
+struct NodeParams {
+  V damping, stiffness;
+  V3<V> force;
+};
+template <class V>
+inline NodeParams<V> MakeParams(const V& damping, const V& stiffness, const V& gs, const V& ws,
+                                const V3<V>& gravity_dt2, const V3<V>& wind_dt2) {
+  using O = Ops<V>;
+  return {damping, stiffness,
+          {O::Fma(gravity_dt2.x, gs, wind_dt2.x * ws), O::Fma(gravity_dt2.y, gs, wind_dt2.y * ws),
+           O::Fma(gravity_dt2.z, gs, wind_dt2.z * ws)}};
+}
+
+// A pinned node (a root, or a lane whose node copies the animated pose) follows the pose
+// interpolated across the frame; the frame's last substep also makes this frame's end the
+// next frame's start (A = B).
+template <class V>
+TENDON_CHAIN_INLINE V3<V> PinnedPose(const ChainBlockView& b, int32_t k, int32_t lane, const V3<V>& anim,
+                                     const V& alpha, bool last) {
+  float* a = b.Node(kAx, k) + lane;
+  const V3<V> pose = Lerp3(LoadAt<V>(a, 0), anim, alpha);
+  if (last) StoreAt(a, 0, anim);
+  return pose;
+}
+
+// One substep's update of a root node in one lane group (see the file note).
+template <class V, int32_t kCurrent>
+TENDON_CHAIN_INLINE void SolveRoot(const ChainBlockView& b, int32_t k, int32_t lane, const V& alpha, bool last) {
+  float* node = HotNode(b, k) + lane;
+  StoreAt(node, kPreviousSlot<kCurrent>, PinnedPose(b, k, lane, LoadAt<V>(node, kBx), alpha, last));
+}
+
+// One substep's update of linked node k (its parent is `parent`) in one lane group.
+template <class V, int32_t kCurrent>
+TENDON_CHAIN_INLINE void SolveLinked(const ChainBlockView& b, int32_t k, int32_t parent, int32_t lane,
+                                     const NodeParams<V>& params, const V& alpha, bool last) {
+  using O = Ops<V>;
+  float* node = HotNode(b, k) + lane;
+  const float* parent_node = HotNode(b, parent) + lane;
+  const V3<V> p = LoadAt<V>(node, kCurrent);
+  const V3<V> q = LoadAt<V>(node, kPreviousSlot<kCurrent>);
+  // Stiffness pulls toward this frame's animated pose; nodes pinned by override follow the
+  // pose interpolated across the frame, like roots (their A is only read when one is).
+  const V3<V> anim = LoadAt<V>(node, kBx);
+  const V rest = O::Load(node + kRest * kBlockLanes);
+  // Integrate: P' = P + (P - Q) * damping + (g * gs + w * ws) * dt^2.
+  V3<V> n{O::Fma(p.x - q.x, params.damping, p.x), O::Fma(p.y - q.y, params.damping, p.y),
+          O::Fma(p.z - q.z, params.damping, p.z)};
+  n = Add(n, params.force);
+  // Stiffness: pose-hold strength toward the animated pose.
+  n = Lerp3(n, anim, params.stiffness);
+  if (b.collider_count > 0) {
+    const V radius = O::Load(b.Radius(k) + lane);
+    const uint32_t mask = b.collider_mask[k];
+    for (int32_t c = 0; c < b.collider_count; ++c) {
+      if ((mask >> c) & 1u) n = Collide<V>(b, c, lane, n, radius);
+    }
+  }
+  // Inextensible link: the parent is final for this substep (parents first), in the slot
+  // this substep writes.
+  const V3<V> pp = LoadAt<V>(parent_node, kPreviousSlot<kCurrent>);
+  V3<V> d = Sub(n, pp);
+  V len2 = Dot3(d, d);
+  const auto degenerate = len2 < O::Splat(1e-20f);
+  if (O::AnyOf(degenerate)) {
+    // Collapsed onto the parent: fall back to the animated segment direction.
+    const V3<V> anim_d = Sub(anim, LoadAt<V>(parent_node, kBx));
+    d = Select3(degenerate, anim_d, d);
+    len2 = O::Max(Dot3(d, d), O::Splat(1e-30f));
+  }
+  const V scale = rest / O::Sqrt(len2);  // pinned lanes' (negative) result is replaced below
+  n = {O::Fma(d.x, scale, pp.x), O::Fma(d.y, scale, pp.y), O::Fma(d.z, scale, pp.z)};
+  const auto pinned = rest < O::Splat(0.0f);
+  if (O::AnyOf(pinned)) n = Select3(pinned, PinnedPose(b, k, lane, anim, alpha, last), n);
+  StoreAt(node, kPreviousSlot<kCurrent>, n);
+}
+
+// What every substep of one solve call shares: per block, whether all its lanes use their
+// chain's parameters (no per-node overrides, the common case) and those parameters
+// combined once per call; and the external accelerations times dt^2.
+template <class V>
+struct SolveShared {
+  bool uniform[kMaxSolveBlocks];
+  NodeParams<V> chain_params[kMaxSolveBlocks][kBlockLanes / Ops<V>::kSize];
+  V3<V> gravity_dt2, wind_dt2;
+};
+
+// One substep over `count` blocks, parents first. The blocks are interleaved node by node:
+// node k of one block depends on its parent's result from the line before (a chain of
+// sqrt and divide latencies), so giving the CPU several independent blocks at each node
+// is what keeps its pipelines full.
+template <class V, int32_t kCurrent>
+void SolveSubstep(const ChainBlockView* blocks, int32_t count, const SolveShared<V>& shared, const V& alpha,
+                  bool last) {
+  using O = Ops<V>;
+  constexpr int32_t kW = O::kSize;
+  constexpr int32_t kGroups = kBlockLanes / kW;
+  const ChainBlockView& topology = blocks[0];
+  for (int32_t k = 0; k < topology.node_count; ++k) {
+    const int32_t parent = topology.parent[k];
+    if (parent < 0) {
+      for (int32_t g = 0; g < count; ++g) {
+        for (int32_t i = 0; i < kGroups; ++i) SolveRoot<V, kCurrent>(blocks[g], k, i * kW, alpha, last);
+      }
+      continue;
+    }
+    for (int32_t g = 0; g < count; ++g) {
+      const ChainBlockView& b = blocks[g];
+      for (int32_t i = 0; i < kGroups; ++i) {
+        const int32_t lane = i * kW;
+        if (shared.uniform[g]) {
+          SolveLinked<V, kCurrent>(b, k, parent, lane, shared.chain_params[g][i], alpha, last);
+        } else {
+          const NodeParams<V> node_params =
+              MakeParams(O::Load(b.Node(kDamping, k) + lane), O::Load(b.Node(kStiffness, k) + lane),
+                         O::Load(b.Node(kGravityScale, k) + lane), O::Load(b.Node(kWindScale, k) + lane),
+                         shared.gravity_dt2, shared.wind_dt2);
+          SolveLinked<V, kCurrent>(b, k, parent, lane, node_params, alpha, last);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tendon::detail::TENDON_CHAIN_KERNEL_NS
