@@ -201,7 +201,7 @@ void RagdollStep(benchmark::State& state, int n, bool heap) {
   WorldSettings ws;
   ws.ragdoll_sleep_speed = 0;  // measure stepping, not sleeping
   auto world = World::Create(ws).value();
-  world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}});
+  bench::MustSucceed(world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}));
   const RagdollArchetypeId a = world->BuildRagdollArchetype(loaded.value()).value();
   std::vector<std::vector<Transform>> parts(n, std::vector<Transform>(23));
   for (int i = 0; i < n; ++i) {

@@ -69,7 +69,7 @@ std::unique_ptr<Crowd> MakeCrowd(benchmark::State& state, int n, int workers, bo
     ws.tasks = crowd->tasks->hooks();
   }
   crowd->world = World::Create(ws).value();
-  crowd->world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}});
+  bench::MustSucceed(crowd->world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}));
   CharacterSettings cs;
   cs.skeleton = ports::JoltSkeleton(neutral.value());
   cs.ragdoll = ragdoll.value();
@@ -99,7 +99,7 @@ std::unique_ptr<Crowd> MakeCrowd(benchmark::State& state, int n, int workers, bo
   }
   for (int32_t j = 0; j < crowd->world->CharacterPartCount(crowd->archetype); ++j) {
     CharacterPartInfo info;
-    crowd->world->GetCharacterPartInfo(crowd->archetype, j, &info);
+    bench::MustSucceed(crowd->world->GetCharacterPartInfo(crowd->archetype, j, &info));
     crowd->part_bone.push_back(info.bone);
     crowd->part_parent.push_back(info.parent);
   }
@@ -222,7 +222,7 @@ void OverlappedFrame(benchmark::State& state, bool overlap, bool host_work, int 
   if (d == nullptr) return;
   Crowd& c = *d->crowd;
   World& w = *c.world;
-  w.SetMaxChains(3100);
+  bench::MustSucceed(w.SetMaxChains(3100));
   Advance(c);
   for (CharacterId id : c.ids) w.ActivateCharacter(id, {.strength = 1.0f, .anchored = true});
   auto frame = [&] {
@@ -269,7 +269,7 @@ void RagdollToggle(benchmark::State& state, int n) {
     const CharacterId id = crowd->ids[next];
     next = next + 1 == crowd->ids.size() ? 0 : next + 1;
     benchmark::DoNotOptimize(crowd->world->ActivateCharacter(id));
-    crowd->world->DeactivateCharacter(id, 0.2f);
+    bench::MustSucceed(crowd->world->DeactivateCharacter(id, 0.2f));
     crowd->world->DrainCharacterEvents(events);
   }
   state.SetItemsProcessed(state.iterations());

@@ -106,7 +106,7 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
       ws.tasks = tasks->hooks();
     }
     auto world = World::Create(ws).value();
-    world->BuildStaticWorld(StaticWorldSettings{.boxes = {StaticBox{Transform{{0, -1, 0}, {}, {1, 1, 1}}, {80, 1, 80}}}});
+    bench::MustSucceed(world->BuildStaticWorld(StaticWorldSettings{.boxes = {StaticBox{Transform{{0, -1, 0}, {}, {1, 1, 1}}, {80, 1, 80}}}}));
     const RagdollArchetypeId a = world->BuildRagdollArchetype(human).value();
     std::vector<std::vector<Transform>> out(kPiles * kPerPile, std::vector<Transform>(n));
     std::vector<Transform> start(n);
@@ -127,7 +127,7 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
         b.start_parts = start;
         b.output_parts = out[k];
         const RagdollId id = world->BindRagdoll(b).value();
-        world->SetRagdollMotorTargets(id, targets, 1.0f);
+        bench::MustSucceed(world->SetRagdollMotorTargets(id, targets, 1.0f));
       }
     }
     double seconds = 0;

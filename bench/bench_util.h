@@ -1,9 +1,12 @@
 // bench/bench_util.h: what the benchmark files share.
 #pragma once
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "tendon/errors.h"
 
 namespace tendon::bench {
 
@@ -18,6 +21,15 @@ inline std::vector<int> WorkerCounts() {
   std::vector<int> counts;
   for (int w = 1; w <= most; ++w) counts.push_back(w);
   return counts;
+}
+
+// A scene's set-up call that cannot fail unless the benchmark itself is wrong: a failure
+// prints the error and aborts, so a broken scene is never timed.
+inline void MustSucceed(const Error& e) {
+  if (e.ok()) return;
+  std::fprintf(stderr, "tendon_bench: scene set-up failed: %s %s: %s\n", ToString(e.code), e.field.c_str(),
+               e.message.c_str());
+  std::abort();
 }
 
 }  // namespace tendon::bench

@@ -103,7 +103,7 @@ TEST(CharacterBuild, TheDefaultTableSetsEveryJointAndOverridesReplaceIt) {
     const int32_t j = w->FindCharacterPart(a, r.part);
     ASSERT_GE(j, 0) << r.part;
     CharacterPartInfo info;
-    w->GetCharacterPartInfo(a, j, &info);
+    EXPECT_TRUE(w->GetCharacterPartInfo(a, j, &info).ok());
     EXPECT_EQ(info.joint, r.type) << r.part;
     if (r.type == JointType::kHinge) {
       EXPECT_EQ(info.hinge_min_degrees, 0.0f) << r.part;
@@ -165,9 +165,9 @@ TEST(CharacterBuild, BadRigsAndPartListsAreNamed) {
   auto ok = w->BuildCharacterArchetype(s);
   ASSERT_TRUE(ok.ok()) << ok.error().field << ": " << ok.error().message;
   CharacterPartInfo info;
-  w->GetCharacterPartInfo(ok.value(), 1, &info);
+  EXPECT_TRUE(w->GetCharacterPartInfo(ok.value(), 1, &info).ok());
   EXPECT_EQ(info.normal_half_cone_degrees, 25.0f);
-  w->GetCharacterPartInfo(ok.value(), 2, &info);
+  EXPECT_TRUE(w->GetCharacterPartInfo(ok.value(), 2, &info).ok());
   EXPECT_EQ(info.joint, JointType::kHinge);
   EXPECT_EQ(info.hinge_max_degrees, 140.0f);
   EXPECT_EQ(info.parent, 1);
@@ -195,7 +195,7 @@ Push LargestLimitPush(const CharacterSettings& settings, const ports::JoltAnimat
   std::vector<int32_t> part_bones(n);
   for (int32_t j = 0; j < n; ++j) {
     CharacterPartInfo info;
-    w->GetCharacterPartInfo(built.value(), j, &info);
+    EXPECT_TRUE(w->GetCharacterPartInfo(built.value(), j, &info).ok());
     part_bones[j] = info.bone;
   }
   const std::size_t bones = clip.joints.size();
@@ -225,7 +225,7 @@ Push LargestLimitPush(const CharacterSettings& settings, const ports::JoltAnimat
       const float degrees = RotationAngle(d) * kRadToDeg;
       if (degrees > worst.degrees) worst = {degrees, static_cast<int>(f)};
     }
-    w->DeactivateCharacter(host.id);
+    EXPECT_TRUE(w->DeactivateCharacter(host.id).ok());
   }
   return worst;
 }
@@ -253,8 +253,8 @@ TEST(CharacterBuild, LimitsLearnedFromWalkAndSprintContainEverySampledPose) {
   const CharacterArchetypeId loose = w->BuildCharacterArchetype(s).value();
   for (int32_t j = 1; j < w->CharacterPartCount(tight); ++j) {
     CharacterPartInfo a, b;
-    w->GetCharacterPartInfo(tight, j, &a);
-    w->GetCharacterPartInfo(loose, j, &b);
+    EXPECT_TRUE(w->GetCharacterPartInfo(tight, j, &a).ok());
+    EXPECT_TRUE(w->GetCharacterPartInfo(loose, j, &b).ok());
     if (a.joint == JointType::kHinge) {
       EXPECT_NEAR(b.hinge_max_degrees - a.hinge_max_degrees, 10.0f, 1e-3f) << a.name;
       EXPECT_NEAR(a.hinge_min_degrees - b.hinge_min_degrees, 10.0f, 1e-3f) << a.name;

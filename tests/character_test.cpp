@@ -32,7 +32,7 @@ struct Scene {
 
   explicit Scene(WorldSettings ws = {}, bool ground = true) {
     world = MakeWorld(ws);
-    if (ground) world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}});
+    if (ground) EXPECT_TRUE(world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
     CharacterSettings s;
     s.skeleton = skeleton;
     auto built = world->BuildCharacterArchetype(s);
@@ -113,7 +113,7 @@ TEST(Character, ActivationKeepsTheMotionOfTheLastTwoFrames) {
   std::vector<Vec3> v(n), w(n);
   ASSERT_EQ(s.world->GetRagdollVelocities(s.world->CharacterRagdoll(h.id), v, w).code, ErrorCode::kNone);
   CharacterState state;
-  s.world->GetCharacterState(h.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
   EXPECT_NEAR(state.root_velocity.x + 0.0f, 3.0f, 0.2f) << "the hips keep running";
   for (int32_t j = 0; j < n; ++j) EXPECT_NEAR(w[j].y, 1.0f, 0.02f) << "part " << j << " keeps turning";
   // The mass-weighted speed: 3 m/s plus the turn about the model's origin (at most ~0.3).
@@ -134,15 +134,15 @@ TEST(Character, AWholeBodyImpulseGivesEveryPartTheSameVelocityChange) {
   o.impulse = impulse;
   ASSERT_TRUE(s.world->ActivateCharacter(h.id, o));
   CharacterState state;
-  s.world->GetCharacterState(h.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
   const Vec3 dv = impulse * (1.0f / state.total_mass);
   const int32_t n = s.world->CharacterPartCount(s.archetype);
   std::vector<Vec3> v0(n), w0(n), v1(n), w1(n);
   const RagdollId rag = s.world->CharacterRagdoll(h.id);
-  s.world->GetRagdollVelocities(rag, v0, w0);
+  EXPECT_TRUE(s.world->GetRagdollVelocities(rag, v0, w0).ok());
   for (int32_t j = 0; j < n; ++j) EXPECT_LT(Length(v0[j] - dv), 1e-4f) << "activation impulse, part " << j;
   ASSERT_EQ(s.world->ApplyCharacterImpulse(h.id, impulse).code, ErrorCode::kNone);
-  s.world->GetRagdollVelocities(rag, v1, w1);
+  EXPECT_TRUE(s.world->GetRagdollVelocities(rag, v1, w1).ok());
   for (int32_t j = 0; j < n; ++j) {
     EXPECT_LT(Length(v1[j] - v0[j] - dv), 1e-4f) << "part " << j;
     EXPECT_LT(Length(w1[j] - w0[j]), 1e-3f) << "part " << j << " must not spin";
@@ -194,8 +194,8 @@ float TrackingError(const Scene& s, const HostCharacter& h, std::vector<Transfor
   float sum = 0;
   for (int32_t j = 1; j < n; ++j) {
     CharacterPartInfo info, parent;
-    s.world->GetCharacterPartInfo(s.archetype, j, &info);
-    s.world->GetCharacterPartInfo(s.archetype, info.parent, &parent);
+    EXPECT_TRUE(s.world->GetCharacterPartInfo(s.archetype, j, &info).ok());
+    EXPECT_TRUE(s.world->GetCharacterPartInfo(s.archetype, info.parent, &parent).ok());
     const Quat out = Conjugate(h.world[parent.bone].rotation) * h.world[info.bone].rotation;
     const Quat want = Conjugate(animated_world[parent.bone].rotation) * animated_world[info.bone].rotation;
     sum += RotationAngle(Normalize(Conjugate(want) * out)) * kRadToDeg;
@@ -286,7 +286,7 @@ TEST(Character, APoweredAnchoredBodyTracksTheAnimationAndAnUnpoweredOneFalls) {
   }
   EXPECT_LT(worst, 4.0f) << "mean joint tracking error, degrees";
   CharacterState state;
-  s.world->GetCharacterState(powered.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(powered.id, &state).ok());
   EXPECT_TRUE(state.anchored);
   EXPECT_FALSE(state.settled) << "a powered body never settles";
   EXPECT_LT(limp.world[s.Bone("hips")].translation.y, 0.35f) << "the unpowered body collapsed";
@@ -302,7 +302,7 @@ TEST(Character, AHitFlinchesAnchoredAndHandsTheBonesBack) {
   const Vec3 at = h.world[s.Bone("leftLowerArm")].translation;
   ASSERT_TRUE(s.world->HitCharacter(h.id, arm, Vec3{0, 0, 4}, at));
   CharacterState state;
-  s.world->GetCharacterState(h.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
   EXPECT_TRUE(state.active);
   EXPECT_TRUE(state.anchored);
   EXPECT_EQ(state.strength, 1.0f);
@@ -311,7 +311,7 @@ TEST(Character, AHitFlinchesAnchoredAndHandsTheBonesBack) {
   std::vector<Transform> animated_world(h.animated.size());
   ForwardKinematics(h, s, animated_world);
   const int32_t hand = s.Bone("leftHand"), hips = s.Bone("hips");
-  while (s.world->GetCharacterState(h.id, &state), state.active) {
+  while (s.world->GetCharacterState(h.id, &state).ok() && state.active) {
     s.world->Step(kStep);
     ++frames;
     flinch = std::max(flinch, Length(h.world[hand].translation - animated_world[hand].translation));
@@ -331,7 +331,7 @@ TEST(Character, AHitFlinchesAnchoredAndHandsTheBonesBack) {
   EXPECT_EQ(events[1].reason, CharacterEndReason::kReleased);
   s.Steps(16);  // the 0.25 s blend
   EXPECT_TRUE(SamePose(h.output, h.animated)) << "the animation shows again";
-  s.world->GetCharacterState(h.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
   EXPECT_FALSE(state.blending_out);
 }
 
@@ -345,26 +345,26 @@ TEST(Character, GoingLimpEasesTheStrengthAndActivatingCancelsIt) {
   const float hips = h.world[s.Bone("hips")].translation.y;
   ASSERT_EQ(s.world->GoLimp(h.id, 0.4f).code, ErrorCode::kNone);
   CharacterState state;
-  s.world->GetCharacterState(h.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
   EXPECT_FALSE(state.anchored) << "the anchor comes off at once";
   s.Steps(12);
-  s.world->GetCharacterState(h.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
   EXPECT_NEAR(state.strength, 0.5f, 0.03f) << "halfway through 0.4 s";
   s.Steps(12);
-  s.world->GetCharacterState(h.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
   EXPECT_EQ(state.strength, 0.0f);
   s.Steps(60);
   EXPECT_LT(h.world[s.Bone("hips")].translation.y, hips - 0.2f) << "limp, it collapses";
   // A go-limp interrupted by a new activation stops easing.
-  s.world->DeactivateCharacter(h.id);
+  EXPECT_TRUE(s.world->DeactivateCharacter(h.id).ok());
   s.Steps(2);
   ASSERT_TRUE(s.world->ActivateCharacter(h.id, {.strength = 1.0f}));
   ASSERT_EQ(s.world->GoLimp(h.id, 1.0f).code, ErrorCode::kNone);
   s.Steps(6);
-  s.world->DeactivateCharacter(h.id);
+  EXPECT_TRUE(s.world->DeactivateCharacter(h.id).ok());
   ASSERT_TRUE(s.world->ActivateCharacter(h.id, {.strength = 0.8f}));
   s.Steps(30);
-  s.world->GetCharacterState(h.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
   EXPECT_EQ(state.strength, 0.8f);
   EXPECT_EQ(s.world->GoLimp(s.Add().id).code, ErrorCode::kInactive);
 }
@@ -381,7 +381,7 @@ TEST(Character, LettingGoOfTheAnchorKeepsTheHipsMoving) {
   }
   ASSERT_EQ(s.world->GoLimp(h.id, 0.4f).code, ErrorCode::kNone);
   CharacterState st;
-  s.world->GetCharacterState(h.id, &st);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &st).ok());
   EXPECT_NEAR(st.root_velocity.z, -2.0f, 0.1f) << "the hips keep the animation's motion";
   EXPECT_FALSE(st.anchored);
 }
@@ -408,7 +408,7 @@ TEST(Character, DeactivatingCrossfadesFromTheRagdollPoseToTheAnimation) {
   // A cut: the animation at once.
   ASSERT_TRUE(s.world->ActivateCharacter(h.id));
   s.Steps(20);
-  s.world->DeactivateCharacter(h.id, 0.0f);
+  EXPECT_TRUE(s.world->DeactivateCharacter(h.id, 0.0f).ok());
   s.world->Step(kStep);
   EXPECT_TRUE(SamePose(h.output, h.animated));
 }
@@ -426,7 +426,7 @@ Fallen DropLying(Quat lie, bool walls = false, float height = 0.25f) {
     StaticWorldSettings slot{{StaticPlane{{0, 1, 0}, 0}}};
     for (float side : {-1.0f, 1.0f})
       slot.boxes.push_back(StaticBox{Transform{{0, 0.5f, side * 0.61f}, {}, {1, 1, 1}}, {3, 1, 0.5f}});
-    s.world->BuildStaticWorld(slot);
+    EXPECT_TRUE(s.world->BuildStaticWorld(slot).ok());
   }
   HostCharacter& h = s.Add(Transform{{0, height, 0}, lie, {1, 1, 1}});
   s.Steps(2);
@@ -434,7 +434,7 @@ Fallen DropLying(Quat lie, bool walls = false, float height = 0.25f) {
   CharacterState state;
   for (int f = 0; f < 600; ++f) {
     s.world->Step(kStep);
-    s.world->GetCharacterState(h.id, &state);
+    EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
     if (state.settled) break;
   }
   EXPECT_TRUE(state.settled) << "at rest (and frozen) within 10 s";
@@ -465,7 +465,7 @@ TEST(Character, TheRecoveryRootStandsUprightKeepsTheYawAndAddsLegRoom) {
   ASSERT_TRUE(s.world->ActivateCharacter(h.id));
   s.Steps(120);  // fallen over
   CharacterState state;
-  s.world->GetCharacterState(h.id, &state);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &state).ok());
   Transform root;
   ASSERT_EQ(s.world->GetCharacterRecoveryRoot(h.id, 0.6f, &root).code, ErrorCode::kNone);
   EXPECT_LT(Length(root.translation - (state.root.translation + Vec3{0, 0.6f, 0})), 1e-5f);
@@ -499,7 +499,7 @@ TEST(Character, TheBudgetReleasesTheOldestAndEventsSaySo) {
   ASSERT_TRUE(s.world->ActivateCharacter(c.id));
   EXPECT_EQ(s.world->ActiveCharacterCount(), 2);
   CharacterState st;
-  s.world->GetCharacterState(a.id, &st);
+  EXPECT_TRUE(s.world->GetCharacterState(a.id, &st).ok());
   EXPECT_FALSE(st.active) << "the oldest went";
   const auto events = s.Events();
   ASSERT_EQ(events.size(), 4u);
@@ -512,9 +512,9 @@ TEST(Character, TheBudgetReleasesTheOldestAndEventsSaySo) {
   EXPECT_EQ(events[3].type, CharacterEvent::Type::kStarted);
   // Then b is the oldest.
   ASSERT_TRUE(s.world->ActivateCharacter(a.id));
-  s.world->GetCharacterState(b.id, &st);
+  EXPECT_TRUE(s.world->GetCharacterState(b.id, &st).ok());
   EXPECT_FALSE(st.active);
-  s.world->GetCharacterState(a.id, &st);
+  EXPECT_TRUE(s.world->GetCharacterState(a.id, &st).ok());
   EXPECT_EQ(st.generation, 2u) << "a's second ragdoll";
 }
 
@@ -528,12 +528,12 @@ TEST(Character, ADurationReleasesOnTheWorldClockAndAnEarlierReleaseCancelsIt) {
   ASSERT_TRUE(s.world->ActivateCharacter(a.id, {.duration_seconds = 0.5f}));
   ASSERT_TRUE(s.world->ActivateCharacter(b.id, {.duration_seconds = 0.5f}));
   s.Steps(15);
-  s.world->DeactivateCharacter(b.id);
+  EXPECT_TRUE(s.world->DeactivateCharacter(b.id).ok());
   int expired_frame = -1;
   for (int f = 15; f < 90; ++f) {
     s.world->Step(kStep);
     CharacterState st;
-    s.world->GetCharacterState(a.id, &st);
+    EXPECT_TRUE(s.world->GetCharacterState(a.id, &st).ok());
     if (!st.active && expired_frame < 0) expired_frame = f + 1;
   }
   EXPECT_NEAR(expired_frame * kStep, 0.5f, 1.5f * kStep);
@@ -633,7 +633,7 @@ TEST(Character, NonFiniteAnimationHoldsThePoseAndIsReported) {
 
 TEST(Character, TheStickmanTogglesAHundredThousandTimesWithoutGrowing) {
   auto w = MakeWorld();
-  w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}});
+  EXPECT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
   auto built = w->BuildCharacterArchetype(StickmanCharacter());
   ASSERT_TRUE(built.ok()) << built.error().field << ": " << built.error().message;
   ASSERT_EQ(w->CharacterPartCount(built.value()), 10);
@@ -646,7 +646,7 @@ TEST(Character, TheStickmanTogglesAHundredThousandTimesWithoutGrowing) {
   w->Step(kStep);
   ASSERT_TRUE(w->ActivateCharacter(h.id, {.anchored = true}));
   w->Step(kStep);
-  w->DeactivateCharacter(h.id, 0.1f);
+  EXPECT_TRUE(w->DeactivateCharacter(h.id, 0.1f).ok());
   w->Step(kStep);
   w->DrainCharacterEvents(events);
   const long before = g_allocations.load();
@@ -661,7 +661,7 @@ TEST(Character, TheStickmanTogglesAHundredThousandTimesWithoutGrowing) {
       ASSERT_EQ(st.bound_ragdolls, 1);
       ASSERT_EQ(st.bound_characters, 1);
       for (const Transform& t : h.world) ASSERT_LT(std::fabs(t.translation.z), 1e-4f) << "planar";
-      w->DeactivateCharacter(h.id);
+      EXPECT_TRUE(w->DeactivateCharacter(h.id).ok());
       while (w->DrainCharacterEvents(events) > 0) {
       }
     }
@@ -726,14 +726,14 @@ TEST(Landing, ACharactersStateFeedsTheWatch) {
   s.Steps(1);
   ASSERT_TRUE(s.world->ActivateCharacter(h.id, {.launch_velocity = {6, 5, 0}}));
   CharacterState st;
-  s.world->GetCharacterState(h.id, &st);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &st).ok());
   LandingWatch watch = StartLandingWatch(0.0, st.generation);
   double t = 0;
   const LandingRules rules{.speed_threshold = 0.5f, .ground_distance = 0.5f};
   for (int f = 0; f < 600 && watch.verdict == LandingVerdict::kFlying; ++f) {
     s.world->Step(kStep);
     t += kStep;
-    s.world->GetCharacterState(h.id, &st);
+    EXPECT_TRUE(s.world->GetCharacterState(h.id, &st).ok());
     RaycastHit ground;
     const bool below = s.world->RaycastStatic(st.root.translation, {0, -1, 0}, 10, &ground);
     watch = AdvanceLandingWatch(watch, rules, t, st.speed, below ? ground.distance : -1.0f);
@@ -741,9 +741,9 @@ TEST(Landing, ACharactersStateFeedsTheWatch) {
   EXPECT_EQ(watch.verdict, LandingVerdict::kLanded);
   EXPECT_GT(watch.peak_speed, 7.0f) << "launched at about 7.8 m/s";
   EXPECT_GT(t, 0.6) << "not while still in the air";
-  s.world->DeactivateCharacter(h.id);
+  EXPECT_TRUE(s.world->DeactivateCharacter(h.id).ok());
   s.world->ActivateCharacter(h.id);
-  s.world->GetCharacterState(h.id, &st);
+  EXPECT_TRUE(s.world->GetCharacterState(h.id, &st).ok());
   EXPECT_TRUE(IsStale(watch, st.generation)) << "a newer ragdoll began";
 }
 

@@ -103,7 +103,7 @@ std::vector<uint64_t> RunPile(Isa isa) {
   ws.isa = isa;
   ws.ragdoll_substeps = 8;
   auto world = MakeWorld(ws);
-  world->BuildStaticWorld(StaticWorldSettings{.boxes = {StaticBox{Transform{{0, -1, 0}, {}, {1, 1, 1}}, {20, 1, 20}}}});
+  EXPECT_TRUE(world->BuildStaticWorld(StaticWorldSettings{.boxes = {StaticBox{Transform{{0, -1, 0}, {}, {1, 1, 1}}, {20, 1, 20}}}}).ok());
   const RagdollArchetypeId a = world->BuildRagdollArchetype(human).value();
   constexpr int kPiles = 2, kPerPile = 6;
   std::vector<std::vector<Transform>> out(kPiles * kPerPile, std::vector<Transform>(n));
@@ -122,7 +122,7 @@ std::vector<uint64_t> RunPile(Isa isa) {
       b.start_parts = start;
       b.output_parts = out[pile * kPerPile + i];
       const RagdollId id = world->BindRagdoll(b).value();
-      world->SetRagdollMotorTargets(id, targets, 1.0f);
+      EXPECT_TRUE(world->SetRagdollMotorTargets(id, targets, 1.0f).ok());
     }
   }
   std::vector<uint64_t> hashes;

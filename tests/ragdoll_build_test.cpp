@@ -220,14 +220,14 @@ TEST(RagdollBuild, MassComesFromValueShareOrDensity) {
   auto w = MakeWorld();
   const RagdollArchetypeId id = w->BuildRagdollArchetype(s).value();
   RagdollPartInfo a, b;
-  w->GetRagdollPartInfo(id, 0, &a);
-  w->GetRagdollPartInfo(id, 1, &b);
+  EXPECT_TRUE(w->GetRagdollPartInfo(id, 0, &a).ok());
+  EXPECT_TRUE(w->GetRagdollPartInfo(id, 1, &b).ok());
   EXPECT_FLOAT_EQ(a.mass, 3.0f);
   EXPECT_FLOAT_EQ(b.mass, 2.5f);
   s.parts[1].mass_share = 0.0f;
   s.parts[1].density = 500.0f;
   const RagdollArchetypeId id2 = w->BuildRagdollArchetype(s).value();
-  w->GetRagdollPartInfo(id2, 1, &b);
+  EXPECT_TRUE(w->GetRagdollPartInfo(id2, 1, &b).ok());
   EXPECT_NEAR(b.mass, 500.0f * b.volume, 1e-4f);
 }
 
@@ -240,8 +240,8 @@ TEST(RagdollBuild, StabilisationBoundsTheMassRatioAndKeepsTheTotal) {
   auto w = MakeWorld();
   const RagdollArchetypeId id = w->BuildRagdollArchetype(s).value();
   RagdollPartInfo a, b;
-  w->GetRagdollPartInfo(id, 0, &a);
-  w->GetRagdollPartInfo(id, 1, &b);
+  EXPECT_TRUE(w->GetRagdollPartInfo(id, 0, &a).ok());
+  EXPECT_TRUE(w->GetRagdollPartInfo(id, 1, &b).ok());
   EXPECT_NEAR(a.mass + b.mass, 101.0f, 1e-3f);
   EXPECT_LE(a.mass / b.mass, 4.0f + 1e-4f);
 }

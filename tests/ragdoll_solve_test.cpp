@@ -37,7 +37,7 @@ float Energy(const World& w, RagdollId id, const RagdollSettings& s, const std::
   float e = 0;
   for (std::size_t j = 0; j < n; ++j) {
     RagdollPartInfo info;
-    w.GetRagdollPartInfo(archetype, static_cast<int32_t>(j), &info);
+    EXPECT_TRUE(w.GetRagdollPartInfo(archetype, static_cast<int32_t>(j), &info).ok());
     // Body orientation = part rotation * body_in_part rotation; the build pose gives it.
     const Quat body_rot = parts[j].rotation * (Conjugate(s.parts[j].pose.rotation) * info.body_pose.rotation);
     const Vec3 wb = Rotate(Conjugate(body_rot), wv[j]);
@@ -272,7 +272,7 @@ TEST(RigidSolve, FreezingKeepsARagdollStaticWhereItLies) {
   const std::vector<Transform> frozen = r.parts;
   for (int f = 0; f < 60; ++f) r.world->Step(kStep);
   EXPECT_EQ(r.parts, frozen);
-  r.world->WakeRagdoll(r.id);
+  EXPECT_TRUE(r.world->WakeRagdoll(r.id).ok());
   EXPECT_FALSE(r.world->IsRagdollFrozen(r.id));
 }
 
@@ -734,7 +734,7 @@ TEST(RigidSolve, ANonFiniteStateResetsTheRagdollAndIsReported) {
   EXPECT_TRUE(IsFinite(out[0]));
   EXPECT_EQ(out[0], good);  // back at its last good pose
   std::vector<Vec3> v(1), wv(1);
-  w->GetRagdollVelocities(id, v, wv);
+  EXPECT_TRUE(w->GetRagdollVelocities(id, v, wv).ok());
   EXPECT_EQ(v[0], Vec3{});
 }
 
@@ -835,7 +835,7 @@ TEST(RigidSolve, ACrateBouncesOffAPlaneWithRestitutionAndComesToRest) {
   EXPECT_GT(highest_after_bounce, 0.25f + 0.2f);
   EXPECT_LT(highest_after_bounce, 0.25f + 0.8f);
   std::vector<Vec3> v(1), wv(1);
-  w->GetRagdollVelocities(id, v, wv);
+  EXPECT_TRUE(w->GetRagdollVelocities(id, v, wv).ok());
   EXPECT_LT(Length(v[0]), 0.05f);
   EXPECT_NEAR(out[0].translation.y, 0.25f, 0.01f);
 }

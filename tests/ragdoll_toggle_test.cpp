@@ -49,7 +49,7 @@ TEST(RagdollToggle, ADisabledRagdollIsNotSteppedAndResumesWhereItWas) {
   ASSERT_EQ(w->SetRagdollEnabled(falling.id, true).code, ErrorCode::kNone);
   ASSERT_EQ(w->SetRagdollEnabled(parked.id, true).code, ErrorCode::kNone);
   std::vector<Vec3> v(2), wv(2);
-  w->GetRagdollVelocities(falling.id, v, wv);
+  EXPECT_TRUE(w->GetRagdollVelocities(falling.id, v, wv).ok());
   EXPECT_LT(v[0].y, -4.0f) << "it kept its velocity while off";
   w->Step(kStep);
   EXPECT_LT(falling.parts[0].translation.y, y_off);
@@ -102,8 +102,8 @@ TEST(RagdollToggle, TogglingOneRagdollLeavesItsNeighboursInTheBlockAlone) {
   spinning(*reference, solo);
   for (int f = 0; f < 20; ++f) {
     // Off and on again within the frame: the same physics, different lanes.
-    for (int i : {1, 4, 8}) w->SetRagdollEnabled(all[i].id, false);
-    for (int i : {8, 1, 4}) w->SetRagdollEnabled(all[i].id, true);
+    for (int i : {1, 4, 8}) EXPECT_TRUE(w->SetRagdollEnabled(all[i].id, false).ok());
+    for (int i : {8, 1, 4}) EXPECT_TRUE(w->SetRagdollEnabled(all[i].id, true).ok());
     w->Step(kStep);
     reference->Step(kStep);
   }
@@ -202,7 +202,7 @@ float ArmSagDegrees(bool limb_inertia) {
   b.kinematic_root = &hold;
   const RagdollId id = w->BindRagdoll(b).value();
   const std::vector<Quat> level = {Quat{}, AxisAngle(Vec3{0, 0, 1}, 1.5707963f), Quat{}};
-  w->SetRagdollMotorTargets(id, level, 1.0f);
+  EXPECT_TRUE(w->SetRagdollMotorTargets(id, level, 1.0f).ok());
   for (int f = 0; f < 180; ++f) w->Step(kStep);
   const Vec3 tip = TransformPoint(parts[2], Vec3{0, -0.15f, 0});  // the arm's end
   return std::atan2(-tip.y, tip.x - 0.1f) * 57.29578f;

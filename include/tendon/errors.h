@@ -1,10 +1,10 @@
 // tendon/errors.h: what building and binding return when the input is wrong.
 //
 // What it does: Error names the item (a bone, node override or collider index), the field
-// and the reason, in words a host can log as is. Result<T> carries either a value or an
-// Error; it is [[nodiscard]], and value() on an error aborts with the error's message (as
-// std::optional::value() would throw): check ok() first. Building and binding are the
-// only calls that fail; stepping never fails.
+// and the reason, in words a host can log as is (ok() when there is none). Result<T>
+// carries either a value or an Error. Both are [[nodiscard]]; value() on an error aborts
+// with the error's message (as std::optional::value() would throw): check ok() first.
+// Building and binding are the only calls that fail; stepping never fails.
 // Conventions every call keeps: a null output pointer is an error (kNullBuffer) for calls
 // that return Error, and means "only tell me whether" for calls that return bool (the
 // raycasts); no call dereferences a null pointer the host passed.
@@ -43,11 +43,14 @@ enum class ErrorCode : uint8_t {
 // The name of a code, for logs ("kParentNotBefore" -> "parent_not_before").
 TENDON_API const char* ToString(ErrorCode code);
 
-struct Error {
+// [[nodiscard]]: a call that can fail says so, and dropping what it said is a bug the
+// compiler reports (cast to void where ignoring it is the intent, and say why).
+struct [[nodiscard]] Error {
   ErrorCode code = ErrorCode::kNone;
   int32_t item = -1;        // index of the offending item, -1 when the error is global
   std::string field{};        // "bones[3].parent", "settings.damping", ...
   std::string message{};      // why, in a sentence
+  bool ok() const { return code == ErrorCode::kNone; }
 };
 
 namespace detail {

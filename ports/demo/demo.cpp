@@ -41,6 +41,14 @@ namespace {
 
 using namespace tendon;
 
+// A call on a handle the demo holds cannot fail unless the demo is wrong: say so on stderr
+// (the run goes on; its summary's counts show what it cost) and tell the caller.
+bool Check(const Error& e, const char* what) {
+  if (e.ok()) return true;
+  std::fprintf(stderr, "tendon-demo: %s failed: %s %s: %s\n", what, ToString(e.code), e.field.c_str(), e.message.c_str());
+  return false;
+}
+
 struct Options {
   int count = 2000;
   double seconds = 20.0;
@@ -251,7 +259,7 @@ bool BuildYard(World& world, int count, std::mt19937& rng, Yard* yard, std::stri
     if (cs.skeleton.names[b] == "C_Head_sjnt_0") yard->head_bone = static_cast<int32_t>(b);
   for (int32_t j = 0; j < world.CharacterPartCount(yard->archetype); ++j) {
     CharacterPartInfo info;
-    world.GetCharacterPartInfo(yard->archetype, j, &info);
+    Check(world.GetCharacterPartInfo(yard->archetype, j, &info), "GetCharacterPartInfo");
     yard->part_bone.push_back(info.bone);
   }
   ChainArchetypeSettings tail = Strand("ponytail", 5, 0.07f, {0, -0.2f, 0.98f});
@@ -305,7 +313,7 @@ void DirectYard(World& world, Yard& yard, double t, float dt, std::mt19937& rng)
       continue;
     }
     CharacterState st;
-    world.GetCharacterState(m->id, &st);
+    Check(world.GetCharacterState(m->id, &st), "GetCharacterState");
     if (st.active && !st.settled && t - m->down_since < 5.0) continue;
     // Get up where it lies: the model under the hips, turned to where the head points.
     if (st.active) {
@@ -313,7 +321,7 @@ void DirectYard(World& world, Yard& yard, double t, float dt, std::mt19937& rng)
       m->model.translation = Vec3{st.root.translation.x, 0, st.root.translation.z};
       const float yaw = (st.heading_degrees + 180.0f) * 3.14159265f / 180.0f;
       m->model.rotation = AxisAngle(Vec3{0, 1, 0}, yaw);
-      world.DeactivateCharacter(m->id, 0.4f);
+      Check(world.DeactivateCharacter(m->id, 0.4f), "DeactivateCharacter");
       ++yard.got_up;
     }
     m->down = false;
@@ -339,8 +347,8 @@ void DirectYard(World& world, Yard& yard, double t, float dt, std::mt19937& rng)
     yard.next_knockdown += 0.5 + 0.7 * uni(rng);
     if (Stuntman* m = pick()) {
       CharacterState st;
-      world.GetCharacterState(m->id, &st);
-      if (st.active) world.DeactivateCharacter(m->id);  // a flinch in progress becomes a fall
+      Check(world.GetCharacterState(m->id, &st), "GetCharacterState");
+      if (st.active) Check(world.DeactivateCharacter(m->id), "DeactivateCharacter");  // a flinch becomes a fall
       const float a = 6.2831853f * uni(rng);
       CharacterActivateOptions o;
       o.strength = 1.0f;
@@ -348,7 +356,7 @@ void DirectYard(World& world, Yard& yard, double t, float dt, std::mt19937& rng)
       o.impulse = Vec3{std::cos(a) * 150.0f, 60.0f, std::sin(a) * 150.0f};
       o.release_blend_seconds = 0.3f;
       if (world.ActivateCharacter(m->id, o)) {
-        world.GoLimp(m->id, 0.5f);  // holds its pose a moment, then gives way
+        Check(world.GoLimp(m->id, 0.5f), "GoLimp");  // holds its pose a moment, then gives way
         m->down = true;
         m->down_since = t;
         ++yard.knockdowns;
@@ -592,7 +600,7 @@ int main(int argc, char** argv) {
   }
 
   // The yard's ground, and its ragdoll characters.
-  world.BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}});
+  Check(world.BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}), "BuildStaticWorld");
   Yard yard;
   if (opt.ragdolls > 0) {
     std::string why;
@@ -787,23 +795,23 @@ int main(int argc, char** argv) {
   int restored = 0, bones = 0;
   for (auto& c : crowd) {
     for (std::size_t w = 0; w < c->chains.size(); ++w) {
-      world.UnbindChain(c->chains[w]);
+      Check(world.UnbindChain(c->chains[w]), "UnbindChain");
       for (std::size_t k = 0; k < c->output[w].size(); ++k) {
         ++bones;
         restored += c->output[w][k] == c->animated[w][k] ? 1 : 0;
       }
     }
-    world.UnbindPendulum(c->charm);
+    Check(world.UnbindPendulum(c->charm), "UnbindPendulum");
   }
   for (auto& m : yard.men) {
-    world.UnbindCharacter(m->id);
+    Check(world.UnbindCharacter(m->id), "UnbindCharacter");
     for (std::size_t k = 0; k < m->output.size(); ++k) {
       ++bones;
       restored += m->output[k] == m->animated[k] ? 1 : 0;
     }
   }
   for (auto& a : vrm.avatars) {
-    a->Unbind();
+    Check(a->Unbind(), "Unbind");
     for (std::size_t k = 0; k < a->output_local.size(); ++k) {
       ++bones;
       restored += a->output_local[k] == a->animated_local[k] ? 1 : 0;
