@@ -35,7 +35,7 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
   if (!b.start_parts.empty() && static_cast<int32_t>(b.start_parts.size()) < n)
     return Fail(ErrorCode::kNullBuffer, -1, "start_parts", "start_parts is shorter than the part count");
   if (auto it = by_output_.find(b.output_parts.data()); it != by_output_.end())
-    return RagdollId{static_cast<uint32_t>(it->second), store_.slots[it->second].generation};
+    return store_.handles.HandleAt(static_cast<uint32_t>(it->second));
   std::vector<BoundPoseStream> streams;
   {
     std::vector<int32_t> part_index(static_cast<std::size_t>(n));
@@ -84,16 +84,10 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
   }
   // Capacity: one more lane (blocks grow here, never in Step).
   EnsureLanes(gi, g.lanes_used + 1);
-  int32_t index;
-  if (!free_.empty()) {
-    index = free_.back();
-    free_.pop_back();
-  } else {
-    index = static_cast<int32_t>(store_.slots.size());
-    store_.slots.emplace_back();
-  }
+  const RagdollId id = store_.handles.Allocate();
+  const auto index = static_cast<int32_t>(id.index);
+  if (store_.slots.size() < store_.handles.SlotCount()) store_.slots.resize(store_.handles.SlotCount());
   RagdollSlot& slot = store_.slots[index];
-  slot.live = true;
   slot.group = gi;
   slot.lane = g.lanes_used++;
   slot.output = b.output_parts.data();
@@ -124,10 +118,9 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
   slot.streams = std::move(streams);
   EmitStreams(slot);
   by_output_.emplace(b.output_parts.data(), index);
-  ++live_count_;
   total_parts_ += n;
   ReserveContacts();
-  return RagdollId{static_cast<uint32_t>(index), slot.generation};
+  return id;
 }
 
 void RagdollSystem::EmitStreams(RagdollSlot& slot) {
@@ -143,19 +136,15 @@ Error RagdollSystem::Unbind(RagdollId id) {
   RemoveLane(slot);
   by_output_.erase(slot.output);
   std::vector<BoundPoseStream>().swap(slot.streams);
-  slot.live = false;
-  slot.generation = slot.generation == UINT32_MAX ? 1 : slot.generation + 1;
-  free_.push_back(static_cast<int32_t>(id.index));
-  --live_count_;
+  store_.handles.Free(id);
   total_parts_ -= slot.part_count;
   return {};
 }
 
 int32_t RagdollSystem::UnbindAll() {
   int32_t count = 0;
-  for (std::size_t i = 0; i < store_.slots.size(); ++i) {
-    if (store_.slots[i].live && Unbind(RagdollId{static_cast<uint32_t>(i), store_.slots[i].generation}).code == ErrorCode::kNone)
-      ++count;
+  for (uint32_t i = 0; i < store_.handles.SlotCount(); ++i) {
+    if (store_.handles.IsLiveAt(i) && Unbind(store_.handles.HandleAt(i)).code == ErrorCode::kNone) ++count;
   }
   return count;
 }

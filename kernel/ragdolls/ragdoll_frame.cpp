@@ -323,8 +323,9 @@ void RagdollSystem::EndFrame(FrameStats& stats) {
     stats.snapped_bad_input += bad_inputs_[i];
   }
   int32_t asleep = 0, frozen = 0;
-  for (const RagdollSlot& r : store_.slots) {
-    if (!r.live || !r.enabled) continue;
+  for (uint32_t i = 0; i < store_.handles.SlotCount(); ++i) {
+    const RagdollSlot& r = store_.slots[i];
+    if (!store_.handles.IsLiveAt(i) || !r.enabled) continue;
     asleep += r.asleep ? 1 : 0;
     frozen += r.frozen ? 1 : 0;
   }

@@ -43,9 +43,9 @@ bool RagdollSystem::Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHi
   if (!RayReady(origin, dir, max_distance)) return false;
   float best = max_distance;
   bool found = false;
-  for (std::size_t i = 0; i < store_.slots.size(); ++i) {
+  for (uint32_t i = 0; i < store_.handles.SlotCount(); ++i) {
+    if (!store_.handles.IsLiveAt(i)) continue;
     const RagdollSlot& r = store_.slots[i];
-    if (!r.live) continue;
     const RagdollGroup& g = store_.groups[r.group];
     const RagdollArchetype& a = archetypes_[g.archetype];
     for (int32_t j = 0; j < r.part_count; ++j) {
@@ -64,7 +64,7 @@ bool RagdollSystem::Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHi
       if (t < 0 || t > best) continue;
       best = t;
       found = true;
-      hit->ragdoll = RagdollId{static_cast<uint32_t>(i), r.generation};
+      hit->ragdoll = store_.handles.HandleAt(i);
       hit->part = j;
       hit->static_shape = -1;
       hit->distance = t;
@@ -79,8 +79,8 @@ bool RagdollSystem::Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHi
 // (kRbPairDeferNow and after), which only changes what the bodies do when it matters.
 void RagdollSystem::HashState(StateHasher& hasher) const {
   for (std::size_t i = 0; i < store_.slots.size(); ++i) {
+    if (!store_.handles.IsLiveAt(static_cast<uint32_t>(i))) continue;
     const RagdollSlot& r = store_.slots[i];
-    if (!r.live) continue;
     hasher.Mix(&i, sizeof(i));
     RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
     const RigidBlockView view = g.ViewOfLane(r.lane);
@@ -91,10 +91,12 @@ void RagdollSystem::HashState(StateHasher& hasher) const {
 }
 
 void RagdollSystem::CheckHostBuffers(RagdollId only) const {
-  for (std::size_t i = 0; i < store_.slots.size(); ++i) {
+  for (uint32_t i = 0; i < store_.handles.SlotCount(); ++i) {
+    if (!store_.handles.IsLiveAt(i)) continue;
+    const RagdollId id = store_.handles.HandleAt(i);
+    if (!only.IsNull() && !(only == id)) continue;
     const RagdollSlot& r = store_.slots[i];
-    if (!r.live || (!only.IsNull() && (only.index != i || only.generation != r.generation))) continue;
-    const HostBufferOwner owner{"ragdoll", static_cast<uint32_t>(i), r.generation};
+    const HostBufferOwner owner{"ragdoll", i, id.generation};
     CheckHostBuffer(owner, "output_parts", r.output, static_cast<std::size_t>(r.part_count) * sizeof(Transform));
     CheckStreamBuffers(owner, r.streams);
     if (r.kinematic_root != nullptr) CheckHostBuffer(owner, "kinematic_root", r.kinematic_root, sizeof(Transform));
@@ -102,8 +104,9 @@ void RagdollSystem::CheckHostBuffers(RagdollId only) const {
 }
 
 bool RagdollSystem::OverlapsHostBuffers(const void* data, std::size_t bytes) const {
-  for (const RagdollSlot& r : store_.slots) {
-    if (!r.live) continue;
+  for (uint32_t i = 0; i < store_.handles.SlotCount(); ++i) {
+    if (!store_.handles.IsLiveAt(i)) continue;
+    const RagdollSlot& r = store_.slots[i];
     if (RangesOverlap(data, bytes, r.output, static_cast<std::size_t>(r.part_count) * sizeof(Transform)) ||
         RangesOverlap(data, bytes, r.kinematic_root, sizeof(Transform)))
       return true;

@@ -64,7 +64,8 @@ Error RagdollSystem::GetPartInfo(RagdollArchetypeId id, int32_t part, RagdollPar
 Error RagdollSystem::RemoveArchetype(RagdollArchetypeId id) {
   if (!Live(id)) return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the ragdoll archetype id is null, stale or not this world's");
   int32_t bound = 0;
-  for (const RagdollSlot& r : store_.slots) bound += r.live && store_.groups[r.group].archetype == static_cast<int32_t>(id.index) ? 1 : 0;
+  for (uint32_t i = 0; i < store_.handles.SlotCount(); ++i)
+    bound += store_.handles.IsLiveAt(i) && store_.groups[store_.slots[i].group].archetype == static_cast<int32_t>(id.index) ? 1 : 0;
   if (bound > 0)
     return Fail(ErrorCode::kInUse, -1, "archetype", std::to_string(bound) + " ragdolls of this archetype are still bound");
   removed_[id.index] = true;

@@ -86,7 +86,7 @@ class RagdollSystem {
   Error GetPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const;
   const RagdollArchetype* Archetype(RagdollArchetypeId id) const;
   // Bound instances (enabled or not).
-  int32_t LiveCount() const { return live_count_; }
+  int32_t LiveCount() const { return static_cast<int32_t>(store_.handles.LiveCount()); }
   // Forgets an archetype and frees its lanes; kInUse while instances of it are bound.
   Error RemoveArchetype(RagdollArchetypeId id);
 
@@ -94,10 +94,7 @@ class RagdollSystem {
   Result<RagdollId> Bind(const RagdollBinding& binding);
   Error Unbind(RagdollId id);
   int32_t UnbindAll();  // every instance; their outputs keep the last pose
-  bool IsValid(RagdollId id) const {
-    return id.generation != 0 && id.index < store_.slots.size() && store_.slots[id.index].live &&
-           store_.slots[id.index].generation == id.generation;
-  }
+  bool IsValid(RagdollId id) const { return store_.handles.IsLive(id); }
   Error ReserveKinematicToggle(RagdollArchetypeId archetype, int32_t instances);
 
   // ---- the host's controls (ragdoll_controls.cpp) ----
@@ -221,9 +218,7 @@ class RagdollSystem {
   std::vector<RagdollArchetype> archetypes_;
   std::vector<bool> removed_;  // per archetype: RemoveArchetype made its id stale
   RagdollStore store_;
-  std::vector<int32_t> free_;
   std::unordered_map<const void*, int32_t> by_output_;
-  int32_t live_count_ = 0;
   int32_t last_fixed_steps_ = 1;  // fixed steps of the last frame that ran any
   bool domains_enabled_ = true;
   int32_t last_domains_ = 0;
