@@ -3,6 +3,7 @@
 #include "kernel/character/character_system.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -57,6 +58,15 @@ constexpr std::size_t kBaseEventCapacity = 64;
 // Velocities are estimated from the last two frames' poses only over frames at least this
 // long: a denormal dt would turn them infinite (found by tests/fuzz/fuzz_world.cpp).
 constexpr float kMinFrameSeconds = 1e-4f;
+
+// A call on the character's own ragdoll that cannot fail: the ragdoll is live while the
+// character is bound (the World refuses to unbind it directly), its archetype while the
+// character's is, and the numbers passed were checked. Used where the caller has no error
+// to return (an undo, a timer's release); debug builds stop on a broken promise.
+void MustSucceed(const Error& e) {
+  assert(Ok(e) && "a call on a character's own ragdoll failed");
+  (void)e;
+}
 
 bool AllFinite(std::span<const Transform> t) { return detail::AllFinite(t.data(), static_cast<int64_t>(t.size())); }
 
@@ -146,7 +156,10 @@ Result<CharacterArchetypeId> CharacterSystem::BuildArchetype(const CharacterSett
   a.total_mass = 0;
   for (int32_t j = 0; j < static_cast<int32_t>(a.parts.size()); ++j) {
     RagdollPartInfo info;
-    ragdolls_.GetPartInfo(a.ragdoll_archetype, j, &info);
+    if (Error e = ragdolls_.GetPartInfo(a.ragdoll_archetype, j, &info); !Ok(e)) {
+      MustSucceed(ragdolls_.RemoveArchetype(a.ragdoll_archetype));  // bound by no one yet
+      return e;
+    }
     a.parts[j].mass = info.mass;
     a.total_mass += info.mass;
     const Transform& pose = a.ragdoll.parts[j].pose;
@@ -349,7 +362,7 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
   }
   Result<RagdollId> r = ragdolls_.Bind(rb);
   if (!r.ok()) {
-    ragdolls_.ReserveKinematicToggle(a->ragdoll_archetype, -1);
+    MustSucceed(ragdolls_.ReserveKinematicToggle(a->ragdoll_archetype, -1));
     free_.push_back(index);
     return r.error();
   }
@@ -375,9 +388,12 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
 Error CharacterSystem::Unbind(CharacterId id) {
   Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
-  if (c->active) Release(*c, CharacterEndReason::kRemoved, 0);
-  ragdolls_.Unbind(c->ragdoll);
-  ragdolls_.ReserveKinematicToggle(archetypes_[c->archetype].ragdoll_archetype, -1);
+  if (c->active) {
+    if (Error e = Release(*c, CharacterEndReason::kRemoved, 0); !Ok(e)) return e;
+  }
+  if (Error e = ragdolls_.Unbind(c->ragdoll); !Ok(e)) return e;
+  // The reservation Bind made; its archetype is live while this character's is.
+  MustSucceed(ragdolls_.ReserveKinematicToggle(archetypes_[c->archetype].ragdoll_archetype, -1));
   // Torn down: the host's bones go back to the animation.
   for (std::size_t k = 0; k < c->output_local.size(); ++k) c->output_local[k] = c->animated_local[k];
   if (!c->streams.empty()) {
@@ -419,24 +435,28 @@ int32_t CharacterSystem::ActiveCount() const { return active_count_; }
 
 int32_t CharacterSystem::BoundCount() const { return bound_count_; }
 
-// The kinematic anchor, freezing and waking follow the host's controls.
-void CharacterSystem::ApplyControls(Slot& c) {
+// The kinematic anchor, freezing and waking follow the host's controls. An error (the
+// anchor or the hips' let-go velocity not finite: an animated pose that overflowed) leaves
+// what it was about as it was, to be tried again at the next change.
+Error CharacterSystem::ApplyControls(Slot& c) {
   const bool kinematic = c.anchored;
   if (kinematic != c.kinematic) {
-    ragdolls_.SetKinematicRoot(c.ragdoll, kinematic ? &c.anchor : nullptr);
+    if (Error e = ragdolls_.SetKinematicRoot(c.ragdoll, kinematic ? &c.anchor : nullptr); !Ok(e)) return e;
     c.kinematic = kinematic;
     if (!kinematic && c.active && c.last_frame_dt >= kMinFrameSeconds) {
       // Let go: the hips keep the motion the animation was giving them.
       const float inv_dt = 1.0f / c.last_frame_dt;
-      ragdolls_.SetPartVelocity(
-          c.ragdoll, 0, (c.anchor.translation - c.anchor_prev.translation) * inv_dt,
-          RotationVector(Normalize(c.anchor.rotation * Conjugate(c.anchor_prev.rotation))) * inv_dt);
+      if (Error e = ragdolls_.SetPartVelocity(
+              c.ragdoll, 0, (c.anchor.translation - c.anchor_prev.translation) * inv_dt,
+              RotationVector(Normalize(c.anchor.rotation * Conjugate(c.anchor_prev.rotation))) * inv_dt);
+          !Ok(e))
+        return e;
     }
   }
   // A driven or anchored body never sleeps or freezes; a limp one's clocks start now.
   const bool powered = c.anchored || c.strength > 0;
-  ragdolls_.SetSleeping(c.ragdoll, !powered, !powered && c.freeze_when_settled,
-                            powered ? std::numeric_limits<float>::infinity() : c.freeze_after_seconds);
+  return ragdolls_.SetSleeping(c.ragdoll, !powered, !powered && c.freeze_when_settled,
+                               powered ? std::numeric_limits<float>::infinity() : c.freeze_after_seconds);
 }
 
 // Motor targets: each part's animated rotation relative to its parent part's.
@@ -486,18 +506,13 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
     return refuse([&] {
       return CheckRange(o.release_blend_seconds, 0, kMaxBlendSeconds, -1, "release_blend_seconds");
     });
-  // The budget: the oldest live ragdoll goes.
-  while (ActiveCount() >= max_active_) {
-    Slot* oldest = nullptr;
-    for (const auto& s : slots_) {
-      if (s->live && s->active && (oldest == nullptr || s->serial < oldest->serial)) oldest = s.get();
-    }
-    Release(*oldest, CharacterEndReason::kEvicted, oldest->release_blend);
-  }
   // Every part keeps the motion it showed over the last two frames, plus the launch and
-  // the whole-body impulse (the same velocity change for every part).
+  // the whole-body impulse (the same velocity change for every part); the motors start at
+  // the animated pose. Worked out before anyone is evicted: finite poses far apart can
+  // overflow a velocity or a target, which refuses the activation and must evict no one.
   const auto n = static_cast<int32_t>(a.parts.size());
   const Vec3 extra = o.launch_velocity + o.impulse * (1.0f / a.total_mass);
+  bool finite = true;
   for (int32_t j = 0; j < n; ++j) {
     Vec3 v{}, w{};
     if (c.last_frame_dt >= kMinFrameSeconds) {
@@ -506,22 +521,52 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
     }
     c.scratch_v[j] = v + extra;
     c.scratch_w[j] = w;
+    finite = finite && IsFinite(c.scratch_v[j]) && IsFinite(c.scratch_w[j]);
   }
-  if (o.strength) c.strength = *o.strength;
-  if (o.anchored) c.anchored = *o.anchored;
-  c.limp_left = 0;  // activating cancels a running go_limp
-  c.hit_mode = false;
+  ComputeTargets(c, a);
+  for (int32_t j = 0; j < n; ++j) finite = finite && IsFinite(c.target[j]);
+  if (!finite)
+    return refuse([&] {
+      return Fail(ErrorCode::kNotFinite, -1, "character",
+                  "the pose the character shows gives non-finite part velocities or motor targets");
+    });
+  // The budget: the oldest live ragdoll goes.
+  while (ActiveCount() >= max_active_) {
+    Slot* oldest = nullptr;
+    for (const auto& s : slots_) {
+      if (s->live && s->active && (oldest == nullptr || s->serial < oldest->serial)) oldest = s.get();
+    }
+    if (Error e = Release(*oldest, CharacterEndReason::kEvicted, oldest->release_blend); !Ok(e))
+      return refuse([&] { return e; });
+  }
+  const float strength = o.strength ? *o.strength : c.strength;
+  const bool anchored = o.anchored ? *o.anchored : c.anchored;
+  const bool powered = anchored || strength > 0;
   c.anchor = c.shown_cur[0];
   c.anchor_prev = c.shown_prev[0];
-  ComputeTargets(c, a);
   for (int32_t j = 0; j < n; ++j) {
     c.target_prev[j] = c.target[j];
     c.target_w[j] = Vec3{};
   }
-  ragdolls_.SetMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
-  ApplyControls(c);
-  ragdolls_.SetPartStates(c.ragdoll, c.shown_cur, c.scratch_v, c.scratch_w);
-  ragdolls_.SetEnabled(c.ragdoll, true);
+  // One call switches the ragdoll on: the anchor, the motors, the sleeping rule (a driven
+  // or anchored body never sleeps or freezes), the parts where the character shows them.
+  RagdollActivation activation;
+  activation.kinematic_root = anchored ? &c.anchor : nullptr;
+  activation.motor_targets = c.target;
+  activation.motor_strength = strength;
+  activation.motor_angular_velocities = c.target_w;
+  activation.can_sleep = !powered;
+  activation.freeze_when_asleep = !powered && c.freeze_when_settled;
+  activation.freeze_after_seconds = powered ? std::numeric_limits<float>::infinity() : c.freeze_after_seconds;
+  activation.parts = c.shown_cur;
+  activation.linear = c.scratch_v;
+  activation.angular = c.scratch_w;
+  if (Error e = ragdolls_.Activate(c.ragdoll, activation); !Ok(e)) return refuse([&] { return e; });
+  c.strength = strength;
+  c.anchored = anchored;
+  c.kinematic = anchored;
+  c.limp_left = 0;  // activating cancels a running go_limp
+  c.hit_mode = false;
   c.active = true;
   ++active_count_;
   c.blending = false;
@@ -534,14 +579,14 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
   return true;
 }
 
-void CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space) {
-  if (!c.active) return;
+Error CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space) {
+  if (!c.active) return {};
+  if (Error e = ragdolls_.SetEnabled(c.ragdoll, false); !Ok(e)) return e;
   c.blend_in_world = space == HandBackSpace::kWorld || (space == HandBackSpace::kAuto && !c.anchored && !c.hit_mode);
   c.active = false;
   --active_count_;
   c.hit_mode = false;
   c.limp_left = 0;
-  ragdolls_.SetEnabled(c.ragdoll, false);
   // The crossfade starts from the pose the body shows: in the world, or under the model.
   for (std::size_t k = 0; k < c.blend_from.size(); ++k)
     c.blend_from[k] = c.blend_in_world ? c.output_world[k] : c.output_local[k];
@@ -549,6 +594,7 @@ void CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_se
   c.blend_total = blend_seconds;
   c.blend_elapsed = 0;
   Push(c, CharacterEvent::Type::kEnded, reason);
+  return {};
 }
 
 Error CharacterSystem::Deactivate(CharacterId id, float blend_seconds, HandBackSpace space) {
@@ -561,8 +607,7 @@ Error CharacterSystem::Deactivate(CharacterId id, float blend_seconds, HandBackS
   }
   if (static_cast<uint8_t>(space) > static_cast<uint8_t>(HandBackSpace::kModel))
     return Fail(ErrorCode::kOutOfRange, -1, "space", "not a HandBackSpace");
-  Release(*c, CharacterEndReason::kReleased, blend_seconds, space);
-  return {};
+  return Release(*c, CharacterEndReason::kReleased, blend_seconds, space);
 }
 
 Error CharacterSystem::SetStrength(CharacterId id, float strength) {
@@ -571,16 +616,14 @@ Error CharacterSystem::SetStrength(CharacterId id, float strength) {
   if (Error e = CheckRange(strength, 0, 1, -1, "strength"); !Ok(e)) return e;
   c->strength = strength;
   c->limp_left = 0;
-  if (c->active) ApplyControls(*c);
-  return {};
+  return c->active ? ApplyControls(*c) : Error{};
 }
 
 Error CharacterSystem::SetAnchored(CharacterId id, bool anchored) {
   Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
   c->anchored = anchored;
-  if (c->active) ApplyControls(*c);
-  return {};
+  return c->active ? ApplyControls(*c) : Error{};
 }
 
 bool CharacterSystem::Hit(CharacterId id, int32_t part, Vec3 impulse, Vec3 point, const CharacterHitOptions& o,
@@ -646,8 +689,7 @@ Error CharacterSystem::GoLimp(CharacterId id, float seconds) {
     c->strength = 0;
     c->limp_left = 0;
   }
-  ApplyControls(*c);
-  return {};
+  return ApplyControls(*c);
 }
 
 Error CharacterSystem::ApplyImpulse(CharacterId id, Vec3 impulse) {
@@ -656,11 +698,19 @@ Error CharacterSystem::ApplyImpulse(CharacterId id, Vec3 impulse) {
   if (!IsFinite(impulse)) return Fail(ErrorCode::kNotFinite, -1, "impulse", "the impulse is not finite");
   if (!c->active) return Fail(ErrorCode::kInactive, -1, "character", "the character is not active");
   const CharacterArchetype& a = archetypes_[c->archetype];
-  // Applied per assembly at its mass: every part gets impulse / total mass.
+  // Applied per assembly at its mass: every part gets impulse / total mass, through its
+  // centre of mass (no spin). All of them checked first, so a refusal applies none.
+  const auto n = static_cast<int32_t>(a.parts.size());
   const Vec3 dv = impulse * (1.0f / a.total_mass);
-  for (int32_t j = 0; j < static_cast<int32_t>(a.parts.size()); ++j) {
-    const Vec3 centre = TransformPoint(c->part_frames[j], a.com_in_part[j]);  // through the centre of mass: no spin
-    ragdolls_.ApplyImpulse(c->ragdoll, j, dv * a.parts[j].mass, centre);
+  Vec3 part_impulse[kMaxRagdollParts], centre[kMaxRagdollParts];
+  for (int32_t j = 0; j < n; ++j) {
+    part_impulse[j] = dv * a.parts[j].mass;
+    centre[j] = TransformPoint(c->part_frames[j], a.com_in_part[j]);
+    if (!IsFinite(part_impulse[j]) || !IsFinite(centre[j]))
+      return Fail(ErrorCode::kNotFinite, j, "impulse", "part " + std::to_string(j) + "'s share of the impulse is not finite");
+  }
+  for (int32_t j = 0; j < n; ++j) {
+    if (Error e = ragdolls_.ApplyImpulse(c->ragdoll, j, part_impulse[j], centre[j]); !Ok(e)) return e;
   }
   return {};
 }
@@ -690,7 +740,7 @@ Error CharacterSystem::GetState(CharacterId id, CharacterState* out) const {
   if (c->active) {
     const auto n = static_cast<int32_t>(a.parts.size());
     Vec3 v[kMaxRagdollParts], w[kMaxRagdollParts];
-    ragdolls_.GetVelocities(c->ragdoll, std::span<Vec3>(v, n), std::span<Vec3>(w, n));
+    if (Error e = ragdolls_.GetVelocities(c->ragdoll, std::span<Vec3>(v, n), std::span<Vec3>(w, n)); !Ok(e)) return e;
     s.root_velocity = v[0];
     Vec3 momentum{};
     for (int32_t j = 0; j < n; ++j) momentum = momentum + v[j] * a.parts[j].mass;
@@ -767,14 +817,16 @@ void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double no
       if (c.hit_left <= 0) {
         c.strength = c.saved_strength;
         c.anchored = c.saved_anchored;
-        Release(c, CharacterEndReason::kReleased, c.hit_blend);
+        MustSucceed(Release(c, CharacterEndReason::kReleased, c.hit_blend));
       }
     }
-    if (c.active && now >= c.deadline) Release(c, CharacterEndReason::kExpired, c.release_blend);
+    if (c.active && now >= c.deadline) MustSucceed(Release(c, CharacterEndReason::kExpired, c.release_blend));
     if (c.active && c.limp_left > 0) {
       c.limp_left = std::max(c.limp_left - sim_seconds, 0.0f);
       c.strength = c.limp_from * (c.limp_left / c.limp_total);
-      if (c.limp_left == 0) ApplyControls(c);  // now limp: it may freeze
+      // Now limp: it may freeze. (Only the sleeping rule changes here, which cannot fail;
+      // an error would be an anchor that overflowed, held and counted like one.)
+      if (c.limp_left == 0 && !Ok(ApplyControls(c))) ++bad_inputs_;
     }
     if (c.blending) {
       c.blend_elapsed += sim_seconds;
@@ -795,7 +847,9 @@ void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double no
       c.target_w[j] = frame_dt >= kMinFrameSeconds ? RotationVector(Normalize(c.target[j] * Conjugate(c.target_prev[j]))) * (1.0f / frame_dt)
                                    : Vec3{};
     }
-    ragdolls_.SetMotorTargets(c.ragdoll, c.target, c.strength, c.target_w);
+    // Targets an overflowing animated pose made non-finite are refused: the motors hold
+    // the last ones, and the frame counts a bad input.
+    if (!Ok(ragdolls_.SetMotorTargets(c.ragdoll, c.target, c.strength, c.target_w))) ++bad_inputs_;
   }
 }
 

@@ -92,9 +92,9 @@ class CharacterSystem {
   static void EmitStreams(Slot& c, std::span<const Transform> world);
   Slot* Find(CharacterId id);
   const Slot* Find(CharacterId id) const;
-  void Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space = HandBackSpace::kAuto);
+  Error Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space = HandBackSpace::kAuto);
   void Push(const Slot& c, CharacterEvent::Type type, CharacterEndReason reason);
-  void ApplyControls(Slot& c);
+  Error ApplyControls(Slot& c);
   void ComputeTargets(Slot& c, const CharacterArchetype& a);
 
   RagdollSystem& ragdolls_;

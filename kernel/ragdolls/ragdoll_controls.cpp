@@ -1,7 +1,8 @@
 // kernel/ragdolls/ragdoll_controls.cpp: the host's controls over a bound ragdoll.
 //
 // What it owns: switching an instance on and off, its kinematic root, its sleeping rules,
-// its part states and velocities, impulses, motor targets and waking. Each call checks its id and every
+// its part states and velocities, impulses, motor targets, waking, and Activate, which a
+// character uses to do all of its activation at once. Each call checks its id and every
 // number before it writes anything, so a refused call leaves the instance as it was.
 // Velocities the host's finite numbers overflow (a huge impulse, a lever arm near FLT_MAX)
 // are stored at the part's speed cap along the direction worked out in double (Storable),
@@ -9,7 +10,7 @@
 // What it does NOT do: step (a control takes effect in the next Step), or move lanes by
 // itself (EnableLane, DisableLane and MoveToGroup in ragdoll_lanes.cpp do).
 // Threading: the World's thread, between Steps. Memory: none, except a first move into a
-// group with no lane reserved (SetKinematicRoot).
+// group with no lane reserved (SetKinematicRoot, Activate).
 #include <cmath>
 #include <string>
 
@@ -281,6 +282,34 @@ Error RagdollSystem::SetMotorTargets(RagdollId id, std::span<const Quat> local_r
   const RagdollSlot& r = store_.slots[id.index];
   if (Error e = CheckMotorTargets(r, local_rotations, strength, local_angular_velocities); !Ok(e)) return e;
   WriteMotorTargets(r, local_rotations, strength, local_angular_velocities);
+  return {};
+}
+
+Error RagdollSystem::Activate(RagdollId id, const RagdollActivation& a) {
+  if (!IsValid(id)) return StaleRagdoll();
+  RagdollSlot& slot = store_.slots[id.index];
+  // Every check first, in the order the separate calls make them: a refusal writes nothing.
+  if (Error e = CheckKinematicRoot(a.kinematic_root); !Ok(e)) return e;
+  if (Error e = CheckMotorTargets(slot, a.motor_targets, a.motor_strength, a.motor_angular_velocities); !Ok(e)) return e;
+  if (Error e = CheckFreezeAfter(a.freeze_after_seconds); !Ok(e)) return e;
+  if (Error e = CheckPartStates(slot, a.parts, a.linear, a.angular); !Ok(e)) return e;
+  // One lane move: into the enabled lanes of the group the kinematic root asks for, or
+  // across its own group's boundary.
+  const bool was_enabled = slot.enabled;
+  slot.enabled = true;
+  const int32_t target = FindOrAddGroup(store_.groups[slot.group].archetype, a.kinematic_root != nullptr);
+  if (target != slot.group) {
+    MoveToGroup(static_cast<int32_t>(id.index), target);
+  } else if (!was_enabled) {
+    EnableLane(slot);
+  }
+  slot.kinematic_root = a.kinematic_root;
+  WriteMotorTargets(slot, a.motor_targets, a.motor_strength, a.motor_angular_velocities);
+  slot.can_sleep = a.can_sleep;
+  slot.freeze_when_asleep = a.freeze_when_asleep;
+  slot.freeze_after_seconds = a.freeze_after_seconds;
+  // Placed (which marks the parts placed, as switching on does), awake, clocks at zero.
+  WritePartStates(slot, a.parts, a.linear, a.angular);
   return {};
 }
 

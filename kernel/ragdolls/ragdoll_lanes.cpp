@@ -6,9 +6,10 @@
 // [0, lanes_enabled) are enabled instances, [lanes_enabled, lanes_used) disabled ones, the
 // rest padding. Every move keeps that order and each slot's lane index true: enabling or
 // disabling swaps a lane across the boundary, unbinding fills the hole with the last lane,
-// a kinematic root switched on or off moves the instance to the other group, and
-// PackAwakeLanes puts the awake in front of the sleeping where that frees a block. A
-// lane's arithmetic never depends on where it is, so no move changes a result.
+// a kinematic root switched on or off moves the instance to the other group (landing
+// directly among the enabled or the disabled lanes: one move), and PackAwakeLanes puts the
+// awake in front of the sleeping where that frees a block. A lane's arithmetic never
+// depends on where it is, so no move changes a result.
 // What it does NOT do: decide when to move (the controls, Bind and the World do), or
 // touch a lane's state beyond copying it whole.
 // Threading: the World's thread, between Steps. Memory: FindOrAddGroup and EnsureLanes
@@ -145,25 +146,37 @@ void RagdollSystem::RemoveLane(RagdollSlot& slot) {
   g.SetActiveFlag(last, false);
 }
 // Moves a ragdoll to another group of its archetype (a kinematic root on or off), state
-// and all. Allocates only when the target group has no lane reserved for it.
+// and all, in one move: an enabled instance lands at the end of the enabled lanes (their
+// first disabled lane moving to the end of the used ones), a disabled one at the end of
+// the used lanes. That is where landing at the end and then EnableLane would leave both.
+// Allocates only when the target group has no lane reserved for it.
 void RagdollSystem::MoveToGroup(int32_t index, int32_t target) {
   RagdollSlot& slot = store_.slots[index];
   if (slot.group == target) return;
   EnsureLanes(target, store_.groups[target].lanes_used + 1, false);
   RagdollGroup& to = store_.groups[target];
-  const int32_t lane = to.lanes_used++;
+  int32_t lane = to.lanes_used++;
+  if (slot.enabled) {
+    const int32_t first_disabled = to.lanes_enabled++;
+    if (first_disabled != lane) {
+      to.CopyLane(first_disabled, lane);
+      const int32_t owner = to.lane_owner[first_disabled];
+      to.lane_owner[lane] = owner;
+      store_.slots[owner].lane = lane;
+      lane = first_disabled;
+    }
+  }
   to.CopyLaneFrom(store_.groups[slot.group], slot.lane, lane);
-  to.SetActiveFlag(lane, false);
   RemoveLane(slot);
   to.lane_owner[lane] = index;
   slot.group = target;
   slot.lane = lane;
+  to.SetActiveFlag(lane, slot.enabled);
   if (to.kinematic_root) {
     // A kinematic root does not move by itself: its stale velocities must not feed the
     // joints' velocity terms.
     for (int32_t f : {kRbVx, kRbVy, kRbVz, kRbWx, kRbWy, kRbWz}) to.PartField(lane, f, 0) = 0.0f;
   }
-  if (slot.enabled) EnableLane(slot);
 }
 
 }  // namespace tendon::detail

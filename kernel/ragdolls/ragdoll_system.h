@@ -7,7 +7,8 @@
 // the contacts between ragdolls. The controls: enabled or not (a disabled instance is
 // packed behind the enabled ones and costs the solver nothing), a kinematic root (the
 // instance moves to the other group, state and all), sleeping rules, part states and
-// velocities, impulses, motor targets. Step runs the frame's stages (ragdoll_frame.cpp):
+// velocities, impulses, motor targets, and Activate, all of a character's activation in
+// one call. Step runs the frame's stages (ragdoll_frame.cpp):
 //   Prepare     per block: kinematic roots follow their host frames (a moving one wakes
 //               its ragdoll); the pairs' depenetration and render interpolation roll over
 //   FindPairs   serial, with two or more ragdolls enabled: the broad phase, the pairs'
@@ -30,8 +31,9 @@
 // islands, and domains: a frame's blocks that no pair joins run their substeps as one task
 // each); results do not depend on the worker count. Every other call is for the World's
 // thread, between Steps.
-// Memory: Bind, ReserveKinematicToggle and a first SetKinematicRoot that moves an instance
-// to a group with no lane reserved allocate; Step and the other controls do not.
+// Memory: Bind, ReserveKinematicToggle and a first SetKinematicRoot or Activate that moves
+// an instance to a group with no lane reserved allocate; Step and the other controls do
+// not.
 #pragma once
 
 #include <algorithm>
@@ -72,6 +74,27 @@ struct RagdollSystemSettings {
   float ragdoll_settle_damping = 0;
 };
 
+// Everything switching a ragdoll on for a character sets, for RagdollSystem::Activate: what
+// SetKinematicRoot, SetMotorTargets, SetSleeping, SetPartStates and SetEnabled(true) would
+// set one call at a time, each with its own checks and lane moves.
+struct RagdollActivation {
+  // The kinematic root's host frame (read every Step while bound), or null: none.
+  const Transform* kinematic_root = nullptr;
+  // Motor targets (SetMotorTargets): part-relative rotations, one per part (part 0's is
+  // ignored); the strength in [0, 1]; angular velocities (empty: zero).
+  std::span<const Quat> motor_targets;
+  float motor_strength = 0;
+  std::span<const Vec3> motor_angular_velocities;
+  // Sleeping rules (SetSleeping).
+  bool can_sleep = true;
+  bool freeze_when_asleep = false;
+  float freeze_after_seconds = INFINITY;
+  // Part frames to start from, one per part, and their velocities at the parts' origins
+  // (SetPartStates; empty: zero).
+  std::span<const Transform> parts;
+  std::span<const Vec3> linear, angular;
+};
+
 class RagdollSystem {
  public:
   RagdollSystem(const RagdollSystemSettings& settings, const RigidKernels& kernels);
@@ -108,6 +131,12 @@ class RagdollSystem {
   Error ApplyImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3 world_point);
   Error SetMotorTargets(RagdollId id, std::span<const Quat> local_rotations, float strength,
                         std::span<const Vec3> local_angular_velocities);
+  // A character's activation: the kinematic root, motor targets, sleeping rules and part
+  // states of `activation`, then enabled, with one check of the id and at most one lane
+  // move. The state it leaves is the one SetKinematicRoot, SetMotorTargets, SetSleeping,
+  // SetPartStates and SetEnabled(true) would leave, called in that order; unlike them, it
+  // checks everything first and writes nothing when anything is wrong.
+  Error Activate(RagdollId id, const RagdollActivation& activation);
 
   // ---- queries (ragdoll_queries.cpp) ----
   bool IsEnabled(RagdollId id) const;
@@ -189,7 +218,8 @@ class RagdollSystem {
 
   // Controls (ragdoll_controls.cpp). Wake's effect on a slot already checked.
   void WakeSlot(RagdollSlot& slot);
-  // The checks and the writes of SetMotorTargets and SetPartStates.
+  // The checks and the writes of SetMotorTargets and
+  // SetPartStates, which Activate runs too.
   static Error CheckMotorTargets(const RagdollSlot& slot, std::span<const Quat> local_rotations, float strength,
                                  std::span<const Vec3> local_angular_velocities);
   void WriteMotorTargets(const RagdollSlot& slot, std::span<const Quat> local_rotations, float strength,
