@@ -11,6 +11,12 @@
 // What it does NOT do: simulate anything itself (the ragdoll system does), or touch
 // chains: a chain bound on a character's bone reads the pose written here like any other.
 // Threading: the World's thread. Memory: BindCharacter allocates; nothing else does.
+// Files, one concept each: character_system.cpp (archetypes, binding, host buffers),
+// character_controls.cpp (activation, release, strength, anchor, hits, limpness, impulses,
+// the event queue), character_frame.cpp (BeforePhysics and AfterPhysics), and
+// character_queries.cpp (state, recovery root, handles); character_slot.h is a bound
+// character's state. Handles come from a HandleTable; each slot's state lives behind a
+// unique_ptr (the ragdoll system holds pointers into it).
 #pragma once
 
 #include <cstddef>
@@ -21,6 +27,7 @@
 #include <vector>
 
 #include "kernel/character/character_archetype.h"
+#include "kernel/core/handle_table.h"
 #include "kernel/core/pose_streams.h"
 #include "tendon/character.h"
 #include "tendon/errors.h"
@@ -92,19 +99,18 @@ class CharacterSystem {
   static void EmitStreams(Slot& c, std::span<const Transform> world);
   Slot* Find(CharacterId id);
   const Slot* Find(CharacterId id) const;
-  void Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space = HandBackSpace::kAuto);
+  Error Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space = HandBackSpace::kAuto);
   void Push(const Slot& c, CharacterEvent::Type type, CharacterEndReason reason);
-  void ApplyControls(Slot& c);
+  Error ApplyControls(Slot& c);
   void ComputeTargets(Slot& c, const CharacterArchetype& a);
 
   RagdollSystem& ragdolls_;
   std::vector<CharacterArchetype> archetypes_;
   std::vector<bool> removed_;  // per archetype: RemoveArchetype made its id stale
-  std::vector<std::unique_ptr<Slot>> slots_;
-  std::vector<int32_t> free_;
+  HandleTable<CharacterId> handles_;
+  std::vector<std::unique_ptr<Slot>> slots_;  // by CharacterId::index, handles_.SlotCount() of them
   std::vector<int32_t> character_of_ragdoll_;  // by ragdoll slot index, -1: none
   int32_t active_count_ = 0;
-  int32_t bound_count_ = 0;
   std::vector<CharacterEvent> events_;  // capacity grown at bind only
   std::size_t event_capacity_ = 64;
   int32_t dropped_events_ = 0;

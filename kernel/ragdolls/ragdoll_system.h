@@ -2,15 +2,28 @@
 // the host's controls over each instance, and the ragdoll frame.
 //
 // What it does: BuildArchetype validates ragdoll settings once. Instances of one archetype
-// share blocks of the World's width in lanes (8, or 16 with AVX-512) (one group with a kinematic root, one without);
-// Bind sizes everything an instance will touch, including the contacts between ragdolls.
-// The controls: enabled or not (a disabled instance is packed behind the enabled ones and
-// costs the solver nothing), a kinematic root (the instance moves to the other group, state
-// and all), sleeping rules, part states and velocities, impulses, motor targets. Step runs
-// the frame (ragdoll_system.cpp): kinematic roots, the broad phase, the pairs' contacts
-// and then the islands of the pairs with one, once, the XPBD substeps of the rigid kernels with the pairs inside them, then
-// resets, sleep and the part frames written to the host. It owns the systems of contacts
-// between ragdolls (BroadPhase, Islands, PairContacts) and Sleep, and composes them.
+// share blocks of the World's width in lanes (8, or 16 with AVX-512) (one group with a
+// kinematic root, one without); Bind sizes everything an instance will touch, including
+// the contacts between ragdolls. The controls: enabled or not (a disabled instance is
+// packed behind the enabled ones and costs the solver nothing), a kinematic root (the
+// instance moves to the other group, state and all), sleeping rules, part states and
+// velocities, impulses, motor targets, and Activate, all of a character's activation in
+// one call. Step runs the frame's stages (ragdoll_frame.cpp):
+//   Prepare     per block: kinematic roots follow their host frames (a moving one wakes
+//               its ragdoll); the pairs' depenetration and render interpolation roll over
+//   FindPairs   serial, with two or more ragdolls enabled: the broad phase, the pairs'
+//               contacts, then the islands of the pairs with one, once for the frame
+//   Solve       the XPBD substeps of the rigid kernels with the pairs inside them: per
+//               block all at once when no pair has a contact; else per domain
+//               (ragdoll_domains.h), or substep by substep over blocks and islands
+//   Writeback   per block: resets of non-finite lanes, sleep, the part frames written to
+//               the host (render-interpolated)
+// It owns the systems of contacts between ragdolls (BroadPhase, Islands, PairContacts),
+// the domains and Sleep, and composes them. The files, one concept each: ragdoll_system.cpp
+// (construction and archetypes), ragdoll_binding.cpp (bind, unbind, reservations),
+// ragdoll_lanes.cpp (groups and lane moves), ragdoll_controls.cpp (the host's controls),
+// ragdoll_queries.cpp (queries, raycasts, hashing, host buffers), ragdoll_frame.cpp (Step),
+// ragdoll_domains.cpp (the frame's domains).
 // What it does NOT do: keep time (the World's clock gives substeps), own the static world
 // (the World does; Step reads it), or know of characters (they sit above and drive
 // ragdolls through these calls).
@@ -18,8 +31,9 @@
 // islands, and domains: a frame's blocks that no pair joins run their substeps as one task
 // each); results do not depend on the worker count. Every other call is for the World's
 // thread, between Steps.
-// Memory: Bind, ReserveKinematicToggle and a first SetKinematicRoot allocate; Step and the
-// other controls do not.
+// Memory: Bind, ReserveKinematicToggle and a first SetKinematicRoot or Activate that moves
+// an instance to a group with no lane reserved allocate; Step and the other controls do
+// not.
 #pragma once
 
 #include <algorithm>
@@ -34,6 +48,7 @@
 #include "kernel/contacts/islands.h"
 #include "kernel/contacts/pair_contacts.h"
 #include "kernel/core/frame_counters.h"
+#include "kernel/ragdolls/ragdoll_domains.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/ragdoll_store.h"
 #include "kernel/rigid/sleep.h"
@@ -65,6 +80,27 @@ struct RagdollSystemSettings {
   float ragdoll_settle_damping = 0;
 };
 
+// Everything switching a ragdoll on for a character sets, for RagdollSystem::Activate: what
+// SetKinematicRoot, SetMotorTargets, SetSleeping, SetPartStates and SetEnabled(true) would
+// set one call at a time, each with its own checks and lane moves.
+struct RagdollActivation {
+  // The kinematic root's host frame (read every Step while bound), or null: none.
+  const Transform* kinematic_root = nullptr;
+  // Motor targets (SetMotorTargets): part-relative rotations, one per part (part 0's is
+  // ignored); the strength in [0, 1]; angular velocities (empty: zero).
+  std::span<const Quat> motor_targets;
+  float motor_strength = 0;
+  std::span<const Vec3> motor_angular_velocities;
+  // Sleeping rules (SetSleeping).
+  bool can_sleep = true;
+  bool freeze_when_asleep = false;
+  float freeze_after_seconds = INFINITY;
+  // Part frames to start from, one per part, and their velocities at the parts' origins
+  // (SetPartStates; empty: zero).
+  std::span<const Transform> parts;
+  std::span<const Vec3> linear, angular;
+};
+
 class RagdollSystem {
  public:
   RagdollSystem(const RagdollSystemSettings& settings, const RigidKernels& kernels);
@@ -73,25 +109,26 @@ class RagdollSystem {
   RagdollSystem(const RagdollSystem&) = delete;
   RagdollSystem& operator=(const RagdollSystem&) = delete;
 
-  // ---- archetypes ----
+  // ---- archetypes (ragdoll_system.cpp) ----
   Result<RagdollArchetypeId> BuildArchetype(const RagdollSettings& settings);
   int32_t PartCount(RagdollArchetypeId id) const;
   Error GetPartInfo(RagdollArchetypeId id, int32_t part, RagdollPartInfo* out) const;
   const RagdollArchetype* Archetype(RagdollArchetypeId id) const;
   // Bound instances (enabled or not).
-  int32_t LiveCount() const { return live_count_; }
+  int32_t LiveCount() const { return static_cast<int32_t>(store_.handles.LiveCount()); }
   // Forgets an archetype and frees its lanes; kInUse while instances of it are bound.
   Error RemoveArchetype(RagdollArchetypeId id);
 
-  // ---- instances (World's calls of the same names, less "Ragdoll") ----
+  // ---- instances (World's calls of the same names, less "Ragdoll"; ragdoll_binding.cpp) ----
   Result<RagdollId> Bind(const RagdollBinding& binding);
   Error Unbind(RagdollId id);
   int32_t UnbindAll();  // every instance; their outputs keep the last pose
-  bool IsValid(RagdollId id) const;
-  Error SetEnabled(RagdollId id, bool enabled);
-  bool IsEnabled(RagdollId id) const;
-  Error SetKinematicRoot(RagdollId id, const Transform* root);
+  bool IsValid(RagdollId id) const { return store_.handles.IsLive(id); }
   Error ReserveKinematicToggle(RagdollArchetypeId archetype, int32_t instances);
+
+  // ---- the host's controls (ragdoll_controls.cpp) ----
+  Error SetEnabled(RagdollId id, bool enabled);
+  Error SetKinematicRoot(RagdollId id, const Transform* root);
   Error SetPartVelocity(RagdollId id, int32_t part, Vec3 linear, Vec3 angular);
   Error SetSleeping(RagdollId id, bool can_sleep, bool freeze_when_asleep, float freeze_after_seconds);
   Error SetPartStates(RagdollId id, std::span<const Transform> parts, std::span<const Vec3> linear,
@@ -100,13 +137,33 @@ class RagdollSystem {
   Error ApplyImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3 world_point);
   Error SetMotorTargets(RagdollId id, std::span<const Quat> local_rotations, float strength,
                         std::span<const Vec3> local_angular_velocities);
+  // A character's activation: the kinematic root, motor targets, sleeping rules and part
+  // states of `activation`, then enabled, with one check of the id and at most one lane
+  // move. The state it leaves is the one SetKinematicRoot, SetMotorTargets, SetSleeping,
+  // SetPartStates and SetEnabled(true) would leave, called in that order; unlike them, it
+  // checks everything first and writes nothing when anything is wrong.
+  Error Activate(RagdollId id, const RagdollActivation& activation);
+
+  // ---- queries (ragdoll_queries.cpp) ----
+  bool IsEnabled(RagdollId id) const;
   bool IsAsleep(RagdollId id) const;
   bool IsFrozen(RagdollId id) const;
   Error GetVelocities(RagdollId id, std::span<Vec3> linear, std::span<Vec3> angular) const;
   // The nearest part a ray meets (exact part shapes, by sphere tracing).
   bool Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const;
+  // Feeds every bound instance's lane state, in slot order.
+  void HashState(StateHasher& hasher) const;
+  // Debug validation (kernel/core/host_buffers.h): every bound ragdoll's host buffers, or
+  // the one of `only` when it is live.
+  void CheckHostBuffers(RagdollId only = RagdollId{}) const;
+  // Whether [data, data + bytes) overlaps a host buffer a bound ragdoll reads or writes
+  // in its phase (output_parts, kinematic_root, pose streams).
+  bool OverlapsHostBuffers(const void* data, std::size_t bytes) const;
+  // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
+  void PoisonStateForTest(RagdollId id);
+  int32_t LaneForTest(RagdollId id) const { return IsValid(id) ? store_.slots[id.index].lane : -1; }
 
-  // ---- the frame ----
+  // ---- the frame (ragdoll_frame.cpp) ----
   // XPBD substeps per fixed step from the next Step on, [1, ragdoll_substeps] (the World's
   // millisecond budget lowers it).
   void SetFrameSubsteps(int32_t substeps) { frame_substeps_ = std::clamp(substeps, 1, settings_.ragdoll_substeps); }
@@ -115,7 +172,7 @@ class RagdollSystem {
   // workers, within each worker's run of blocks, so no lane leaves its run. No result
   // depends on a lane's place. The World calls it on the caller's thread before a
   // stepping frame's lanes start (Step, and BeginStep before it returns), so lanes never
-  // move while a frame is in flight for that reason.
+  // move while a frame is in flight for that reason. (ragdoll_lanes.cpp)
   void PackAwakeLanes(uint32_t thread);
   // `substeps` fixed steps of step_seconds each, every one ragdoll_substeps XPBD substeps.
   // Writes the ragdoll fields of `stats` (bound, disabled, simulated, sleeping, frozen,
@@ -130,30 +187,26 @@ class RagdollSystem {
             uint32_t thread = kTendonCallerThread);
   // The World's profiler hooks, or null (kernel/core/profile.h). Between frames.
   void SetProfiler(const ProfilerHooks* profiler);
-  // Feeds every bound instance's lane state, in slot order.
-  void HashState(StateHasher& hasher) const;
-  // Debug validation (kernel/core/host_buffers.h): every bound ragdoll's host buffers, or
-  // the one of `only` when it is live.
-  void CheckHostBuffers(RagdollId only = RagdollId{}) const;
-  // Whether [data, data + bytes) overlaps a host buffer a bound ragdoll reads or writes
-  // in its phase (output_parts, kinematic_root, pose streams).
-  bool OverlapsHostBuffers(const void* data, std::size_t bytes) const;
-  // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
-  void PoisonStateForTest(RagdollId id);
-  int32_t LaneForTest(RagdollId id) const { return IsValid(id) ? store_.slots[id.index].lane : -1; }
   // false: every frame with pairs runs substep by substep (the schedule domains must match).
   void SetDomainsForTest(bool enabled) { domains_enabled_ = enabled; }
-  // The last frame's domains (BuildDomains; 0 or 1: it ran substep by substep).
+  // The last frame's domains (RagdollDomains::Build; 0 or 1: it ran substep by substep).
   int32_t DomainsForTest() const { return last_domains_; }
 
  private:
-  static constexpr int32_t kMaxDomainWorkers = 64;  // BuildDomains' balance test counts at most this many
-  struct WorkItem {
-    int32_t group = 0;
-    int32_t block = 0;
+  // What the stages of one Step share (BeginFrame fills it).
+  struct Frame {
+    int32_t substeps = 0;       // fixed steps
+    int32_t work_count = 0;     // work items [0, work_count) of work_
+    int32_t enabled = 0;        // enabled instances
+    int32_t ragdoll_steps = 0;  // XPBD substeps over the frame
+    int32_t pair_count = 0;     // pairs with a contact (FindPairs)
+    float frame_seconds = 0;
+    RigidSolveParams params;
   };
 
   bool Live(RagdollArchetypeId id) const;
+
+  // Lanes (ragdoll_lanes.cpp).
   int32_t FindOrAddGroup(int32_t archetype, bool kinematic);
   // Grows group `gi`'s blocks to hold `lanes` lanes plus its reserve (never in Step).
   void EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve = true);
@@ -162,23 +215,37 @@ class RagdollSystem {
   void EnableLane(RagdollSlot& slot);
   void DisableLane(RagdollSlot& slot);
   void RemoveLane(RagdollSlot& slot);
+  void MoveToGroup(int32_t index, int32_t target);
+
+  // Binding (ragdoll_binding.cpp).
   // Writes the slot's output frames into its pose streams (tendon/pose_layout.h).
   static void EmitStreams(RagdollSlot& slot);
-  void MoveToGroup(int32_t index, int32_t target);
   void ReserveContacts();
-  // The frame's domains, when its pairs between ragdolls are ordered into islands: the
-  // blocks the kernel steps (work items [0, count) with a live awake lane), joined by any
-  // pair between their lanes, each domain with the islands of its pairs. A block no lane of
-  // which is stepped is written by no one this frame (a sleeping body is fixed in its
-  // pairs), so it joins nothing and any domain may read it. A domain's kernels and pairs
-  // write only its own blocks' lanes, so each domain can run all of the frame's substeps
-  // in one task, without a barrier between the halves of a substep, in the same order per
-  // block and per island as the substep-by-substep schedule: no result changes. Returns
-  // the number of domains to run; 0 when an island is split by colour (its colours need
-  // the barriers), and 1 (run substep by substep) when, with more than one worker, the
-  // domains dealt to the workers heaviest first would take over 4/3 of an even share
-  // (substep by substep spreads the work better).
-  int32_t BuildDomains(int32_t count, int32_t pair_count);
+
+  // Controls (ragdoll_controls.cpp). Wake's effect on a slot already checked.
+  void WakeSlot(RagdollSlot& slot);
+  // The checks and the writes of SetMotorTargets and
+  // SetPartStates, which Activate runs too.
+  static Error CheckMotorTargets(const RagdollSlot& slot, std::span<const Quat> local_rotations, float strength,
+                                 std::span<const Vec3> local_angular_velocities);
+  void WriteMotorTargets(const RagdollSlot& slot, std::span<const Quat> local_rotations, float strength,
+                         std::span<const Vec3> local_angular_velocities);
+  static Error CheckPartStates(const RagdollSlot& slot, std::span<const Transform> parts, std::span<const Vec3> linear,
+                               std::span<const Vec3> angular);
+  void WritePartStates(RagdollSlot& slot, std::span<const Transform> parts, std::span<const Vec3> linear,
+                       std::span<const Vec3> angular);
+
+  // The frame's stages, in this order (ragdoll_frame.cpp). BeginFrame lists the work items
+  // (blocks with enabled lanes) and the solve parameters; false: nothing is enabled.
+  bool BeginFrame(int32_t substeps, double step_seconds, const StaticWorld& static_world, FrameStats& stats);
+  void Prepare(uint32_t thread);
+  void FindPairs(FrameStats& stats, uint32_t thread);
+  void Solve(uint32_t thread);
+  void Writeback(float alpha, uint32_t thread);
+  void EndFrame(FrameStats& stats);
+  // The kernel over work item i: 0 the whole substeps, 1 positions, 2 velocities; static
+  // contacts found when find_static (a frame's first substep).
+  void SolveBlock(int32_t i, int32_t which, bool find_static);
 
   RagdollSystemSettings settings_;
   int32_t frame_substeps_ = settings_.ragdoll_substeps;
@@ -187,23 +254,17 @@ class RagdollSystem {
   std::vector<RagdollArchetype> archetypes_;
   std::vector<bool> removed_;  // per archetype: RemoveArchetype made its id stale
   RagdollStore store_;
-  std::vector<int32_t> free_;
   std::unordered_map<const void*, int32_t> by_output_;
-  int32_t live_count_ = 0;
   int32_t last_fixed_steps_ = 1;  // fixed steps of the last frame that ran any
   bool domains_enabled_ = true;
   int32_t last_domains_ = 0;
   int32_t total_parts_ = 0;
-  std::vector<WorkItem> work_;     // per block, sized at bind time
-  std::vector<int32_t> resets_;    // per work item
-  std::vector<int32_t> bad_inputs_;  // per work item: non-finite kinematic root frames
+  Frame frame_;
+  std::vector<RagdollWorkItem> work_;  // per block, sized at bind time
+  std::vector<int32_t> resets_;        // per work item
+  std::vector<int32_t> bad_inputs_;    // per work item: non-finite kinematic root frames
   std::vector<int32_t> group_first_work_;  // per group: its first work item this frame
-  // BuildDomains: per work item, its union-find parent, then its domain; the work items and
-  // islands by domain ([start[d], start[d + 1])) and the sorts' fill positions; the
-  // domains, heaviest first.
-  std::vector<int32_t> domain_parent_, domain_of_, domain_blocks_, domain_block_start_, domain_fill_;
-  std::vector<int32_t> domain_islands_, domain_island_start_, domain_weight_, domain_order_;
-  std::vector<uint8_t> domain_runs_;  // per work item: 1 when the kernel steps a lane of it
+  RagdollDomains domains_;
   Sleep sleep_;
   BroadPhase broad_;
   Islands islands_;

@@ -1,5 +1,5 @@
 // kernel/rigid/ragdoll_store.h: where ragdoll instances live: groups of lanes by archetype,
-// the per-instance slots, and reading and writing one body of a lane.
+// the per-instance slots and their handles, and reading and writing one body of a lane.
 //
 // What it does: a RagdollGroup is every instance of one archetype (with or without a
 // kinematic root) side by side in blocks of `block_lanes` lanes (rigid_block.h: the World's width), with the
@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/core/handle_table.h"
 #include "kernel/core/pose_streams.h"
 #include "kernel/rigid/rigid_block.h"
 #include "tendon/ragdoll_settings.h"
@@ -164,9 +165,9 @@ struct RagdollGroup {
   }
 };
 
+// One bound instance's payload, by RagdollId::index (whether the slot is bound, and its
+// generation, are the store's HandleTable's).
 struct RagdollSlot {
-  uint32_t generation = 1;
-  bool live = false;
   int32_t group = -1;
   int32_t lane = -1;
   Transform* output = nullptr;
@@ -191,9 +192,12 @@ struct RagdollSlot {
   std::vector<detail::BoundPoseStream> streams;  // the host's pose streams, written with output
 };
 
-// Every instance of the world, by slot, and the groups their lanes are in.
+// Every instance of the world, by slot, and the groups their lanes are in. `handles` says
+// which slots are bound (IsLiveAt) and hands out their ids; `slots` holds the payload by
+// RagdollId::index, grown to handles.SlotCount() at bind (a free slot's payload is stale).
 struct RagdollStore {
   std::vector<RagdollGroup> groups;
+  HandleTable<RagdollId> handles;
   std::vector<RagdollSlot> slots;
 };
 
