@@ -32,7 +32,9 @@ struct Scene {
 
   explicit Scene(WorldSettings ws = {}, bool ground = true) {
     world = MakeWorld(ws);
-    if (ground) EXPECT_TRUE(world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+    if (ground) {
+      EXPECT_TRUE(world->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+    }
     CharacterSettings s;
     s.skeleton = skeleton;
     auto built = world->BuildCharacterArchetype(s);

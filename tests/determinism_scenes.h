@@ -114,8 +114,12 @@ inline std::vector<uint64_t> RunScene(TaskHooks hooks, Isa isa = Isa::kAuto, boo
       for (int i = 3; i < 5; ++i) w->ActivateCharacter(men[i], {.strength = 1.0f, .anchored = true});
     }
     if (f == 60) w->HitCharacter(men[5], 3, Vec3{0, 0, 8}, models[5].translation);
-    if (f == 90) EXPECT_TRUE(w->GoLimp(men[3], 0.3f).ok());
-    if (f == 150) EXPECT_TRUE(w->DeactivateCharacter(men[0], 0.2f).ok());
+    if (f == 90) {
+      EXPECT_TRUE(w->GoLimp(men[3], 0.3f).ok());
+    }
+    if (f == 150) {
+      EXPECT_TRUE(w->DeactivateCharacter(men[0], 0.2f).ok());
+    }
     for (std::size_t i = 0; i < hosts.size(); ++i) {
       hosts[i]->root_parent.rotation = AxisAngle(Vec3{0, 1, 0}, std::sin(t * 2.0f + i));
       hosts[i]->root_parent.translation.y = std::sin(t * 3.0f + i) * 0.3f;
