@@ -185,7 +185,10 @@ struct RagdollSlot {
   float age_seconds = 0;    // simulated time since bind
   bool asleep = false;
   bool frozen = false;
-  bool enabled = true;  // false: not stepped, no contacts, no sleep; the output is the host's
+  // false: not stepped, no contacts, no sleep; the output is the host's. Never true for a
+  // free slot (Unbind clears it), so the per-frame passes over every slot that want the
+  // enabled ones (broad phase, sleep counts) test this one flag, without the handle table.
+  bool enabled = false;
   bool can_sleep = true;  // false: never falls asleep (a powered character)
   bool freeze_when_asleep = false;
   float freeze_after_seconds = INFINITY;
