@@ -140,7 +140,7 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
   int32_t n = 0, boxes = 0;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const RagdollSlot& r = slots[i];
-    if (!store.handles.IsLiveAt(static_cast<uint32_t>(i)) || !r.enabled) continue;
+    if (!r.enabled) continue;  // a free slot is never enabled
     ragdoll_boxes_[boxes++] = RagdollBox{{}, {}, n, r.part_count, static_cast<int32_t>(i)};
     n += r.part_count;
   }

@@ -26,7 +26,7 @@
 // serial pass that keeps and packs the pairs with a contact; the solves run through
 // Islands::ForEachBatch, so no two concurrent pairs share a body, each worker in its own
 // PairLanes; or island by island (SolveIsland*) inside RagdollSystem's domain tasks,
-// whose blocks and islands share no body (RagdollSystem::BuildDomains).
+// whose blocks and islands share no body (RagdollDomains, kernel/ragdolls/ragdoll_domains.h).
 // Memory: sized by Reserve at bind time (with a PairLanes, 8 kB, per worker slot); nothing
 // here allocates in Step.
 #pragma once

@@ -134,6 +134,7 @@ Error RagdollSystem::Unbind(RagdollId id) {
   if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
   RagdollSlot& slot = store_.slots[id.index];
   RemoveLane(slot);
+  slot.enabled = false;  // a free slot is never enabled (RagdollSlot::enabled)
   by_output_.erase(slot.output);
   std::vector<BoundPoseStream>().swap(slot.streams);
   store_.handles.Free(id);

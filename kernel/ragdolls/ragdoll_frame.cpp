@@ -323,9 +323,8 @@ void RagdollSystem::EndFrame(FrameStats& stats) {
     stats.snapped_bad_input += bad_inputs_[i];
   }
   int32_t asleep = 0, frozen = 0;
-  for (uint32_t i = 0; i < store_.handles.SlotCount(); ++i) {
-    const RagdollSlot& r = store_.slots[i];
-    if (!store_.handles.IsLiveAt(i) || !r.enabled) continue;
+  for (const RagdollSlot& r : store_.slots) {
+    if (!r.enabled) continue;  // a free slot is never enabled
     asleep += r.asleep ? 1 : 0;
     frozen += r.frozen ? 1 : 0;
   }

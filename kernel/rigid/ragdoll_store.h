@@ -5,7 +5,8 @@
 // kinematic root) side by side in blocks of `block_lanes` lanes (rigid_block.h: the World's width), with the
 // archetype's per-part constants for the kernels and what contacts between ragdolls need
 // (sample spheres, shapes, self-collision pairs, collision filter). A RagdollSlot is one
-// bound instance: where its lane is, the host's buffers, and its sleep bookkeeping.
+// bound instance's payload, by RagdollId::index: where its lane is, the host's buffers,
+// and its sleep bookkeeping; the store's HandleTable says which slots are bound.
 // Lanes [0, lanes_enabled) of a group hold enabled instances, [lanes_enabled, lanes_used)
 // disabled ones, the rest is padding.
 // What it does NOT do: decide anything. The ragdoll system binds, moves and steps lanes;
@@ -184,7 +185,10 @@ struct RagdollSlot {
   float age_seconds = 0;    // simulated time since bind
   bool asleep = false;
   bool frozen = false;
-  bool enabled = true;  // false: not stepped, no contacts, no sleep; the output is the host's
+  // false: not stepped, no contacts, no sleep; the output is the host's. Never true for a
+  // free slot (Unbind clears it), so the per-frame passes over every slot that want the
+  // enabled ones (broad phase, sleep counts) test this one flag, without the handle table.
+  bool enabled = false;
   bool can_sleep = true;  // false: never falls asleep (a powered character)
   bool freeze_when_asleep = false;
   float freeze_after_seconds = INFINITY;
