@@ -169,8 +169,10 @@ class TENDON_API World {
   // Hands the bones to physics from the pose the character shows: every part keeps the
   // motion of its last two frames, plus the options' launch velocity and impulse. False
   // when it is already active (kInUse), the handle is stale, an option is out of range
-  // (release_blend_seconds within [0, 1e4]) or max_active_characters is 0 (kCapacity);
-  // `why`, when given, says which. Cancels a running GoLimp.
+  // (release_blend_seconds within [0, 1e4]), max_active_characters is 0 (kCapacity), or
+  // the pose it shows gives non-finite part velocities or motor targets (kNotFinite:
+  // checked before anything changes, so no other character is released for it); `why`,
+  // when given, says which. Cancels a running GoLimp.
   bool ActivateCharacter(CharacterId character, const CharacterActivateOptions& options = {}, Error* why = nullptr);
   // Hands the bones back to the animation, crossfading from the ragdoll pose over
   // blend_seconds (0: a cut). A no-op when inactive. `space` says where the fading pose is

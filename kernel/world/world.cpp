@@ -223,7 +223,7 @@ Error World::GetPendulumState(PendulumId id, Vec3* bob, float* swing_radians) co
   return impl_->pendulums.GetState(id, bob, swing_radians);
 }
 
-// ---- ragdolls (kernel/ragdolls/ragdoll_system.cpp does the work) ----
+// ---- ragdolls (kernel/ragdolls/ragdoll_*.cpp do the work) ----
 
 Result<RagdollArchetypeId> World::BuildRagdollArchetype(const RagdollSettings& settings) {
   if (impl_->stepping) return Reentrant();
@@ -303,7 +303,7 @@ bool World::RaycastRagdolls(Vec3 origin, Vec3 dir, float max_distance, RaycastHi
   return impl_->ragdolls.Raycast(origin, dir, max_distance, hit != nullptr ? hit : &unwanted);
 }
 
-// Characters: the system does the work (kernel/character/character_system.cpp).
+// Characters: the system does the work (kernel/character/character_*.cpp).
 Result<CharacterArchetypeId> World::BuildCharacterArchetype(const CharacterSettings& settings) {
   if (impl_->stepping) return Reentrant();
   return impl_->characters.BuildArchetype(settings);
