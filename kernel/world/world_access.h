@@ -38,8 +38,8 @@ struct WorldAccess {
   // blocks, which a stepping frame may change as it opens (RagdollSystem::PackAwakeLanes).
   static int32_t RagdollLane(const World& world, RagdollId ragdoll);
   // Whether frames with pairs between ragdolls may run each domain's substeps in one task
-  // (RagdollDomains, kernel/ragdolls/ragdoll_domains.h; on by default), and how many domains the last frame had
-  // (0 or 1: it ran substep by substep).
+  // (RagdollDomains, kernel/ragdolls/ragdoll_domains.h; on by default), and how many
+  // domains the last frame had (0 or 1: it ran substep by substep).
   static void SetRagdollDomains(World& world, bool enabled);
   static int32_t RagdollDomains(const World& world);
   // Replaces the CPU counter for the phase times (null ms: the counter again).
