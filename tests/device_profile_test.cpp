@@ -2,7 +2,6 @@
 // the budget formulas at their boundaries, a slowed kernel giving smaller budgets, profiles
 // round-tripping through JSON, every bad or foreign file refused by name, and a World
 // taking a profile only where the host left a setting at its default.
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -11,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel/calibration/device_calibration.h"
 #include "ports/device/device_profile_json.h"
 #include "test_util.h"
 
@@ -95,61 +95,61 @@ TEST(DeviceProfile, DerivingFromBadAxesIsRefused) {
   EXPECT_EQ(DeriveBudgets(p).field, "measurements.axes");
 }
 
-// Task hooks on the calling thread that make every phase `factor` times slower: each range
-// runs, then the thread spins for (factor - 1) times as long.
-struct SlowedHooks {
+// A phase clock that charges each phase a fixed cost per item of its work, `factor` times
+// over: the chains' phases at the reference machine's rates, the ragdolls' likewise, so a
+// plain run measures axes near 1. Calibration under it tests the derivation from rates to
+// axes and budgets, never the speed of the machine the test runs on.
+struct CostClock {
   double factor = 1;
-  static void* Enqueue(TaskFn* task, int32_t count, int32_t, void* context, void* user) {
-    const auto t0 = std::chrono::steady_clock::now();
-    task(0, count, 0, context);
-    const auto ran = std::chrono::steady_clock::now() - t0;
-    const auto until = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                ran * static_cast<SlowedHooks*>(user)->factor);
-    while (std::chrono::steady_clock::now() < until) {
+  static double Ms(detail::FramePhase phase, int32_t items, void* user) {
+    double per_item_ms = 0;
+    switch (phase) {
+      case detail::FramePhase::kSolve: per_item_ms = 1e3 / kReferenceRates.chain_solve; break;
+      case detail::FramePhase::kPose:
+      case detail::FramePhase::kWriteback: per_item_ms = 0.5e3 / kReferenceRates.pose_writeback; break;
+      case detail::FramePhase::kRagdolls: per_item_ms = 1e3 / kReferenceRates.rigid_substeps; break;
+      default: per_item_ms = 1e-6; break;
     }
-    return nullptr;
+    return static_cast<CostClock*>(user)->factor * per_item_ms * static_cast<double>(items);
   }
-  static void Finish(void*, void*) {}
-  TaskHooks Hooks() { return TaskHooks{&Enqueue, &Finish, this, 1}; }
+  detail::PhaseClock Clock() { return {&Ms, this}; }
 };
 
 TEST(DeviceProfile, ASlowedKernelMeasuresSlowerAxesAndGetsSmallerBudgets) {
-  SlowedHooks plain{1.0}, slowed{4.0};
+  CostClock plain{1.0}, slowed{4.0};
   const Isa scalar[] = {Isa::kScalar};
   CalibrationSettings settings;
-  settings.max_seconds = 0.4;
   settings.isas = scalar;
-  const TaskHooks plain_pool[] = {plain.Hooks()};
-  const TaskHooks slowed_pool[] = {slowed.Hooks()};
-  settings.worker_pools = plain_pool;
-  const auto fast = CalibrateDevice(settings);
-  settings.worker_pools = slowed_pool;
-  const auto slow = CalibrateDevice(settings);
+  const detail::PhaseClock plain_clock = plain.Clock(), slowed_clock = slowed.Clock();
+  const auto fast = detail::CalibrateDeviceTimedBy(settings, &plain_clock);
+  const auto slow = detail::CalibrateDeviceTimedBy(settings, &slowed_clock);
   ASSERT_TRUE(fast.ok()) << fast.error().message;
   ASSERT_TRUE(slow.ok()) << slow.error().message;
   ASSERT_EQ(fast.value().measurements.size(), 1u);
   const DeviceAxes& f = fast.value().measurements[0].axes;
   const DeviceAxes& s = slow.value().measurements[0].axes;
-  // 4x slower within noise: every axis at most 0.6 of the plain one.
-  EXPECT_LT(s.chain_solve, 0.6 * f.chain_solve);
-  EXPECT_LT(s.pose_writeback, 0.6 * f.pose_writeback);
-  EXPECT_LT(s.rigid_substeps, 0.6 * f.rigid_substeps);
-  EXPECT_LT(s.pair_contacts, 0.6 * f.pair_contacts);
+  // The reference's costs give the reference's rates: the chains' and the separate
+  // ragdolls' axes are 1 (the pile's counts pairs, so it is its pairs per ragdoll).
+  EXPECT_NEAR(f.chain_solve, 1.0, 1e-9);
+  EXPECT_NEAR(f.pose_writeback, 1.0, 1e-9);
+  EXPECT_NEAR(f.rigid_substeps, 1.0, 1e-9);
+  EXPECT_GT(f.pair_contacts, 0.0);
+  // The same frames with every phase 4x the time: every axis exactly a quarter.
+  EXPECT_DOUBLE_EQ(s.chain_solve * 4, f.chain_solve);
+  EXPECT_DOUBLE_EQ(s.pose_writeback * 4, f.pose_writeback);
+  EXPECT_DOUBLE_EQ(s.rigid_substeps * 4, f.rigid_substeps);
+  EXPECT_DOUBLE_EQ(s.pair_contacts * 4, f.pair_contacts);
   const DeviceProfile& a = fast.value();
   const DeviceProfile& b = slow.value();
-  EXPECT_LE(b.max_chains, a.max_chains);
-  EXPECT_LE(b.max_distance, a.max_distance);
-  EXPECT_LE(b.max_active_characters, a.max_active_characters);
+  // The chains' compute goes from 1 to the floor (0.25): the budgets the rule gives there.
+  EXPECT_EQ(a.max_chains, kReferenceMaxChains);
+  EXPECT_EQ(b.max_chains, std::lround(kReferenceMaxChains * kComputeMin));
+  EXPECT_EQ(a.max_distance, kReferenceMaxDistance);
+  EXPECT_EQ(b.max_distance, std::round(kReferenceMaxDistance * static_cast<float>(kComputeMin)));
+  EXPECT_LT(b.max_active_characters, a.max_active_characters);
+  EXPECT_LT(b.compute, a.compute);
+  EXPECT_LE(static_cast<int>(b.tier), static_cast<int>(a.tier));
   EXPECT_LE(b.ragdoll_substeps, a.ragdoll_substeps);
-  // Strictly smaller unless the plain run's budget is already the floor's (a sanitizer
-  // build; or the scalar kernel's ragdolls a little over the floor, where 16 x 0.27 and
-  // 16 x 0.25 both round to 4 characters).
-  if (a.max_chains > std::lround(kReferenceMaxChains * kComputeMin)) {
-    EXPECT_LT(b.max_chains, a.max_chains);
-  }
-  if (a.max_active_characters > std::lround(kReferenceActiveCharacters * kComputeMin)) {
-    EXPECT_LT(b.max_active_characters, a.max_active_characters);
-  }
   EXPECT_EQ(b.best_isa, Isa::kScalar);
   EXPECT_EQ(b.useful_workers, 1);
 }

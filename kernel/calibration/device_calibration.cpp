@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "kernel/core/validation.h"
+#include "kernel/calibration/device_calibration.h"
+
+#include "kernel/world/world_access.h"
 #include "tendon/device_calibration.h"
 #include "tendon/world.h"
 
@@ -69,6 +72,14 @@ struct Timed {
   double Rate() const { return seconds > 0 ? items / seconds : 0; }
 };
 
+// A scene's World: timed by the CPU's counter, or by the test's clock (then it steps a fixed
+// number of frames, so two runs see the same work).
+Result<std::unique_ptr<World>> SceneWorld(const WorldSettings& settings, const detail::PhaseClock* clock) {
+  auto created = World::Create(settings);
+  if (created.ok() && clock != nullptr) detail::WorldAccess::SetPhaseClock(*created.value(), *clock);
+  return created;
+}
+
 WorldSettings SceneSettings(Isa isa, const TaskHooks* pool) {
   WorldSettings ws;
   ws.isa = isa;
@@ -79,17 +90,18 @@ WorldSettings SceneSettings(Isa isa, const TaskHooks* pool) {
   return ws;
 }
 
-// Steps `world` until `deadline` (at least 3 timed frames after 2 warm-up frames), adding
-// each frame's work and phase time through `add`.
+// Steps `world` until `deadline` (at least 3 timed frames after 2 warm-up frames; exactly 3
+// under a test's clock), adding each frame's work and phase time through `add`.
 template <class Add>
-void StepUntil(World& world, Clock::time_point deadline, Add&& add) {
+void StepUntil(World& world, Clock::time_point deadline, bool fixed_frames, Add&& add) {
   for (int i = 0; i < 2; ++i) world.Step(kDt);
-  for (int frame = 0; frame < 3 || Clock::now() < deadline; ++frame) add(world.Step(kDt));
+  for (int frame = 0; frame < 3 || (!fixed_frames && Clock::now() < deadline); ++frame) add(world.Step(kDt));
 }
 
 // Chains: the solve kernel, and pose plus writeback.
-Result<std::pair<Timed, Timed>> MeasureChains(Isa isa, const TaskHooks* pool, Clock::time_point deadline) {
-  auto created = World::Create(SceneSettings(isa, pool));
+Result<std::pair<Timed, Timed>> MeasureChains(Isa isa, const TaskHooks* pool, Clock::time_point deadline,
+                                              const detail::PhaseClock* clock) {
+  auto created = SceneWorld(SceneSettings(isa, pool), clock);
   if (!created.ok()) return created.error();
   World& world = *created.value();
   const ChainArchetypeSettings strand = Strand();
@@ -113,7 +125,7 @@ Result<std::pair<Timed, Timed>> MeasureChains(Isa isa, const TaskHooks* pool, Cl
   }
   Timed solve, pose;
   int frame = 0;
-  StepUntil(world, deadline, [&](const FrameStats& s) {
+  StepUntil(world, deadline, clock != nullptr, [&](const FrameStats& s) {
     // The roots sway, so the chains do work every frame.
     ++frame;
     for (int c = 0; c < kChains; ++c) roots[c].translation.y = 2.0f + 0.05f * std::sin(0.3f * static_cast<float>(frame + c));
@@ -128,8 +140,9 @@ Result<std::pair<Timed, Timed>> MeasureChains(Isa isa, const TaskHooks* pool, Cl
 // Ragdolls: 64 two-part ragdolls apart (joints and static contacts), or a pile of 64 boxes
 // in a 4 x 4 x 4 block on the floor (pair contacts). Items: ragdoll-substeps, or
 // pair-substeps.
-Result<Timed> MeasureRagdolls(Isa isa, const TaskHooks* pool, Clock::time_point deadline, bool pile) {
-  auto created = World::Create(SceneSettings(isa, pool));
+Result<Timed> MeasureRagdolls(Isa isa, const TaskHooks* pool, Clock::time_point deadline, bool pile,
+                              const detail::PhaseClock* clock) {
+  auto created = SceneWorld(SceneSettings(isa, pool), clock);
   if (!created.ok()) return created.error();
   World& world = *created.value();
   if (Error e = world.BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}); e.code != ErrorCode::kNone)
@@ -153,7 +166,7 @@ Result<Timed> MeasureRagdolls(Isa isa, const TaskHooks* pool, Clock::time_point 
     if (!bound.ok()) return bound.error();
   }
   Timed timed;
-  StepUntil(world, deadline, [&](const FrameStats& s) {
+  StepUntil(world, deadline, clock != nullptr, [&](const FrameStats& s) {
     timed.items += static_cast<double>(pile ? s.ragdoll_pairs : s.simulated_ragdolls) * s.ragdoll_substeps;
     timed.seconds += s.times.ragdoll_ms * 1e-3;
   });
@@ -181,6 +194,10 @@ std::string CpuModelName() {
 }
 
 Result<DeviceProfile> CalibrateDevice(const CalibrationSettings& settings) {
+  return detail::CalibrateDeviceTimedBy(settings, nullptr);
+}
+
+Result<DeviceProfile> detail::CalibrateDeviceTimedBy(const CalibrationSettings& settings, const PhaseClock* clock) {
   if (!(settings.max_seconds > 0 && settings.max_seconds <= 60))
     return Fail(ErrorCode::kOutOfRange, -1, "max_seconds", "max_seconds must be within (0, 60]");
   std::vector<Isa> isas(settings.isas.begin(), settings.isas.end());
@@ -216,11 +233,11 @@ Result<DeviceProfile> CalibrateDevice(const CalibrationSettings& settings) {
       };
       // Deadlines are absolute: a scene's World is built inside its share, so a World that
       // binds slowly shortens its own share only (building is not what is measured).
-      auto chains = MeasureChains(isa, pool, deadline(1));
+      auto chains = MeasureChains(isa, pool, deadline(1), clock);
       if (!chains.ok()) return chains.error();
-      auto rigid = MeasureRagdolls(isa, pool, deadline(2), false);
+      auto rigid = MeasureRagdolls(isa, pool, deadline(2), false, clock);
       if (!rigid.ok()) return rigid.error();
-      auto pile = MeasureRagdolls(isa, pool, deadline(3), true);
+      auto pile = MeasureRagdolls(isa, pool, deadline(3), true, clock);
       if (!pile.ok()) return pile.error();
       DeviceMeasurement m;
       m.isa = isa;
