@@ -233,6 +233,19 @@ std::string Edit(std::string text, const std::string& from, const std::string& t
   return text;
 }
 
+TEST(DeviceProfile, AMachineNameThatIsNotUtf8IsWrittenNotThrown) {
+  // The OS's model name is bytes, not necessarily UTF-8; writing one must neither throw
+  // (no exception leaves a public call) nor lose the rest of the profile.
+  DeviceProfile p = Sample();
+  p.machine = std::string("CPU \xff\xfe\xc3 end");
+  const std::string text = ports::DeviceProfileToJson(p);
+  const auto back = ports::DeviceProfileFromJson(text, "mem");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back.value().machine.rfind("CPU ", 0), 0u);
+  EXPECT_NE(back.value().machine.find(" end"), std::string::npos);
+  EXPECT_EQ(back.value().max_chains, p.max_chains);
+}
+
 TEST(DeviceProfile, BadAndForeignProfilesAreRefusedNamingTheFileThePathAndWhy) {
   const std::string good = ports::DeviceProfileToJson(Sample());
   struct Case {

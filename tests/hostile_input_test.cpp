@@ -3,8 +3,10 @@
 // frame is counted, misuse is loud, and absurd sizes are refused.
 #include <cfloat>
 #include <climits>
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "character_test_util.h"
@@ -385,6 +387,60 @@ TEST(Reentrancy, ACallbackThatChangesTheWorldIsRefusedAndTheFrameIsSafe) {
   EXPECT_EQ(st.simulated_chains, 1);
   w->SetSimulatePredicate({});
   EXPECT_EQ(w->UnbindChain(r.chain).code, ErrorCode::kNone);  // fine again between Steps
+}
+
+// A profiler's callbacks run inside the frame from its first zone to its last mark: one
+// that calls back into the World must meet a World that knows it is stepping, not recurse
+// (a zone_begin calling Step opened the next frame's zone, and so on, until the stack ran
+// out) or unbind what the frame is about to step.
+struct ZoneReentry {
+  World* world = nullptr;
+  int depth = 0, most_depth = 0, calls = 0;
+  int32_t unbound = 0;
+  bool began = false;
+};
+
+TEST(Reentrancy, AProfilerCallbackThatStepsOrUnbindsIsRefusedFromTheFirstZoneToTheLastMark) {
+  auto w = MakeWorld();
+  ChainArchetypeSettings s = Strand(4);
+  HostChain host(s);
+  ZoneReentry z;
+  z.world = w.get();
+  const ChainId chain = w->BindChain(host.Binding(w->BuildChainArchetype(s).value())).value();
+  ProfilerHooks h{};
+  h.user_context = &z;
+  h.zone_begin = [](const char* name, uint32_t, uint32_t, void* user) {
+    if (std::string_view(name) == "frame" || std::string_view(name) == "begin_step" ||
+        std::string_view(name) == "finish_step") {
+      auto* re = static_cast<ZoneReentry*>(user);
+      ++re->calls;
+      re->most_depth = std::max(re->most_depth, ++re->depth);
+      (void)re->world->Step(kStep);
+      re->began = re->began || re->world->BeginStep(kStep);
+      (void)re->world->FinishStep();
+      re->unbound += re->world->UnbindAll();
+      --re->depth;
+    }
+  };
+  h.zone_end = [](const char*, uint32_t, void*) {};
+  h.frame_mark = [](uint64_t, void* user) {
+    auto* re = static_cast<ZoneReentry*>(user);
+    ++re->calls;
+    (void)re->world->Step(kStep);
+    re->unbound += re->world->UnbindAll();
+  };
+  ASSERT_TRUE(w->SetProfilerHooks(h).ok());
+  const uint64_t before = w->Step(kStep).frame;
+  EXPECT_EQ(w->Step(kStep).frame, before + 1);  // one frame per outer Step, none nested
+  ASSERT_TRUE(w->BeginStep(kStep));
+  EXPECT_EQ(w->FinishStep().frame, before + 2);
+  EXPECT_GE(z.calls, 6);
+  EXPECT_EQ(z.most_depth, 1);
+  EXPECT_FALSE(z.began);
+  EXPECT_EQ(z.unbound, 0);
+  EXPECT_TRUE(w->IsValid(chain));
+  ASSERT_TRUE(w->SetProfilerHooks({}).ok());
+  EXPECT_EQ(w->UnbindAll(), 1);  // fine again between frames
 }
 
 }  // namespace

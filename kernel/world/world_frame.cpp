@@ -26,6 +26,9 @@ const FrameStats& World::Impl::Step(float dt) {
   // From a callback inside Step: the frame in progress's stats (same thread); mid-frame
   // (BeginStep .. FinishStep) the last whole frame's: the lanes are writing these.
   if (stepping) return frame_state.in_flight ? previous_stats : stats;
+  // Stepping from before the frame's first zone opens until its last mark: a profiler
+  // callback that calls back into the World is refused (or told the stats) there too.
+  stepping = true;
   detail::DenormalGuard guard;
   {
     detail::ProfileZone zone(profiler, "frame", detail::kFrameColor, kTendonCallerThread);
@@ -36,11 +39,14 @@ const FrameStats& World::Impl::Step(float dt) {
     }
     CloseFrame();
   }
-  return MarkFrame();
+  MarkFrame();
+  stepping = false;
+  return stats;
 }
 
 bool World::Impl::BeginStep(float dt) {
   if (stepping) return false;  // a frame in flight, or a callback inside Step
+  stepping = true;  // before the zone opens (see Step); FinishStep ends it
   detail::DenormalGuard guard;
   detail::ProfileZone zone(profiler, "begin_step", detail::kFrameColor, kTendonCallerThread);
   frame_state.overlapped = true;
@@ -57,7 +63,10 @@ bool World::Impl::BeginStep(float dt) {
 }
 
 const FrameStats& World::Impl::FinishStep() {
+  // A FinishStep from a callback inside this one gets the last whole frame's stats.
+  if (finishing) return previous_stats;
   if (!frame_state.in_flight) return stats;
+  finishing = true;
   detail::DenormalGuard guard;
   {
     detail::ProfileZone zone(profiler, "finish_step", detail::kFrameColor, kTendonCallerThread);
@@ -68,7 +77,10 @@ const FrameStats& World::Impl::FinishStep() {
     frame_state.in_flight = false;
     CloseFrame();
   }
-  return MarkFrame();
+  MarkFrame();
+  stepping = false;
+  finishing = false;
+  return stats;
 }
 
 void World::Impl::LaneTask(int32_t begin, int32_t end, uint32_t worker, void* context) {
@@ -301,7 +313,6 @@ const FrameStats& World::Impl::Finish(uint64_t t0) {
     stats.budget_action = frame_budget.Observe(sample);
     stats.budget_estimate_ms = static_cast<float>(frame_budget.estimate_ms());
   }
-  stepping = false;
   return stats;
 }
 

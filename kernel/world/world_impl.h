@@ -59,7 +59,10 @@ struct World::Impl {
   FrameStats stats{};
   FrameStats previous_stats{};  // what LastStats and a refused Step return while a frame is in flight
   Vec3 frame_wind{};
-  bool stepping = false;           // inside Step: calls that change the world are refused
+  // Inside Step, BeginStep .. FinishStep (their zones and marks included): calls that change
+  // the world are refused, and a nested Step returns stats.
+  bool stepping = false;
+  bool finishing = false;  // inside FinishStep: a nested one returns the last whole frame's stats
   bool dependencies_dirty = true;  // binds changed since chains were last sorted into passes
   // The frame in flight between OpenFrame and CloseFrame (Step, or BeginStep .. FinishStep).
   struct Frame {

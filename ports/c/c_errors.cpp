@@ -9,6 +9,8 @@
 // Threading: the last error is thread_local; a world's is written by its one thread.
 // Memory: a message is a std::string; when it cannot be allocated the code is still
 // returned and the previous message stays.
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -73,13 +75,18 @@ const char* tendon_last_error_field(void) { return LastErrorField(); }
 int32_t tendon_last_error_item(void) { return LastErrorItem(); }
 
 const char* tendon_result_name(TendonResult result) {
-  switch (result) {
+  // From C any int may arrive here, and loading a value outside the enumerators as the enum
+  // is undefined in C++: read the argument's bytes as the int they are.
+  int32_t code = 0;
+  static_assert(sizeof(code) == sizeof(result), "TendonResult is an int");
+  std::memcpy(&code, &result, sizeof(code));
+  switch (code) {
     case TENDON_ERROR_NULL_ARGUMENT: return "null argument";
     case TENDON_ERROR_IO: return "io";
     case TENDON_ERROR_INTERNAL: return "internal";
     default: break;
   }
-  if (result >= TENDON_OK && result <= TENDON_ERROR_IN_USE) return ToString(static_cast<tendon::ErrorCode>(result));
+  if (code >= TENDON_OK && code <= TENDON_ERROR_IN_USE) return ToString(static_cast<tendon::ErrorCode>(code));
   return "unknown";
 }
 

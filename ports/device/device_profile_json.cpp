@@ -109,7 +109,9 @@ std::string DeviceProfileToJson(const DeviceProfile& p) {
         {"fixed_hz", p.fixed_hz}}},
       {"measurements", measurements},
   };
-  return doc.dump(2) + "\n";
+  // Replace, not throw, on bytes that are not UTF-8 (a machine name is the OS's text, and no
+  // exception leaves a public call): they are written as U+FFFD.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Result<DeviceProfile> DeviceProfileFromJson(std::string_view text, std::string_view source) {

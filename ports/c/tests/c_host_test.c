@@ -101,6 +101,10 @@ static void TestChain(TendonWorld* w) {
   CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_ERROR_NULL_BUFFER);
   s.bone_count = kBones;
   CHECK(tendon_build_chain_archetype(w, NULL, &arch) == TENDON_ERROR_NULL_ARGUMENT);
+  /* Any int is a legal argument from C: one that is no TendonResult is "unknown". */
+  CHECK(strcmp(tendon_result_name((TendonResult)1234), "unknown") == 0);
+  CHECK(strcmp(tendon_result_name((TendonResult)-77), "unknown") == 0);
+  CHECK(strcmp(tendon_result_name(TENDON_ERROR_IO), "io") == 0);
   s.model = (TendonChainModel)257; /* would narrow to kVrm as a uint8_t: refused first */
   CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_ERROR_OUT_OF_RANGE);
   CHECK(strcmp(tendon_last_error_field(), "model") == 0);
