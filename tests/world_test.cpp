@@ -804,6 +804,46 @@ TEST(Pendulum, FollowsTheJointAndSwingsWithGravity) {
   EXPECT_NEAR(bob.x, 1.0f, 0.02f);
 }
 
+TEST(Pendulum, AJointFrameThatOverflowsIsBadInputAndNothingNonFiniteComesOut) {
+  PendulumSettings s;
+  PendulumRig rig(s);
+  for (int f = 0; f < 10; ++f) rig.world->Step(kStep);
+  Vec3 good_bob;
+  ASSERT_TRUE(rig.world->GetPendulumState(rig.id, &good_bob, nullptr).ok());
+  const Transform good_joint = rig.joint;
+  // Each finite, each unusable: a rotation whose square overflows, one near zero, and a
+  // scale that throws the accessory past float range.
+  const Transform bad[] = {
+      {good_joint.translation, Quat{1e20f, 0, 0, 1e20f}, {1, 1, 1}},
+      {good_joint.translation, Quat{1e-20f, 0, 0, 1e-20f}, {1, 1, 1}},
+      {{3.4e38f, 2, 0}, AxisAngle(Vec3{0, 0, 1}, 1.5707964f), {1e38f, 1e38f, 1e38f}},
+  };
+  for (const Transform& joint : bad) {
+    rig.joint = joint;
+    int32_t bad_inputs = 0;
+    for (int f = 0; f < 5; ++f) bad_inputs += rig.world->Step(kStep).snapped_bad_input;
+    EXPECT_EQ(bad_inputs, 5);
+    Vec3 bob;
+    float swing = -1;
+    ASSERT_TRUE(rig.world->GetPendulumState(rig.id, &bob, &swing).ok());
+    EXPECT_TRUE(IsFinite(bob));
+    EXPECT_TRUE(std::isfinite(swing));
+    EXPECT_TRUE(IsFinite(rig.offset));
+    EXPECT_NEAR(Length(bob - good_bob), 0.0f, 0.05f);  // held at the last good joint
+  }
+  // Bound on such a frame, it is refused by name.
+  Transform offset{{0, -0.3f, 0}, {}, {1, 1, 1}};
+  for (const Transform& joint : bad) {
+    Transform at = joint;
+    PendulumBinding b;
+    b.joint_world = &at;
+    b.accessory_offset = &offset;
+    const auto refused = rig.world->BindPendulum(b);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().field.rfind("joint_world", 0), 0u) << refused.error().field;
+  }
+}
+
 TEST(Pendulum, AShortLeverBecomesASyntheticLeverDownTheUpAxis) {
   PendulumSettings s;
   PendulumRig rig(s);

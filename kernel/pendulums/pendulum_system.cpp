@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernel/core/finite.h"
 #include "kernel/core/host_buffers.h"
 #include "kernel/core/parallel.h"
 #include "kernel/core/rotation.h"
@@ -57,6 +58,16 @@ Result<PendulumId> PendulumSystem::Bind(const PendulumBinding& b) {
     return Fail(ErrorCode::kNotFinite, -1, "accessory_offset", "the accessory offset is not finite at bind");
   if (!IsFinite(*b.joint_world))
     return Fail(ErrorCode::kNotFinite, -1, "joint_world", "the joint transform is not finite at bind");
+  if (!UsableRotation(b.joint_world->rotation))
+    return Fail(ErrorCode::kNotUnitRotation, -1, "joint_world.rotation",
+                "the joint's rotation is too far from unit length to use (|q|^2 outside [0.25, 4])");
+  // The rest lever, in the joint's frame: hinge (joint origin) -> accessory centre.
+  Vec3 lever = TransformPoint(offset, s.centre);
+  if (Length(lever) < kShortLever) lever = Rotate(offset.rotation, -s.up_axis) * kSyntheticLever;
+  const Transform& joint = *b.joint_world;
+  if (!IsFinite(joint.translation + Rotate(joint.rotation, Mul(joint.scale, lever))))
+    return Fail(ErrorCode::kNotFinite, -1, "joint_world",
+                "the joint's frame puts the accessory beyond float range at bind");
   const PendulumId id = handles_.Allocate();
   const auto index = static_cast<int32_t>(id.index);
   if (pendulums_.size() < handles_.SlotCount()) pendulums_.resize(handles_.SlotCount());
@@ -68,9 +79,6 @@ Result<PendulumId> PendulumSystem::Bind(const PendulumBinding& b) {
   p.rest_offset = offset;
   p.last_good_joint = *b.joint_world;
   p.max_swing = s.max_swing_degrees * kPi / 180.0f;
-  // The rest lever, in the joint's frame: hinge (joint origin) -> accessory centre.
-  Vec3 lever = TransformPoint(offset, s.centre);
-  if (Length(lever) < kShortLever) lever = Rotate(offset.rotation, -s.up_axis) * kSyntheticLever;
   p.lever_local = lever;
   p.lever_length = Length(lever);
   p.live_index = static_cast<int32_t>(live_pendulums_.size());
@@ -113,15 +121,20 @@ Error PendulumSystem::GetState(PendulumId id, Vec3* bob, float* swing_radians) c
 
 void PendulumSystem::StepOne(Slot& p, int32_t substeps, float dt, float alpha, Vec3 camera, Vec3 wind,
                              WorkCounters& counters, uint8_t& awake_flag) const {
+  // A joint frame that is not finite, whose rotation is too far off unit to use (its
+  // square overflows, or it is near zero), or that puts the accessory beyond float range is
+  // bad input: the last good one stays, and it is counted.
+  auto rest_bob_of = [&p](const Transform& j) { return j.translation + Rotate(j.rotation, Mul(j.scale, p.lever_local)); };
   Transform joint = *p.joint;
-  if (IsFinite(joint)) {
+  Vec3 rest_bob{};
+  if (IsFinite(joint) && UsableRotation(joint.rotation) && IsFinite(rest_bob = rest_bob_of(joint))) {
     p.last_good_joint = joint;
   } else {
     joint = p.last_good_joint;
+    rest_bob = rest_bob_of(joint);
     ++counters.bad_input;
   }
   const Vec3 hinge = joint.translation;
-  const Vec3 rest_bob = hinge + Rotate(joint.rotation, Mul(joint.scale, p.lever_local));
   const float max_d = settings_.max_distance;
   awake_flag = 0;
   if (!(LengthSquared(hinge - camera) <= max_d * max_d)) {
