@@ -648,7 +648,8 @@ typedef struct TendonVrmAvatarBuffers {
 } TendonVrmAvatarBuffers;
 TENDON_C_API TendonResult tendon_vrm_avatar_buffers(TendonWorld* world, TendonVrmAvatarId avatar,
                                                     TendonVrmAvatarBuffers* out);
-/* Forward kinematics into output_world, for an avatar without a character (call before Step). */
+/* Forward kinematics into output_world, for an avatar without a character (call before Step;
+ * REENTRANT while a frame is in flight: the frame's lanes read output_world). */
 TENDON_C_API TendonResult tendon_vrm_avatar_update_world(TendonWorld* world, TendonVrmAvatarId avatar);
 
 #ifdef __cplusplus

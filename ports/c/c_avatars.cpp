@@ -142,6 +142,9 @@ TendonResult tendon_vrm_avatar_update_world(TendonWorld* world, TendonVrmAvatarI
   if (world == nullptr) return NullArgument(nullptr, "world");
   tendon::ports::VrmAvatar* a = FindAvatar(world, avatar);
   if (a == nullptr) return StaleAvatar(world);
+  // output_world is read by the frame's lanes (the chains hang from it): writing it mid-frame
+  // would race them, as any other mutating call would.
+  if (world->world->FrameInFlight()) return InFlight(world);
   a->UpdateWorld();
   return TENDON_OK;
 }

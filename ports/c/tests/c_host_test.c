@@ -377,6 +377,12 @@ static void TestVrm(TendonWorld* w) {
     moved += memcmp(&buf.output_local[i].rotation, &buf.animated_local[i].rotation, sizeof(TendonQuat)) != 0;
   }
   CHECK(moved >= 8); /* the springs' bones swing away from the animation */
+  /* output_world is what the frame's lanes read: no writing it while a frame is in flight. */
+  CHECK(tendon_vrm_avatar_update_world(w, avatar) == TENDON_OK);
+  CHECK(tendon_world_begin_step(w, 1.0f / 60.0f) == TENDON_OK);
+  CHECK(tendon_vrm_avatar_update_world(w, avatar) == TENDON_ERROR_REENTRANT);
+  tendon_world_finish_step(w, NULL);
+  CHECK(tendon_vrm_avatar_update_world(w, avatar) == TENDON_OK);
   CHECK(tendon_unbind_vrm_avatar(w, avatar) == TENDON_OK);
   CHECK(tendon_vrm_avatar_buffers(w, avatar, &buf) == TENDON_ERROR_STALE_HANDLE);
 }
