@@ -98,6 +98,19 @@ TEST(Loaders, ACycleOrAMissingParentIsRefused) {
   EXPECT_NE(r.error().message.find("not in the file"), std::string::npos);
 }
 
+TEST(Loaders, AParseErrorNamesTheIndexOfTheBadByte) {
+  const std::string text = "{\"x\": }";
+  const json::ParseResult bad = json::Parse(text);
+  ASSERT_FALSE(bad.ok);
+  ASSERT_LT(bad.error_offset, text.size());
+  EXPECT_EQ(text[bad.error_offset], '}');
+  const json::ParseResult junk = json::Parse("[1, 2, @]");
+  ASSERT_FALSE(junk.ok);
+  EXPECT_EQ(junk.error_offset, 7u);
+  EXPECT_EQ(json::Parse("").error_offset, 0u);  // nothing to read: the end, not one past it
+  EXPECT_EQ(json::Parse("[1, 2").error_offset, 5u);
+}
+
 TEST(Loaders, NumbersOutOfRangeAreRefusedNotConverted) {
   const json::ParseResult huge = json::Parse("{\"x\": 1e999}");
   EXPECT_FALSE(huge.ok);

@@ -1,6 +1,7 @@
 // ports/json/json.cpp: parsing through nlohmann-json (see json.h).
 #include "ports/json/json.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -14,7 +15,9 @@ ParseResult Parse(std::string_view text) {
     r.value = Value(*document);
     r.ok = true;
   } catch (const nlohmann::json::parse_error& e) {
-    r.error_offset = e.byte;
+    // nlohmann counts the bytes read, the bad one included (1-based); ours is its index,
+    // clamped to the text (empty input: 0).
+    r.error_offset = std::min(e.byte > 0 ? e.byte - 1 : 0, text.size());
     r.error = e.what();
   } catch (const nlohmann::json::exception& e) {  // e.g. a number past double (1e999)
     r.error = e.what();

@@ -82,7 +82,7 @@ struct ParseResult {
   std::shared_ptr<const nlohmann::json> document{};
   Value value{};  // a view into *document
   bool ok = false;
-  std::size_t error_offset = 0;  // byte offset of the first error
+  std::size_t error_offset = 0;  // the index of the first bad byte (the text's size at its end)
   std::string error;
 };
 
