@@ -108,7 +108,10 @@ bool PredicateTrampoline(ChainId chain, Vec3 root_world, void* user) {
   return w->simulate_predicate(ToC(chain), ToC(root_world), w->predicate_user) != 0;
 }
 
-// Marks the world stepping for the length of a step call (callbacks run inside it).
+// Marks the world stepping for the length of a step call (callbacks run inside it:
+// the wind sampler and predicate in step and begin_step, profiler hooks in all three).
+// The World refuses a callback's change there; without this the C side would store a new
+// callback the World never took, and its trampoline would call that one (or NULL).
 struct SteppingScope {
   explicit SteppingScope(TendonWorld* w) : world(w), was(w->stepping) { w->stepping = true; }
   ~SteppingScope() { world->stepping = was; }
@@ -191,6 +194,7 @@ TendonResult tendon_world_begin_step(TendonWorld* world, float dt) {
 }
 void tendon_world_finish_step(TendonWorld* world, TendonFrameStats* stats) {
   if (world == nullptr) return;
+  const SteppingScope scope(world);  // its counters and frame mark call the profiler hooks
   const tendon::FrameStats& s = world->world->FinishStep();
   if (stats != nullptr) StatsToC(s, stats);
 }
