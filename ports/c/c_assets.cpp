@@ -12,6 +12,8 @@
 // Memory: loading allocates the object; queries and sampling allocate nothing.
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -50,12 +52,17 @@ TendonResult RecordLoad(const Error& e) {
   return Record(nullptr, io ? TENDON_ERROR_IO : static_cast<TendonResult>(e.code), e.message, e.field, e.item);
 }
 bool InRange(int32_t i, std::size_t n) { return i >= 0 && static_cast<std::size_t>(i) < n; }
+// Messages are formatted with snprintf: std::to_string's inline digit table is a unique
+// global that hidden visibility cannot hide, and the library exports tendon_* alone.
 TendonResult WrongCount(const char* field, int32_t want) {
-  return Record(nullptr, TENDON_ERROR_NULL_BUFFER, std::string(field) + " must hold " + std::to_string(want) + " entries",
-                field);
+  char text[160];
+  std::snprintf(text, sizeof text, "%s must be non-NULL and hold %d entries", field, static_cast<int>(want));
+  return Refuse(nullptr, TENDON_ERROR_NULL_BUFFER, field, text + std::strlen(field));
 }
 TendonResult NoSuch(const char* field, int32_t item) {
-  return Record(nullptr, TENDON_ERROR_BAD_REFERENCE, std::string("no ") + field + " " + std::to_string(item), field, item);
+  char text[160];
+  std::snprintf(text, sizeof text, "no %s %d", field, static_cast<int>(item));
+  return Record(nullptr, TENDON_ERROR_BAD_REFERENCE, text, field, item);
 }
 TendonResult TakeGltf(Result<GltfAsset> imported, TendonGltfAsset** out) {
   if (!imported.ok()) return RecordLoad(imported.error());
