@@ -9,9 +9,13 @@
 // Threading: the last error is thread_local; a world's is written by its one thread.
 // Memory: a message is a std::string; when it cannot be allocated the code is still
 // returned and the previous message stays.
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "ports/c/c_port.h"
@@ -57,6 +61,25 @@ TendonResult BadArrayError(TendonWorld* w, const char* field) {
 }
 TendonResult BadEnum(TendonWorld* w, const char* field) {
   return Refuse(w, TENDON_ERROR_OUT_OF_RANGE, field, " is not one of its enum's values");
+}
+TendonResult CheckReadable(const char* path, const char* field) {
+  if (path == nullptr) return NullArgument(nullptr, field);
+  try {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      return Record(nullptr, TENDON_ERROR_IO, std::string(path) + ": cannot be read: it is a directory", field);
+    errno = 0;
+    std::FILE* f = std::fopen(path, "rb");
+    if (f == nullptr) {
+      const int why = errno;
+      return Record(nullptr, TENDON_ERROR_IO,
+                    std::string(path) + ": cannot be opened: " + (why != 0 ? std::strerror(why) : "unknown reason"), field);
+    }
+    std::fclose(f);
+    return TENDON_OK;
+  } catch (...) {
+    return TENDON_ERROR_INTERNAL;
+  }
 }
 const char* LastErrorMessage() { return t_error.message.c_str(); }
 const char* LastErrorField() { return t_error.field.c_str(); }
