@@ -410,5 +410,31 @@ TEST(Loaders, ATruncatedGlbSaysWhichLengthAndHowManyBytes) {
                                      ") needs 64 bytes, 16 are there");
 }
 
+TEST(Loaders, GltfJsonNestedPastTheDepthLimitIsRefusedNotAStackOverflow) {
+  // tinygltf converts JSON to its values recursively: 100,000 nested arrays in "extras"
+  // overflowed the stack (a crash) before the depth was checked.
+  auto with_extras = [](int depth) {
+    return std::string(R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"name":"root"}],"extras":)") +
+           std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']') + "}";
+  };
+  auto import = [](const std::string& text) {
+    return ports::ImportGltf(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), "deep.gltf");
+  };
+  const std::string deep = with_extras(100000);
+  auto refused = import(deep);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().field, "json");
+  EXPECT_NE(refused.error().message.find("more than 128 deep"), std::string::npos) << refused.error().message;
+  auto glb = import(Glb(deep));
+  ASSERT_FALSE(glb.ok());
+  EXPECT_EQ(glb.error().field, "json");
+  // Brackets inside strings are text, not nesting; 120 levels are read.
+  EXPECT_TRUE(import(with_extras(120)).ok());
+  const std::string quoted = std::string(R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"name":")") +
+                             std::string(1000, '[') + R"(\"[["}]})";
+  auto named = import(quoted);
+  ASSERT_TRUE(named.ok()) << named.error().message;
+}
+
 }  // namespace
 }  // namespace tendon::test

@@ -687,15 +687,43 @@ bool WriteWholeFile(std::string* err, const std::string&, const std::vector<unsi
   return false;
 }
 
+// tinygltf turns the JSON into its own values recursively: arrays nested 100,000 deep (in
+// "extras", say) overflow the stack. Nesting is counted on the text first (outside
+// strings) and refused past kMaxGltfJsonDepth, which no real file comes near.
+Error CheckDepth(const Context& cx, std::string_view text) {
+  int32_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxGltfJsonDepth)
+        return cx.Fail("json", "nests arrays and objects more than " + std::to_string(kMaxGltfJsonDepth) +
+                                   " deep (at byte " + std::to_string(i) + " of the JSON)");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return {};
+}
+
 Result<GltfAsset> Import(std::span<const uint8_t> bytes, const std::string& name, const std::string& base_dir) {
   const Context cx{name};
   if (bytes.size() > (std::size_t{1} << 31)) return cx.Fail("file", "is larger than 2 GiB");
   const bool binary = bytes.size() >= 4 && U32(bytes, 0) == kGlbMagic;
+  std::string_view json_text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (binary) {
     std::size_t used = 0;
     if (Error e = CheckGlb(cx, bytes, &used); e.code != ErrorCode::kNone) return e;
     bytes = bytes.first(used);
+    json_text = json_text.substr(20, U32(bytes, 12));
   }
+  if (Error e = CheckDepth(cx, json_text); e.code != ErrorCode::kNone) return e;
   tinygltf::TinyGLTF loader;
   loader.SetImageLoader(&SkipImages, nullptr);
   loader.SetFsCallbacks(tinygltf::FsCallbacks{&FileExists, &ExpandFilePath, &ReadWholeFile, &WriteWholeFile, nullptr});

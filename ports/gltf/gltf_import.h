@@ -146,6 +146,9 @@ inline constexpr std::size_t kMaxClipFrameTransforms = std::size_t{1} << 22;
 // float (a root scaled 1e30 with a child 1e10 away), and binding, the character and the
 // chains compose them again. Refused at import, naming the node.
 inline constexpr float kMaxGltfWorldTranslation = 1e5f;
+// JSON nested deeper than this (arrays and objects, in any member) is refused before it is
+// parsed: tinygltf's conversion recurses per level.
+inline constexpr int32_t kMaxGltfJsonDepth = 128;
 inline constexpr float kMaxGltfWorldScale = 1e4f;
 
 // From a file: .glb and .vrm are binary glTF, anything else is read as .gltf JSON (its
