@@ -207,7 +207,11 @@ void ExpectError(const std::string& text, const std::string& where, const char* 
 }
 
 TEST(GltfImport, EveryMalformedFileClassIsAnErrorThatSaysWhere) {
-  ExpectError("{\"asset\": ", "json", "truncated JSON");
+  auto truncated_json = Import("{\"asset\": ");
+  ASSERT_FALSE(truncated_json.ok());
+  EXPECT_EQ(truncated_json.error().field, "json");
+  EXPECT_EQ(truncated_json.error().message.rfind("test.gltf:1:11: syntax error", 0), 0u) << truncated_json.error().message;
+  EXPECT_EQ(truncated_json.error().message.find("json.exception"), std::string::npos) << "nlohmann's raw words";
   ExpectError(std::string("glTF\x02\0\0\0\x10\0\0\0", 12), "glb", "a truncated GLB");
   ExpectError(TestGltf("\"children\": [1]", "\"children\": [7]"), "nodes[0].children[0]", "a child out of range");
   ExpectError(TestGltf("\"translation\": [0, 1, 0]}", "\"translation\": [0, 1, 0], \"children\": [0]}"), "is reached twice",

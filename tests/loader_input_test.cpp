@@ -436,5 +436,30 @@ TEST(Loaders, GltfJsonNestedPastTheDepthLimitIsRefusedNotAStackOverflow) {
   ASSERT_TRUE(named.ok()) << named.error().message;
 }
 
+TEST(Loaders, AHandBuiltJoltAnimationWithoutKeysIsNotReadPastItsEnd) {
+  // Keys for fewer joints than it names (no loader returns one; a host may build one):
+  // sampled, it writes nothing; as a skeleton, it has only the rest poses it holds.
+  ports::JoltAnimation a;
+  a.joints = {"root", "tip"};
+  a.parents = {-1, 0};
+  a.key_times = {0.0f, 1.0f};
+  a.keys = {Transform{{0, 1, 0}, {}, {1, 1, 1}}};
+  std::vector<Transform> pose(2, Transform{{7, 7, 7}, {}, {1, 1, 1}});
+  ports::SampleJoltAnimation(a, 0.5f, pose);
+  EXPECT_EQ(pose[0].translation, (Vec3{7, 7, 7}));
+  EXPECT_EQ(ports::JoltSkeleton(a).rest_local.size(), 1u);
+  ports::SampleJoltAnimation(ports::JoltAnimation{}, 0.5f, pose);
+  EXPECT_EQ(pose[1].translation, (Vec3{7, 7, 7}));
+  // A whole one samples as before.
+  a.keys.push_back(Transform{{0, 2, 0}, {}, {1, 1, 1}});
+  a.keys.push_back(Transform{{0, 3, 0}, {}, {1, 1, 1}});
+  a.keys.push_back(Transform{{0, 4, 0}, {}, {1, 1, 1}});
+  a.duration = 1.0f;
+  a.looping = false;
+  ports::SampleJoltAnimation(a, 0.5f, pose);
+  EXPECT_NEAR(pose[0].translation.y, 2.0f, 1e-6f);
+  EXPECT_NEAR(pose[1].translation.y, 3.0f, 1e-6f);
+}
+
 }  // namespace
 }  // namespace tendon::test

@@ -569,18 +569,8 @@ Error ReadSprings1(const Context& cx, const Json& sb, GltfAsset* a) {
 
 // tinygltf drops an integer array with a non-integer entry ("children": [0.5]) without a
 // word, so the index arrays it reads leniently are checked on the JSON itself first.
-Error CheckIndexArrays(const Context& cx, std::span<const uint8_t> bytes, bool binary) {
-  std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  if (binary) {
-    if (bytes.size() < 20) return {};  // tinygltf names the truncation
-    uint32_t length = 0, type = 0;
-    std::memcpy(&length, bytes.data() + 12, 4);
-    std::memcpy(&type, bytes.data() + 16, 4);
-    if (type != 0x4E4F534Au || length > bytes.size() - 20) return {};
-    text = text.substr(20, length);
-  }
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return {};  // tinygltf names the syntax error
+Error CheckIndexArrays(const Context& cx, const nlohmann::json& j) {
+  if (!j.is_object()) return {};  // tinygltf has said what is wrong
   auto check = [&](const nlohmann::json& list, const std::string& where) -> Error {
     if (!list.is_array()) return cx.Fail(where, "is not an array of indices");
     for (std::size_t k = 0; k < list.size(); ++k)
@@ -724,6 +714,15 @@ Result<GltfAsset> Import(std::span<const uint8_t> bytes, const std::string& name
     json_text = json_text.substr(20, U32(bytes, 12));
   }
   if (Error e = CheckDepth(cx, json_text); e.code != ErrorCode::kNone) return e;
+  // Parsed here first so that a syntax error says where (line, column, byte) in the
+  // loaders' one format, not in nlohmann's raw words through tinygltf; the document also
+  // serves CheckIndexArrays.
+  const json::ParseResult parsed = json::Parse(json_text);
+  if (!parsed.ok) {
+    Error e = cx.Fail("json", parsed.error);
+    e.message = name + (binary ? ": JSON chunk:" : ":") + parsed.error;
+    return e;
+  }
   tinygltf::TinyGLTF loader;
   loader.SetImageLoader(&SkipImages, nullptr);
   loader.SetFsCallbacks(tinygltf::FsCallbacks{&FileExists, &ExpandFilePath, &ReadWholeFile, &WriteWholeFile, nullptr});
@@ -744,13 +743,13 @@ Result<GltfAsset> Import(std::span<const uint8_t> bytes, const std::string& name
     while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
     return cx.Fail(binary ? "glb" : "json", err.empty() ? "cannot be parsed" : err);
   }
-  if (Error e = CheckIndexArrays(cx, bytes, binary); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckIndexArrays(cx, *parsed.document); e.code != ErrorCode::kNone) return e;
   return Convert(cx, model);
 }
 
 // Every exception below a public call ends here: none leaves the importer.
 Error Caught(const std::string& name, const char* what) {
-  return Error{ErrorCode::kOutOfRange, -1, "file", name + ": file: cannot be imported: " + what};
+  return Error{ErrorCode::kOutOfRange, -1, "import", name + ": cannot be imported: " + what};
 }
 
 }  // namespace

@@ -26,13 +26,17 @@
 // Errors: a Result naming the file, then the JSON path or glTF element ("nodes[12]",
 // "animations[0].samplers[3]", "extensions.VRM.secondaryAnimation.boneGroups[2].bones[0]")
 // and why. Nothing is sized from the file before it is checked against the file's own
-// bytes, and every loop is bounded by the file's element counts. A file that cannot be
-// read (missing, a directory, not a regular file, no permission) is ErrorCode::kIo, field
-// "file", with the system's reason. A truncated .glb says which length (the header's, a
-// chunk's) needs how many bytes and how many are there. A node whose world transform is
-// not finite or past kMaxGltfWorldTranslation / kMaxGltfWorldScale is refused by index and
-// name. No exception leaves either ImportGltf (tinygltf's, nlohmann-json's and the
-// standard library's are caught; out of memory is an error too).
+// bytes, and every loop is bounded by the file's element counts.
+// - A syntax error: "<file>:<line>:<column>: <why> (byte <offset>)", field "json" (in a
+//   .glb, "<file>: JSON chunk:<line>:...", counted in its JSON chunk).
+// - A file that cannot be read (missing, a directory, not a regular file, no permission):
+//   ErrorCode::kIo, field "file", with the system's reason.
+// - A truncated .glb: which length (the header's, a chunk's) needs how many bytes, and how
+//   many are there.
+// - A node whose world transform is not finite or past kMaxGltfWorldTranslation /
+//   kMaxGltfWorldScale: refused by index and name. JSON nested past kMaxGltfJsonDepth: refused.
+// No exception leaves either ImportGltf (tinygltf's, nlohmann-json's and the standard
+// library's are caught; out of memory is an error too).
 // Threading: none; independent calls may run concurrently. Memory: allocates the result.
 #pragma once
 

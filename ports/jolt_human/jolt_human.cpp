@@ -287,6 +287,9 @@ Result<JoltAnimation> LoadJoltAnimation(const std::string& path) {
 void SampleJoltAnimation(const JoltAnimation& a, float time, std::span<Transform> out, bool in_place) {
   const std::size_t n = a.joints.size();
   const std::size_t keys = a.key_times.size();
+  // A loader's animation has keys for every joint; a hand-built one that does not is left
+  // unsampled (out untouched) rather than read past its keys.
+  if (keys == 0 || n == 0 || a.keys.size() / n < keys) return;
   float t = time;
   if (a.looping && a.duration > 0) t = std::fmod(std::fmod(t, a.duration) + a.duration, a.duration);
   std::size_t k1 = 0;
@@ -314,12 +317,14 @@ void SampleJoltAnimation(const JoltAnimation& a, float time, std::span<Transform
 
 void SampleJoltPartPose(const RagdollSettings& ragdoll, const JoltAnimation& animation, float time,
                         std::span<Transform> model, std::span<Quat> local_rotations) {
-  const auto n = static_cast<int32_t>(ragdoll.parts.size());
-  std::vector<Transform> local(n);
+  // Only the parts both spans hold; a parent that does not come before its part (a
+  // ragdoll BuildRagdollArchetype would refuse) composes from the model origin.
+  const auto n = static_cast<int32_t>(std::min({ragdoll.parts.size(), model.size(), local_rotations.size()}));
+  std::vector<Transform> local(static_cast<std::size_t>(n));
   SampleJoltAnimation(animation, time, local);
   for (int32_t j = 0; j < n; ++j) {
     const int32_t p = ragdoll.parts[j].parent;
-    model[j] = Compose(p >= 0 ? model[p] : Transform{}, local[j]);
+    model[j] = Compose(p >= 0 && p < j ? model[p] : Transform{}, local[j]);
     local_rotations[j] = Normalize(local[j].rotation);
   }
 }
@@ -328,7 +333,8 @@ SkeletonSettings JoltSkeleton(const JoltAnimation& neutral) {
   SkeletonSettings s;
   s.names = neutral.joints;
   s.parents = neutral.parents;
-  s.rest_local.assign(neutral.keys.begin(), neutral.keys.begin() + static_cast<std::ptrdiff_t>(neutral.joints.size()));
+  const std::size_t n = std::min(neutral.joints.size(), neutral.keys.size());  // a hand-built animation may have no keys
+  s.rest_local.assign(neutral.keys.begin(), neutral.keys.begin() + static_cast<std::ptrdiff_t>(n));
   return s;
 }
 
