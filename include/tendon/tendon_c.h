@@ -88,7 +88,7 @@ typedef enum TendonResult {
   TENDON_ERROR_REENTRANT = 15,
   TENDON_ERROR_IN_USE = 16,
   TENDON_ERROR_NULL_ARGUMENT = 100, /* a required pointer argument was NULL */
-  TENDON_ERROR_IO = 101,            /* a file could not be opened or read */
+  TENDON_ERROR_IO = 101,            /* a file could not be read or written (C++ ErrorCode::kIo) */
   TENDON_ERROR_INTERNAL = 102       /* out of memory, or a bug: the call changed nothing */
 } TendonResult;
 

@@ -43,7 +43,9 @@ TendonResult Record(TendonWorld* w, TendonResult code, std::string message, std:
 }
 TendonResult Record(TendonWorld* w, const Error& e) {
   if (e.code == ErrorCode::kNone) return TENDON_OK;
-  return Record(w, static_cast<TendonResult>(e.code), e.message, e.field, e.item);
+  // kIo is the one code past the mirrored range: C has had TENDON_ERROR_IO (101) since before it.
+  const TendonResult code = e.code == ErrorCode::kIo ? TENDON_ERROR_IO : static_cast<TendonResult>(e.code);
+  return Record(w, code, e.message, e.field, e.item);
 }
 TendonResult Refuse(TendonWorld* w, TendonResult code, const char* field, const char* why) {
   try {
