@@ -47,10 +47,8 @@ namespace tendon::ports::capi {
 namespace {
 
 // A loader's refusal: the file's own words; a file that cannot be read is I/O.
-TendonResult RecordLoad(const Error& e) {
-  const bool io = e.field == "file" && e.message.find("cannot be read") != std::string::npos;
-  return Record(nullptr, io ? TENDON_ERROR_IO : static_cast<TendonResult>(e.code), e.message, e.field, e.item);
-}
+// A loader's refusal as it is: ErrorCode::kIo becomes TENDON_ERROR_IO (Record maps it).
+TendonResult RecordLoad(const Error& e) { return Record(nullptr, e); }
 bool InRange(int32_t i, std::size_t n) { return i >= 0 && static_cast<std::size_t>(i) < n; }
 // Messages are formatted with snprintf: std::to_string's inline digit table is a unique
 // global that hidden visibility cannot hide, and the library exports tendon_* alone.
