@@ -133,6 +133,20 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
 
 void ChainSystem::EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows, int32_t l) {
   for (const detail::BoundPoseStream& stream : slot.streams) {
+    if (stream.world_frames) {
+      // output_world: the strand's world frames from the locals just written (a virtual
+      // tip's from its last good local; tips are leaves, so no written bone needs one).
+      const ChainArchetype& a = archetypes_[slot.archetype].archetype;
+      PoseScratch scratch;
+      Transform* world = scratch.world();
+      for (int32_t k = base; k < base + a.lane_nodes; ++k) {
+        const int32_t p = a.parent[k];
+        const Transform& local = slot.Virtual(k) ? slot.last_good[k] : slot.Output(k);
+        world[k - base] = Compose(p < 0 ? slot.RootParent(strand) : world[p - base], local);
+        if (!slot.Virtual(k)) detail::EmitLocal(stream, k, world[k - base]);
+      }
+      continue;
+    }
     for (int32_t r = slot.strand_real_begin[strand]; r < slot.strand_real_begin[strand + 1]; ++r) {
       const int32_t node = slot.real_node[r];
       if (stream.layout == PoseLayout::kLocalTrs) {
