@@ -119,6 +119,40 @@ TEST(VrmAvatarOutputs, OutputWorldOfMovedHairIsTheForwardKinematicsOfOutputLocal
   }
 }
 
+// The kernel's side: a chain bound with output_world writes every bone's world frame (its
+// root frame composed with the locals it wrote: on a frame of bad input, the last good root
+// frame it stepped under), and a buffer too small for its bones is refused by name.
+TEST(VrmAvatarOutputs, AChainsOutputWorldIsItsRootFrameComposedWithTheLocalsItWrote) {
+  auto world = MakeWorld();
+  const ChainArchetypeSettings strand = Strand(4);
+  const ChainArchetypeId archetype = world->BuildChainArchetype(strand).value();
+  HostChain host(strand, Vec3{0, 1.5f, 0});
+  std::vector<Transform> world_frames(4, Transform{{9, 9, 9}, {}, {1, 1, 1}});
+  ChainBinding b = host.Binding(archetype);
+  b.output_world = std::span<Transform>(world_frames.data(), 3);
+  auto refused = world->BindChain(b);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().field, "output_world");
+  b.output_world = world_frames;
+  ASSERT_TRUE(world->BindChain(b).ok());
+  for (int f = 0; f < 30; ++f) {
+    host.root_parent.translation.z += 0.02f;
+    if (f == 20) host.animated[2].translation.x = std::nanf("");  // bad input: held at the last good pose
+    if (f == 21) host.animated[2].translation.x = 0.1f;
+    world->Step(kDt);
+    // On the frame of bad input the chain steps under its last good input, the root frame
+    // included (the previous frame's), and output_world is composed on that same frame.
+    Transform parent = host.root_parent;
+    if (f == 20) parent.translation.z -= 0.02f;
+    for (int k = 0; k < 4; ++k) {
+      parent = Compose(parent, host.output[k]);
+      ExpectNear(world_frames[k], parent, 1e-5f, "frame " + std::to_string(f) + " bone " + std::to_string(k));
+    }
+  }
+  // The tail swung off the straight line it would hang on unsimulated.
+  EXPECT_GT(std::fabs(world_frames[3].translation.z - host.root_parent.translation.z), 1e-3f);
+}
+
 // ---- pose streams at bind ----
 
 // A skin's palette, as a GPU reads it: slot j is the model matrix of the skin's joint j (the
