@@ -375,10 +375,11 @@ TEST(VrmAvatarArchetypeChecks, EveryMalformedSkeletonOrBoneIndexIsRefusedNamingT
 // ---- kinds leave nothing behind (hostile finding 6) ----
 
 // Live chain archetypes of a World, counted through its public query (ChainBoneCount is 0
-// for a removed or never-built id; ids are index | generation 1).
+// for a removed, stale or never-built id): every index and generation below 64.
 int32_t LiveChainArchetypes(const World& world) {
   int32_t live = 0;
-  for (uint32_t i = 0; i < 4096; ++i) live += world.ChainBoneCount(ChainArchetypeId{i, 1}) > 0 ? 1 : 0;
+  for (uint32_t i = 0; i < 64; ++i)
+    for (uint32_t g = 1; g <= 64; ++g) live += world.ChainBoneCount(ChainArchetypeId{i, g}) > 0 ? 1 : 0;
   return live;
 }
 
@@ -402,17 +403,30 @@ TEST(VrmAvatarKinds, RefusedLoadsLeaveNoArchetypesInTheWorld) {
   EXPECT_EQ(LiveChainArchetypes(*world), static_cast<int32_t>(kind.value()->chains().size()));
 }
 
-TEST(VrmAvatarKinds, ADroppedKindRemovesItsChainAndCharacterArchetypesOnceItsAvatarsAreGone) {
+TEST(VrmAvatarKinds, ADroppedKindRemovesItsArchetypesOnceItsAvatarsAreGoneAndTheNextReusesTheirSlots) {
   TENDON_NEED_SHARED_DATA();
   auto world = MakeWorld();
   auto asset = ports::ImportGltf(GodettePath());
   ASSERT_TRUE(asset.ok());
+  ChainArchetypeId first_chain{};
+  CharacterArchetypeId first_character{};
   for (int cycle = 0; cycle < 50; ++cycle) {
     auto kind = VrmAvatarArchetype::Build(*world, asset.value()).value();
     const CharacterArchetypeId character = kind->character();
     const ChainArchetypeId chain = kind->chain_archetypes()[0];
+    if (cycle == 0) {
+      first_chain = chain;
+      first_character = character;
+    }
+    // The World builds each kind into the slots the last one gave back, under a newer id.
+    EXPECT_EQ(chain.index, first_chain.index) << "cycle " << cycle;
+    EXPECT_EQ(character.index, first_character.index) << "cycle " << cycle;
+    EXPECT_EQ(chain.generation, first_chain.generation + static_cast<uint32_t>(cycle)) << "cycle " << cycle;
     auto avatar = VrmAvatar::Bind(*world, kind, Transform{}).value();
-    world->Step(kDt);
+    // Ragdolled: its ragdoll's lanes live in the group the reused ragdoll slot made again.
+    ASSERT_TRUE(world->ActivateCharacter(avatar->character));
+    for (int f = 0; f < 3; ++f) world->Step(kDt);
+    for (const Transform& t : avatar->output_world) ASSERT_TRUE(IsFinite(t)) << "cycle " << cycle;
     kind.reset();  // the avatar still holds it: nothing is removed under a bound avatar
     ASSERT_GT(world->ChainBoneCount(chain), 0);
     ASSERT_GE(world->FindCharacterPart(character, "Hips"), 0);
@@ -421,6 +435,7 @@ TEST(VrmAvatarKinds, ADroppedKindRemovesItsChainAndCharacterArchetypesOnceItsAva
     ASSERT_LT(world->FindCharacterPart(character, "Hips"), 0) << "cycle " << cycle;
   }
   EXPECT_EQ(LiveChainArchetypes(*world), 0);
+  EXPECT_EQ(world->ChainBoneCount(first_chain), 0) << "an old id stays stale in a reused slot";
 }
 
 TEST(VrmAvatarKinds, ReleaseRemovesTheArchetypesNowAndIsRefusedMidFrame) {
