@@ -396,6 +396,8 @@ typedef struct TendonChainBinding {
   int32_t collider_frame_count;
   const TendonPoseStream* pose_streams; /* may be NULL: at most 4 */
   int32_t pose_stream_count;
+  TendonTransform* output_world; /* may be NULL: each bone's world transform, indexed as output_local */
+  int32_t output_world_count;
 } TendonChainBinding;
 /* Every field empty (archetype 0, every pointer NULL, every count 0). */
 TENDON_C_API void tendon_chain_binding_defaults(TendonChainBinding* binding);
@@ -880,9 +882,55 @@ typedef struct TendonVrmAvatarBuffers {
 } TendonVrmAvatarBuffers;
 TENDON_C_API TendonResult tendon_vrm_avatar_buffers(TendonWorld* world, TendonVrmAvatarId avatar,
                                                     TendonVrmAvatarBuffers* out);
-/* Forward kinematics into output_world, for an avatar without a character (call before Step;
- * REENTRANT while a frame is in flight: the frame's lanes read output_world). */
+/* Forward kinematics into output_world (and every bone into the avatar's pose streams), for
+ * an avatar without a character (call before Step; REENTRANT while a frame is in flight: the
+ * frame's lanes read output_world). After Step, output_local, output_world and the streams all
+ * hold the simulated pose: the chains write their bones' world frames in the Step. */
 TENDON_C_API TendonResult tendon_vrm_avatar_update_world(TendonWorld* world, TendonVrmAvatarId avatar);
+
+/* An avatar with the host's pose streams (tendon/pose_layout.h), indexed by the avatar's
+ * bones (tendon_vrm_kind_skeleton's order): element_of_bone has one entry per bone (-1: not
+ * written; NULL: bone k to element k), a SKINNING_MATRIX stream's inverse_bind 16 floats per
+ * bone. A skin's palette: element_of_bone maps the skin's joints to their slots (-1 for every
+ * other bone), inverse_bind holds each joint's inverse bind at its bone. A stream whose
+ * model_world is NULL is written in the avatar's model space (its model_world buffer, read
+ * every Step); point it at an identity transform for world space. Streams are copied at bind;
+ * the arrays they write into must stay valid until the avatar is unbound. */
+typedef struct TendonVrmAvatarBinding {
+  TendonTransform model_world;
+  const TendonPoseStream* pose_streams; /* may be NULL: at most 4; elements indexed by the avatar's bones (element_of_bone maps them) */
+  int32_t pose_stream_count;
+} TendonVrmAvatarBinding;
+/* model_world the identity, no streams. */
+TENDON_C_API void tendon_vrm_avatar_binding_defaults(TendonVrmAvatarBinding* binding);
+TENDON_C_API TendonResult tendon_bind_vrm_avatar_with(TendonWorld* world, TendonVrmKindId kind,
+                                                      const TendonVrmAvatarBinding* binding, TendonVrmAvatarId* out);
+
+/* The kind's bones, to map them to the host's: names (UTF-8, as in the file), parents (-1 for
+ * a root; parents come before children) and rest pose (local to the parent). The pointers
+ * stay valid while the kind is loaded (until tendon_unload_vrm_kind or the world goes). */
+typedef struct TendonVrmSkeleton {
+  int32_t bone_count;
+  const char* const* names;
+  const int32_t* parents;
+  const TendonTransform* rest_local;
+} TendonVrmSkeleton;
+TENDON_C_API TendonResult tendon_vrm_kind_skeleton(const TendonWorld* world, TendonVrmKindId kind, TendonVrmSkeleton* out);
+/* The file's skins (0 for a stale kind). */
+TENDON_C_API int32_t tendon_vrm_kind_skin_count(const TendonWorld* world, TendonVrmKindId kind);
+/* One skin: per joint (palette slot) its avatar bone and inverse bind matrix. Valid while the
+ * kind is loaded. OUT_OF_RANGE for a skin index outside [0, skin_count). */
+typedef struct TendonVrmSkin {
+  int32_t joint_count;
+  const int32_t* joints;       /* avatar bone per skin joint */
+  const float* inverse_binds;  /* 16 floats per joint, column-major */
+} TendonVrmSkin;
+TENDON_C_API TendonResult tendon_vrm_kind_skin(const TendonWorld* world, TendonVrmKindId kind, int32_t skin,
+                                               TendonVrmSkin* out);
+/* Frees a kind: its chain and character archetypes leave the world, and its id goes stale.
+ * IN_USE while avatars of it are bound (unbind them first); REENTRANT while a frame is in
+ * flight. tendon_world_destroy frees every kind. */
+TENDON_C_API TendonResult tendon_unload_vrm_kind(TendonWorld* world, TendonVrmKindId kind);
 
 #ifdef __cplusplus
 }

@@ -74,7 +74,8 @@ struct MirrorTable<TendonChainBinding, ChainBinding> : TableOf<TendonChainBindin
                        SpanOf<&C::bone_map, &C::bone_map_count, &P::bone_map>,
                        SpanOf<&C::collider_frames, &C::collider_frame_count, &P::collider_frames>,
                        // Converted into storage the bind keeps until it returns (BindingToCpp).
-                       ByHand<&C::pose_streams, &C::pose_stream_count, &P::pose_streams>>;
+                       ByHand<&C::pose_streams, &C::pose_stream_count, &P::pose_streams>,
+                       SpanOf<&C::output_world, &C::output_world_count, &P::output_world>>;
 };
 TENDON_C_CHECK_MIRROR(TendonChainBinding, tendon::ChainBinding);
 
@@ -100,6 +101,7 @@ TendonResult CheckChainBinding(TendonWorld* w, const TendonChainBinding* b) {
   if (BadArray(b->output_local, b->output_count)) return BadArrayError(w, "output_local");
   if (BadArray(b->bone_map, b->bone_map_count)) return BadArrayError(w, "bone_map");
   if (BadArray(b->collider_frames, b->collider_frame_count)) return BadArrayError(w, "collider_frames");
+  if (BadArray(b->output_world, b->output_world_count)) return BadArrayError(w, "output_world");
   return CheckPoseStreams(w, b->pose_streams, b->pose_stream_count);
 }
 

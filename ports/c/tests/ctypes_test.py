@@ -112,7 +112,8 @@ class ChainBinding(C.Structure):
                 ("animated_local", C.POINTER(Transform)), ("animated_count", _i32),
                 ("output_local", C.POINTER(Transform)), ("output_count", _i32), ("bone_map", C.POINTER(_i32)),
                 ("bone_map_count", _i32), ("collider_frames", C.POINTER(Transform)), ("collider_frame_count", _i32),
-                ("pose_streams", C.POINTER(PoseStream)), ("pose_stream_count", _i32)]
+                ("pose_streams", C.POINTER(PoseStream)), ("pose_stream_count", _i32),
+                ("output_world", C.POINTER(Transform)), ("output_world_count", _i32)]
 
 
 class HumanoidBone(C.Structure):
