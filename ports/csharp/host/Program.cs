@@ -69,10 +69,14 @@ static class Program {
       int fields = 0;
       for (int i = 3; i < parts.Length; ++i) {
         var field = parts[i].Split('=');
+        ++fields;
+        if (type.GetField(field[0]) == null) {
+          Check(false, parts[1] + "." + field[0] + " is in C but not in C#");
+          continue;
+        }
         long offset = (long)Marshal.OffsetOf(type, field[0]);
         Check(offset == long.Parse(field[1]),
               parts[1] + "." + field[0] + ": C# offset " + offset + ", C " + field[1]);
-        ++fields;
       }
       Check(type.GetFields().Length == fields, parts[1] + " has as many fields in C# as in C");
     }
