@@ -933,5 +933,12 @@ namespace Tendon {
       Marshal.Copy(text, bytes, 0, length);
       return System.Text.Encoding.UTF8.GetString(bytes);
     }
+
+    // A fixed char array field (NUL-terminated UTF-8) as a string.
+    public static string String(byte[] text) {
+      if (text == null) return "";
+      int length = Array.IndexOf(text, (byte)0);
+      return System.Text.Encoding.UTF8.GetString(text, 0, length < 0 ? text.Length : length);
+    }
   }
 }

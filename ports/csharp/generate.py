@@ -20,8 +20,10 @@ handles as IntPtr) and, where they differ, one with the `const` struct inputs as
   python3 ports/csharp/generate.py           rewrites both files
   python3 ports/csharp/generate.py --check   exits 1, with a diff, when a committed file
                                              differs from what the header gives (CTest)
-What it does NOT do: handle unions, arrays or bit-fields in structs, or variadic
-functions: it refuses them naming the struct and field, so a header change that needs
+Fixed arrays in structs (char name[128]) are ByValArray fields (byte[] for char): such a
+struct is not blittable, and the marshaller copies it in and out of each call.
+What it does NOT do: handle unions, pointer or nested arrays, or bit-fields in structs, or
+variadic functions: it refuses them naming the struct and field, so a header change that needs
 more fails here, never silently.
 Threading and memory: a script; nothing persists.
 """
@@ -83,7 +85,8 @@ class _Model:
         self.opaque = set()
         self.enums = {}
         self.aliases = {}        # typedef name -> C# primitive
-        self.function_types = {}  # typedef name -> FuncDecl
+        self.function_types = {}  # typedef name -> FuncDecl (typedef void TendonTaskFn(...))
+        self.function_pointers = {}  # typedef name -> FuncDecl (typedef TendonVec3 (*TendonWindSampleFn)(...))
         self.constants = {}
         self.defines = defines
         for node in ast.ext:
@@ -143,6 +146,9 @@ class _Model:
             elif isinstance(inner, c_ast.FuncDecl):
                 self.function_types[name] = inner
                 self.items.append(("delegate", name, inner))
+            elif isinstance(inner, c_ast.PtrDecl) and isinstance(inner.type, c_ast.FuncDecl):
+                self.function_pointers[name] = inner.type
+                self.items.append(("delegate", name, inner.type))
             else:
                 raise GeneratorError(f"typedef {name}: a kind of typedef the generator does not map")
         elif isinstance(node, c_ast.Decl):
@@ -178,12 +184,21 @@ class _Model:
                 raise GeneratorError(f"{where}: a bit-field, which has no portable C# layout")
             kind = decl.type
             if isinstance(kind, c_ast.ArrayDecl):
-                raise GeneratorError(f"{where}: an array field, which the generator does not map yet "
-                                     "(a fixed buffer would need `unsafe`)")
+                # A fixed array (char name[128]) marshals by value: the struct is then not
+                # blittable, and the marshaller copies it in and out of a call.
+                if kind.dim is None or not isinstance(kind.type, c_ast.TypeDecl):
+                    raise GeneratorError(f"{where}: an array field that is not one fixed-size array of values")
+                count = self._evaluate(kind.dim, where)
+                names, _ = _type_names(kind.type)
+                element = "byte" if names and names[-1] == "char" else self.value_type(kind.type, where)
+                fields.append((decl.name, f"{element}[]", ("array", count)))
+                continue
             if isinstance(kind, c_ast.PtrDecl) and isinstance(kind.type, c_ast.FuncDecl):
                 fields.append((decl.name, "IntPtr", ("callback", kind.type)))
             elif isinstance(kind, c_ast.PtrDecl):
                 fields.append((decl.name, "IntPtr", ("pointer", self._pointee(kind))))
+            elif self.function_pointer_name(kind):
+                fields.append((decl.name, "IntPtr", ("callback_type", self.function_pointer_name(kind))))
             else:
                 fields.append((decl.name, self.value_type(kind, where), None))
         self.structs[name] = fields
@@ -203,9 +218,20 @@ class _Model:
             return (quals + " " if quals else "") + " ".join(target.type.names) + stars
         return "?" + stars
 
-    def value_type(self, kind, where):
-        """The C# type of a non-pointer C type."""
+    def function_pointer_name(self, kind):
+        """The typedef name when `kind` is a function pointer typedef (TendonWindSampleFn)."""
         c_ast = self.c_ast
+        if isinstance(kind, c_ast.TypeDecl) and isinstance(kind.type, c_ast.IdentifierType):
+            name = " ".join(kind.type.names)
+            return name if name in self.function_pointers else None
+        return None
+
+    def value_type(self, kind, where, delegates=False):
+        """The C# type of a non-pointer C type. A function pointer typedef is its delegate
+        type where `delegates` (a typed function parameter), else IntPtr."""
+        c_ast = self.c_ast
+        if self.function_pointer_name(kind):
+            return self.function_pointer_name(kind) if delegates else "IntPtr"
         if isinstance(kind, c_ast.TypeDecl):
             inner = kind.type
             if isinstance(inner, c_ast.IdentifierType):
@@ -254,7 +280,7 @@ def _parameters(model, name, func, typed, inputs_as_pointers=False):
         elif isinstance(kind, c_ast.ArrayDecl):
             raise GeneratorError(f"{where}: an array parameter; declare it as a pointer")
         else:
-            params.append(f"{model.value_type(kind, where)} {pname}")
+            params.append(f"{model.value_type(kind, where, delegates=typed)} {pname}")
     return params
 
 
@@ -275,6 +301,8 @@ def _typed_pointer(model, ptr, pname, where):
     joined = " ".join(names)
     if joined in model.opaque:
         return "IntPtr"
+    if joined in model.function_types:
+        return joined  # TendonTaskFn*: the delegate marshals as the function's pointer
     if joined == "char" and const:
         return "byte[]"  # UTF-8, NUL-terminated: Native.Utf8(text)
     if joined == "void":
@@ -322,6 +350,12 @@ def render_csharp(model, header_label):
                                f"    public delegate {_return_type(model, name, extra[1])} {delegate_name}"
                                f"({', '.join(params)});\n")
                     out.append(f"    public IntPtr {_cs_name(field)};  // {delegate_name}: "
+                               "Marshal.GetFunctionPointerForDelegate\n")
+                elif extra and extra[0] == "array":
+                    out.append(f"    [MarshalAs(UnmanagedType.ByValArray, SizeConst = {extra[1]})]\n"
+                               f"    public {cs} {_cs_name(field)};\n")
+                elif extra and extra[0] == "callback_type":
+                    out.append(f"    public IntPtr {_cs_name(field)};  // {extra[1]}: "
                                "Marshal.GetFunctionPointerForDelegate\n")
                 elif extra and extra[0] == "pointer":
                     out.append(f"    public IntPtr {_cs_name(field)};  // {extra[1]}*\n")
@@ -372,7 +406,13 @@ def render_csharp(model, header_label):
         "      while (Marshal.ReadByte(text, length) != 0) ++length;\n"
         "      var bytes = new byte[length];\n"
         "      Marshal.Copy(text, bytes, 0, length);\n"
-        "      return System.Text.Encoding.UTF8.GetString(bytes);\n    }\n  }\n}\n")
+        "      return System.Text.Encoding.UTF8.GetString(bytes);\n    }\n\n"
+        "    // A fixed char array field (NUL-terminated UTF-8) as a string.\n"
+        "    public static string String(byte[] text) {\n"
+        "      if (text == null) return \"\";\n"
+        "      int length = Array.IndexOf(text, (byte)0);\n"
+        "      return System.Text.Encoding.UTF8.GetString(text, 0, length < 0 ? text.Length : length);\n"
+        "    }\n  }\n}\n")
     return "".join(out)
 
 

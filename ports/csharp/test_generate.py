@@ -80,6 +80,20 @@ class Generator(unittest.TestCase):
         self.assertIn("public delegate IntPtr enqueue_fn(IntPtr task, int count, IntPtr user);", cs)
         self.assertIn("public IntPtr enqueue;  // enqueue_fn: Marshal.GetFunctionPointerForDelegate", cs)
 
+    def test_AFunctionPointerTypedefIsADelegateParameterAndAnIntPtrField(self):
+        cs, _ = self.generated("""\
+            #include <stdint.h>
+            typedef struct TWorld TWorld;
+            typedef struct TVec { float x, y, z; } TVec;
+            typedef TVec (*TSampleFn)(double time, void* user);
+            typedef struct TSampler { TSampleFn sample; void* user; } TSampler;
+            int32_t t_set_sampler(TWorld* world, TSampleFn sample, void* user);
+            """)
+        self.assertIn("public delegate TVec TSampleFn(double time, IntPtr user);", cs)
+        self.assertIn("public IntPtr sample;  // TSampleFn: Marshal.GetFunctionPointerForDelegate", cs)
+        self.assertIn("public static extern int t_set_sampler(IntPtr world, TSampleFn sample, IntPtr user);", cs)
+        self.assertIn("public static extern int t_set_sampler(IntPtr world, IntPtr sample, IntPtr user);", cs)
+
     def test_FunctionsComeTypedWithNullableAndRawOverloads(self):
         cs, _ = self.generated("""\
             #include <stdint.h>
@@ -104,9 +118,22 @@ class Generator(unittest.TestCase):
         self.assertEqual(len([e for e in extern if " t_load(" in e]), 3)
         self.assertIn('[DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "t_load")]', cs)
 
-    def test_AnArrayFieldIsRefusedNamingTheField(self):
-        with self.assertRaisesRegex(generate.GeneratorError, r"TBad\.values: an array field"):
-            self.generated("typedef struct TBad { float values[4]; } TBad;\n")
+    def test_AFixedArrayFieldMarshalsByValueAndCharsAreBytes(self):
+        cs, layout = self.generated("""\
+            #include <stdint.h>
+            enum { T_NAME_SIZE = 16 };
+            typedef struct TInfo { char name[T_NAME_SIZE]; float weights[4]; int32_t bone; } TInfo;
+            """)
+        self.assertIn("    [MarshalAs(UnmanagedType.ByValArray, SizeConst = 16)]\n    public byte[] name;\n"
+                      "    [MarshalAs(UnmanagedType.ByValArray, SizeConst = 4)]\n    public float[] weights;\n"
+                      "    public int bone;\n", cs)
+        self.assertIn('printf(" weights=%zu", offsetof(TInfo, weights));', layout)
+
+    def test_AnArrayOfPointersOrOfArraysIsRefusedNamingTheField(self):
+        with self.assertRaisesRegex(generate.GeneratorError, r"TBad\.names: an array field that is not one"):
+            self.generated("typedef struct TBad { const char* names[4]; } TBad;\n")
+        with self.assertRaisesRegex(generate.GeneratorError, r"TBad\.grid: an array field that is not one"):
+            self.generated("typedef struct TBad { float grid[4][4]; } TBad;\n")
 
     def test_AUnionIsRefused(self):
         with self.assertRaisesRegex(generate.GeneratorError, r"typedef TU: a union"):
