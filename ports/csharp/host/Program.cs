@@ -227,7 +227,95 @@ static class Program {
     }
     Check(swung >= 4, "the springs swing (" + swung + " bones off the animation)");
     Check(finite, "the outputs are finite");
+#if TENDON_VRM_SKINS
+    GodettesPalette(world, kind);
+#else
+    Console.WriteLine("tendon-host: tendon_c.h has no tendon_vrm_kind_skin yet: Godette's palette is skipped");
+#endif
   }
+
+#if TENDON_VRM_SKINS
+  // Godette's body skin as a skinning palette written by Step (ports/csharp/CMakeLists.txt
+  // defines TENDON_VRM_SKINS when tendon_c.h declares the avatar's skeleton and skins).
+  static void GodettesPalette(IntPtr world, ulong kind) {
+    TendonVrmSkeleton skeleton;
+    Check(Native.tendon_vrm_kind_skeleton(world, kind, out skeleton) == TendonResult.TENDON_OK &&
+              skeleton.bone_count == 71, "Godette's skeleton");
+    var skin = new TendonVrmSkin();
+    for (int index = 0; index < Native.tendon_vrm_kind_skin_count(world, kind); ++index) {
+      TendonVrmSkin candidate;
+      Check(Native.tendon_vrm_kind_skin(world, kind, index, out candidate) == TendonResult.TENDON_OK, "skin " + index);
+      if (candidate.joint_count > skin.joint_count) skin = candidate;  // the body's: the hair is in it
+    }
+    int joints = skin.joint_count, bones = skeleton.bone_count;
+    Check(joints > 0, "Godette has a skin");
+    if (joints == 0) return;
+    var joint_bone = new int[joints];
+    var skin_inverse = new float[16 * joints];
+    var name_pointers = new IntPtr[bones];
+    Marshal.Copy(skin.joints, joint_bone, 0, joints);
+    Marshal.Copy(skin.inverse_binds, skin_inverse, 0, 16 * joints);
+    Marshal.Copy(skeleton.names, name_pointers, 0, bones);
+    // Per bone: its palette slot (-1 when it is no joint of the skin) and inverse bind.
+    var element_of_bone = new int[bones];
+    var inverse_bind = new float[16 * bones];
+    for (int b = 0; b < bones; ++b) {
+      element_of_bone[b] = -1;
+      Array.Copy(Identity(), 0, inverse_bind, 16 * b, 16);
+    }
+    for (int j = 0; j < joints; ++j) {
+      element_of_bone[joint_bone[j]] = j;
+      Array.Copy(skin_inverse, 16 * j, inverse_bind, 16 * joint_bone[j], 16);
+    }
+    var palette = new float[16 * joints];
+    var matrices = new float[16 * joints];
+    var streams = new TendonPoseStream[2];
+    for (int s = 0; s < 2; ++s) {
+      Native.tendon_pose_stream_defaults(ref streams[s]);
+      streams[s].layout = s == 0 ? TendonPoseLayout.TENDON_POSE_SKINNING_MATRIX : TendonPoseLayout.TENDON_POSE_MODEL_MATRIX;
+      streams[s].@base = Pin(s == 0 ? palette : matrices);
+      streams[s].element_count = joints;
+      streams[s].element_of_bone = Pin(element_of_bone);
+      streams[s].element_of_bone_count = bones;
+    }
+    streams[0].inverse_bind = Pin(inverse_bind);
+    streams[0].inverse_bind_count = 16 * bones;
+    var binding = new TendonVrmAvatarBinding();
+    Native.tendon_vrm_avatar_binding_defaults(ref binding);
+    binding.pose_streams = Pin(streams);  // model_world NULL: the avatar's model space
+    binding.pose_stream_count = 2;
+    ulong avatar;
+    Check(Native.tendon_bind_vrm_avatar_with(world, kind, ref binding, out avatar) == TendonResult.TENDON_OK,
+          "Godette bound with a skinning palette");
+    TendonVrmAvatarBuffers buffers;
+    Check(Native.tendon_vrm_avatar_buffers(world, avatar, out buffers) == TendonResult.TENDON_OK, "its buffers");
+    Native.tendon_world_step(world, 1.0f / 60, IntPtr.Zero);
+    var before = (float[])palette.Clone();
+    for (int frame = 0; frame < 60; ++frame) {
+      var model = (TendonTransform)Marshal.PtrToStructure(buffers.model_world, typeof(TendonTransform));
+      model.translation.x = 0.5f * (float)Math.Sin(0.2 * frame);
+      Marshal.StructureToPtr(model, buffers.model_world, false);
+      Native.tendon_world_step(world, 1.0f / 60, IntPtr.Zero);
+    }
+    bool finite = true;
+    foreach (var v in palette) finite &= !float.IsNaN(v) && !float.IsInfinity(v);
+    Check(finite, "the palette is finite");
+    float hair_moved = 0, worst = 0;
+    for (int j = 0; j < joints; ++j) {
+      if (Native.String(name_pointers[joint_bone[j]]).ToLowerInvariant().Contains("hair"))
+        for (int i = 0; i < 16; ++i) hair_moved = Math.Max(hair_moved, Math.Abs(palette[16 * j + i] - before[16 * j + i]));
+      var expected = Multiply(matrices, 16 * j, skin_inverse, 16 * j);
+      for (int i = 0; i < 16; ++i) worst = Math.Max(worst, Math.Abs(expected[i] - palette[16 * j + i]));
+    }
+    Check(hair_moved > 1e-3f, "the hair's palette entries move with the simulated hair (" + hair_moved + ")");
+    Check(worst < 1e-3f, "every palette entry is model matrix * inverse bind (off by " + worst + ")");
+    streams[0].layout = (TendonPoseLayout)7;  // pinned: the next bind reads this
+    ulong refused;
+    Check(Native.tendon_bind_vrm_avatar_with(world, kind, ref binding, out refused) != TendonResult.TENDON_OK &&
+              Native.String(Native.tendon_last_error_field()).Contains("layout"),
+          "a bad stream layout is refused by field: " + Native.String(Native.tendon_last_error_field()));
+  }
+#endif
 
   static int Main(string[] args) {
     if (args.Length != 1) {
