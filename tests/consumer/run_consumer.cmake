@@ -68,7 +68,11 @@ if(_with_c)
   endif()
   # The installed Python package (cffi), finding the installed header and library by itself.
   if(PYTHON AND PYTHON_PACKAGE_TEST)
-    file(GLOB_RECURSE _package "${WORK_DIR}/prefix/*/tendon/_paths.py")
+    file(GLOB_RECURSE _package "${WORK_DIR}/prefix/_paths.py")
+    list(FILTER _package INCLUDE REGEX "/tendon/_paths.py$")
+    if(NOT _package)
+      message(FATAL_ERROR "cmake --install put no tendon Python package (tendon/_paths.py) under ${WORK_DIR}/prefix")
+    endif()
     get_filename_component(_package "${_package}" DIRECTORY)
     get_filename_component(_site "${_package}" DIRECTORY)
     execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=TENDON_C_LIBRARY --unset=TENDON_C_HEADER

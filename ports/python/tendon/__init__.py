@@ -116,6 +116,7 @@ def check(result, library=None):
     thread's last error (call it right after the failing call, on the same thread)."""
     if result == 0:
         return None
-    library = library or __getattr__("lib")
+    if library is None:
+        library = __getattr__("lib")
     raise TendonError(int(result), _text(library.tendon_result_name(result)), _text(library.tendon_last_error()),
                       _text(library.tendon_last_error_field()), int(library.tendon_last_error_item()))
