@@ -211,6 +211,12 @@ namespace Tendon {
     public TendonPhaseTimes times;
   }
 
+  [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+  public delegate TendonVec3 TendonWindSampleFn(double time_seconds, IntPtr user);
+
+  [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+  public delegate int TendonSimulatePredicateFn(ulong chain, TendonVec3 root_world, IntPtr user);
+
   public enum TendonChainModel : int {
     TENDON_CHAIN_MODEL_TENDON = 0,
     TENDON_CHAIN_MODEL_VRM = 1,
@@ -416,6 +422,14 @@ namespace Tendon {
   }
 
   [StructLayout(LayoutKind.Sequential)]
+  public struct TendonRagdollPartInfo {
+    public float mass;
+    public TendonVec3 principal_inertia;
+    public TendonTransform body_pose;
+    public float volume;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
   public struct TendonStaticWorldSettings {
     public IntPtr plane_normals;  // const TendonVec3*
     public IntPtr plane_offsets;  // const float*
@@ -494,6 +508,36 @@ namespace Tendon {
   }
 
   [StructLayout(LayoutKind.Sequential)]
+  public struct TendonCharacterHinge {
+    public TendonVec3 axis;
+    public float min_degrees;
+    public float max_degrees;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonCharacterPartSettings {
+    public IntPtr bone;  // const char*
+    public IntPtr to;  // const char*
+    public IntPtr parent;  // const char*
+    public IntPtr name;  // const char*
+    public float radius;
+    public float length;
+    public float mass_share;
+    public TendonVec3 leaf_direction;
+    public float swing_degrees;
+    public float twist_degrees;
+    public int has_hinge;
+    public TendonCharacterHinge hinge;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonJointLimitOverride {
+    public IntPtr part;  // const char*
+    public float swing_degrees;
+    public float twist_degrees;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
   public struct TendonCharacterSettings {
     public IntPtr name;  // const char*
     public int bone_count;
@@ -516,6 +560,28 @@ namespace Tendon {
     public float limits_margin_degrees;
     public uint collision_group;
     public uint collision_mask;
+    public IntPtr parts;  // const TendonCharacterPartSettings*
+    public int part_count;
+    public IntPtr ragdoll;  // const TendonRagdollSettings*
+    public IntPtr limit_overrides;  // const TendonJointLimitOverride*
+    public int limit_override_count;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonCharacterPartInfo {
+    [MarshalAs(UnmanagedType.ByValArray, SizeConst = 128)]
+    public byte[] name;
+    public int name_truncated;
+    public int bone;
+    public int parent;
+    public TendonJointType joint;
+    public float normal_half_cone_degrees;
+    public float plane_half_cone_degrees;
+    public float twist_min_degrees;
+    public float twist_max_degrees;
+    public float hinge_min_degrees;
+    public float hinge_max_degrees;
+    public float mass;
   }
 
   [StructLayout(LayoutKind.Sequential)]
@@ -687,6 +753,8 @@ namespace Tendon {
     public static extern int tendon_world_ragdoll_lane_width(IntPtr world);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_state_hash")]
     public static extern ulong tendon_world_state_hash(IntPtr world);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_frame_in_flight")]
+    public static extern int tendon_world_frame_in_flight(IntPtr world);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_step")]
     public static extern void tendon_world_step(IntPtr world, float dt, ref TendonFrameStats stats);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_step")]
@@ -715,6 +783,14 @@ namespace Tendon {
     public static extern TendonResult tendon_world_set_trace_file(IntPtr world, IntPtr path);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_unbind_all")]
     public static extern int tendon_world_unbind_all(IntPtr world);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_set_wind_sampler")]
+    public static extern TendonResult tendon_world_set_wind_sampler(IntPtr world, TendonWindSampleFn sample, IntPtr user);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_set_wind_sampler")]
+    public static extern TendonResult tendon_world_set_wind_sampler(IntPtr world, IntPtr sample, IntPtr user);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_set_simulate_predicate")]
+    public static extern TendonResult tendon_world_set_simulate_predicate(IntPtr world, TendonSimulatePredicateFn predicate, IntPtr user);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_set_simulate_predicate")]
+    public static extern TendonResult tendon_world_set_simulate_predicate(IntPtr world, IntPtr predicate, IntPtr user);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_settings_defaults")]
     public static extern void tendon_chain_settings_defaults(ref TendonChainSettings settings);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_settings_defaults")]
@@ -729,10 +805,30 @@ namespace Tendon {
     public static extern TendonResult tendon_build_chain_archetype(IntPtr world, IntPtr settings, out ulong @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_build_chain_archetype")]
     public static extern TendonResult tendon_build_chain_archetype(IntPtr world, IntPtr settings, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_bone_count")]
+    public static extern int tendon_chain_bone_count(IntPtr world, ulong archetype);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_remove_chain_archetype")]
+    public static extern TendonResult tendon_remove_chain_archetype(IntPtr world, ulong archetype);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_bone_defaults")]
+    public static extern void tendon_chain_bone_defaults(ref TendonChainBone bone);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_bone_defaults")]
+    public static extern void tendon_chain_bone_defaults(IntPtr bone);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_node_override_defaults")]
+    public static extern void tendon_chain_node_override_defaults(ref TendonChainNodeOverride node_override);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_node_override_defaults")]
+    public static extern void tendon_chain_node_override_defaults(IntPtr node_override);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_collider_defaults")]
+    public static extern void tendon_collider_defaults(ref TendonCollider collider);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_collider_defaults")]
+    public static extern void tendon_collider_defaults(IntPtr collider);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_pose_stream_defaults")]
     public static extern void tendon_pose_stream_defaults(ref TendonPoseStream stream);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_pose_stream_defaults")]
     public static extern void tendon_pose_stream_defaults(IntPtr stream);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_binding_defaults")]
+    public static extern void tendon_chain_binding_defaults(ref TendonChainBinding binding);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_binding_defaults")]
+    public static extern void tendon_chain_binding_defaults(IntPtr binding);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_bind_chain")]
     public static extern TendonResult tendon_bind_chain(IntPtr world, ref TendonChainBinding binding, out ulong @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_bind_chain")]
@@ -745,6 +841,8 @@ namespace Tendon {
     public static extern TendonResult tendon_rebind_chain(IntPtr world, ulong chain, IntPtr binding);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_unbind_chain")]
     public static extern TendonResult tendon_unbind_chain(IntPtr world, ulong chain);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_is_valid")]
+    public static extern int tendon_chain_is_valid(IntPtr world, ulong chain);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_is_simulated")]
     public static extern int tendon_chain_is_simulated(IntPtr world, ulong chain);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_chain_node_positions")]
@@ -763,6 +861,12 @@ namespace Tendon {
     public static extern TendonResult tendon_bind_pendulum(IntPtr world, IntPtr settings, IntPtr joint_world, IntPtr accessory_offset, IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_unbind_pendulum")]
     public static extern TendonResult tendon_unbind_pendulum(IntPtr world, ulong pendulum);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_pendulum_is_valid")]
+    public static extern int tendon_pendulum_is_valid(IntPtr world, ulong pendulum);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_pendulum_state")]
+    public static extern TendonResult tendon_get_pendulum_state(IntPtr world, ulong pendulum, ref TendonVec3 bob, ref float swing_radians);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_pendulum_state")]
+    public static extern TendonResult tendon_get_pendulum_state(IntPtr world, ulong pendulum, IntPtr bob, IntPtr swing_radians);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_part_settings_defaults")]
     public static extern void tendon_part_settings_defaults(ref TendonPartSettings settings);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_part_settings_defaults")]
@@ -779,6 +883,16 @@ namespace Tendon {
     public static extern TendonResult tendon_build_ragdoll_archetype(IntPtr world, IntPtr settings, IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_ragdoll_part_count")]
     public static extern int tendon_ragdoll_part_count(IntPtr world, ulong archetype);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_remove_ragdoll_archetype")]
+    public static extern TendonResult tendon_remove_ragdoll_archetype(IntPtr world, ulong archetype);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_ragdoll_part_info")]
+    public static extern TendonResult tendon_get_ragdoll_part_info(IntPtr world, ulong archetype, int part, out TendonRagdollPartInfo @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_ragdoll_part_info")]
+    public static extern TendonResult tendon_get_ragdoll_part_info(IntPtr world, ulong archetype, int part, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_static_world_settings_defaults")]
+    public static extern void tendon_static_world_settings_defaults(ref TendonStaticWorldSettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_static_world_settings_defaults")]
+    public static extern void tendon_static_world_settings_defaults(IntPtr settings);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_build_static_world")]
     public static extern TendonResult tendon_build_static_world(IntPtr world, ref TendonStaticWorldSettings settings);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_build_static_world")]
@@ -803,6 +917,34 @@ namespace Tendon {
     public static extern TendonResult tendon_wake_ragdoll(IntPtr world, ulong ragdoll);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_ragdoll_is_asleep")]
     public static extern int tendon_ragdoll_is_asleep(IntPtr world, ulong ragdoll);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_ragdoll_is_valid")]
+    public static extern int tendon_ragdoll_is_valid(IntPtr world, ulong ragdoll);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_ragdoll_is_enabled")]
+    public static extern int tendon_ragdoll_is_enabled(IntPtr world, ulong ragdoll);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_ragdoll_is_frozen")]
+    public static extern int tendon_ragdoll_is_frozen(IntPtr world, ulong ragdoll);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_kinematic_root")]
+    public static extern TendonResult tendon_set_ragdoll_kinematic_root(IntPtr world, ulong ragdoll, ref TendonTransform root);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_kinematic_root")]
+    public static extern TendonResult tendon_set_ragdoll_kinematic_root(IntPtr world, ulong ragdoll, IntPtr root);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_reserve_ragdoll_kinematic_toggle")]
+    public static extern TendonResult tendon_reserve_ragdoll_kinematic_toggle(IntPtr world, ulong archetype, int instances);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_motor_targets")]
+    public static extern TendonResult tendon_set_ragdoll_motor_targets(IntPtr world, ulong ragdoll, ref TendonQuat local_rotations, int rotation_count, float strength, ref TendonVec3 local_angular_velocities, int angular_velocity_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_motor_targets")]
+    public static extern TendonResult tendon_set_ragdoll_motor_targets(IntPtr world, ulong ragdoll, IntPtr local_rotations, int rotation_count, float strength, IntPtr local_angular_velocities, int angular_velocity_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_part_states")]
+    public static extern TendonResult tendon_set_ragdoll_part_states(IntPtr world, ulong ragdoll, ref TendonTransform parts, int part_count, ref TendonVec3 linear, int linear_count, ref TendonVec3 angular, int angular_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_part_states")]
+    public static extern TendonResult tendon_set_ragdoll_part_states(IntPtr world, ulong ragdoll, IntPtr parts, int part_count, IntPtr linear, int linear_count, IntPtr angular, int angular_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_part_velocity")]
+    public static extern TendonResult tendon_set_ragdoll_part_velocity(IntPtr world, ulong ragdoll, int part, TendonVec3 linear, TendonVec3 angular);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_ragdoll_velocities")]
+    public static extern TendonResult tendon_get_ragdoll_velocities(IntPtr world, ulong ragdoll, ref TendonVec3 linear, ref TendonVec3 angular, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_ragdoll_velocities")]
+    public static extern TendonResult tendon_get_ragdoll_velocities(IntPtr world, ulong ragdoll, IntPtr linear, IntPtr angular, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_sleeping")]
+    public static extern TendonResult tendon_set_ragdoll_sleeping(IntPtr world, ulong ragdoll, int can_sleep, int freeze_when_asleep, float freeze_after_seconds);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_raycast_ragdolls")]
     public static extern int tendon_raycast_ragdolls(IntPtr world, TendonVec3 origin, TendonVec3 direction, float max_distance, ref TendonRaycastHit hit);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_raycast_ragdolls")]
@@ -811,6 +953,26 @@ namespace Tendon {
     public static extern int tendon_raycast_static(IntPtr world, TendonVec3 origin, TendonVec3 direction, float max_distance, ref TendonRaycastHit hit);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_raycast_static")]
     public static extern int tendon_raycast_static(IntPtr world, TendonVec3 origin, TendonVec3 direction, float max_distance, IntPtr hit);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_humanoid_bone_defaults")]
+    public static extern void tendon_humanoid_bone_defaults(ref TendonHumanoidBone bone);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_humanoid_bone_defaults")]
+    public static extern void tendon_humanoid_bone_defaults(IntPtr bone);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_sampled_clip_defaults")]
+    public static extern void tendon_sampled_clip_defaults(ref TendonSampledClip clip);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_sampled_clip_defaults")]
+    public static extern void tendon_sampled_clip_defaults(IntPtr clip);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_hinge_defaults")]
+    public static extern void tendon_character_hinge_defaults(ref TendonCharacterHinge hinge);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_hinge_defaults")]
+    public static extern void tendon_character_hinge_defaults(IntPtr hinge);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_part_settings_defaults")]
+    public static extern void tendon_character_part_settings_defaults(ref TendonCharacterPartSettings part);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_part_settings_defaults")]
+    public static extern void tendon_character_part_settings_defaults(IntPtr part);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_joint_limit_override_defaults")]
+    public static extern void tendon_joint_limit_override_defaults(ref TendonJointLimitOverride limit_override);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_joint_limit_override_defaults")]
+    public static extern void tendon_joint_limit_override_defaults(IntPtr limit_override);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_settings_defaults")]
     public static extern void tendon_character_settings_defaults(ref TendonCharacterSettings settings);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_settings_defaults")]
@@ -823,6 +985,12 @@ namespace Tendon {
     public static extern TendonResult tendon_build_character_archetype(IntPtr world, IntPtr settings, IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_part_count")]
     public static extern int tendon_character_part_count(IntPtr world, ulong archetype);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_remove_character_archetype")]
+    public static extern TendonResult tendon_remove_character_archetype(IntPtr world, ulong archetype);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_character_part_info")]
+    public static extern TendonResult tendon_get_character_part_info(IntPtr world, ulong archetype, int part, out TendonCharacterPartInfo @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_character_part_info")]
+    public static extern TendonResult tendon_get_character_part_info(IntPtr world, ulong archetype, int part, IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_find_character_part")]
     public static extern int tendon_find_character_part(IntPtr world, ulong archetype, byte[] name);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_find_character_part")]
@@ -843,6 +1011,8 @@ namespace Tendon {
     public static extern TendonResult tendon_rebind_character(IntPtr world, ulong character, IntPtr binding);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_unbind_character")]
     public static extern TendonResult tendon_unbind_character(IntPtr world, ulong character);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_is_valid")]
+    public static extern int tendon_character_is_valid(IntPtr world, ulong character);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_activate_options_defaults")]
     public static extern void tendon_activate_options_defaults(ref TendonActivateOptions options);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_activate_options_defaults")]
@@ -869,6 +1039,8 @@ namespace Tendon {
     public static extern TendonResult tendon_character_go_limp(IntPtr world, ulong character, float seconds);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_apply_character_impulse")]
     public static extern TendonResult tendon_apply_character_impulse(IntPtr world, ulong character, TendonVec3 impulse);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_apply_character_part_impulse")]
+    public static extern TendonResult tendon_apply_character_part_impulse(IntPtr world, ulong character, int part, TendonVec3 impulse, TendonVec3 world_point);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_character_state")]
     public static extern TendonResult tendon_get_character_state(IntPtr world, ulong character, out TendonCharacterState @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_character_state")]
@@ -879,10 +1051,94 @@ namespace Tendon {
     public static extern TendonResult tendon_get_character_recovery_root(IntPtr world, ulong character, float leg_room, IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_ragdoll")]
     public static extern ulong tendon_character_ragdoll(IntPtr world, ulong character);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_character_of_ragdoll")]
+    public static extern ulong tendon_character_of_ragdoll(IntPtr world, ulong ragdoll);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_active_character_count")]
+    public static extern int tendon_active_character_count(IntPtr world);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_bound_character_count")]
+    public static extern int tendon_bound_character_count(IntPtr world);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_drain_character_events")]
     public static extern int tendon_drain_character_events(IntPtr world, out TendonCharacterEvent @out, int capacity);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_drain_character_events")]
     public static extern int tendon_drain_character_events(IntPtr world, IntPtr @out, int capacity);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]
+    public static extern TendonResult tendon_gltf_import(byte[] path, out IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]
+    public static extern TendonResult tendon_gltf_import(IntPtr path, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import_from_memory")]
+    public static extern TendonResult tendon_gltf_import_from_memory(byte[] bytes, UIntPtr size, byte[] name, out IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import_from_memory")]
+    public static extern TendonResult tendon_gltf_import_from_memory(IntPtr bytes, UIntPtr size, IntPtr name, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_destroy")]
+    public static extern void tendon_gltf_asset_destroy(IntPtr asset);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_bone_count")]
+    public static extern int tendon_gltf_asset_bone_count(IntPtr asset);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_bone_name")]
+    public static extern IntPtr tendon_gltf_asset_bone_name(IntPtr asset, int bone);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_bone_parent")]
+    public static extern int tendon_gltf_asset_bone_parent(IntPtr asset, int bone);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_rest_local")]
+    public static extern TendonResult tendon_gltf_asset_rest_local(IntPtr asset, out TendonTransform @out, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_rest_local")]
+    public static extern TendonResult tendon_gltf_asset_rest_local(IntPtr asset, IntPtr @out, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_skin_count")]
+    public static extern int tendon_gltf_asset_skin_count(IntPtr asset);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_skin_joint_count")]
+    public static extern int tendon_gltf_asset_skin_joint_count(IntPtr asset, int skin);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_skin_joints")]
+    public static extern TendonResult tendon_gltf_asset_skin_joints(IntPtr asset, int skin, ref int joints, int joint_count, ref float inverse_binds, int inverse_bind_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_skin_joints")]
+    public static extern TendonResult tendon_gltf_asset_skin_joints(IntPtr asset, int skin, IntPtr joints, int joint_count, IntPtr inverse_binds, int inverse_bind_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_character_settings")]
+    public static extern TendonResult tendon_gltf_asset_character_settings(IntPtr asset, ref TendonCharacterSettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_character_settings")]
+    public static extern TendonResult tendon_gltf_asset_character_settings(IntPtr asset, IntPtr settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_clip_count")]
+    public static extern int tendon_gltf_asset_clip_count(IntPtr asset);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_clip_name")]
+    public static extern IntPtr tendon_gltf_asset_clip_name(IntPtr asset, int clip);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_asset_clip_duration")]
+    public static extern float tendon_gltf_asset_clip_duration(IntPtr asset, int clip);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_sample_clip")]
+    public static extern TendonResult tendon_gltf_sample_clip(IntPtr asset, int clip, float time, ref TendonTransform locals, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_sample_clip")]
+    public static extern TendonResult tendon_gltf_sample_clip(IntPtr asset, int clip, float time, IntPtr locals, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_ragdoll_load")]
+    public static extern TendonResult tendon_jolt_ragdoll_load(byte[] path, int stabilized_masses, out IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_ragdoll_load")]
+    public static extern TendonResult tendon_jolt_ragdoll_load(IntPtr path, int stabilized_masses, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_ragdoll_destroy")]
+    public static extern void tendon_jolt_ragdoll_destroy(IntPtr ragdoll);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_ragdoll_settings")]
+    public static extern TendonResult tendon_jolt_ragdoll_settings(IntPtr ragdoll, out TendonRagdollSettings @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_ragdoll_settings")]
+    public static extern TendonResult tendon_jolt_ragdoll_settings(IntPtr ragdoll, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_load")]
+    public static extern TendonResult tendon_jolt_animation_load(byte[] path, out IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_load")]
+    public static extern TendonResult tendon_jolt_animation_load(IntPtr path, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_destroy")]
+    public static extern void tendon_jolt_animation_destroy(IntPtr animation);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_joint_count")]
+    public static extern int tendon_jolt_animation_joint_count(IntPtr animation);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_duration")]
+    public static extern float tendon_jolt_animation_duration(IntPtr animation);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_sample")]
+    public static extern TendonResult tendon_jolt_animation_sample(IntPtr animation, float time, int in_place, out TendonTransform @out, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_sample")]
+    public static extern TendonResult tendon_jolt_animation_sample(IntPtr animation, float time, int in_place, IntPtr @out, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_sample_parts")]
+    public static extern TendonResult tendon_jolt_animation_sample_parts(IntPtr ragdoll, IntPtr animation, float time, ref TendonTransform model, ref TendonQuat local_rotations, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_sample_parts")]
+    public static extern TendonResult tendon_jolt_animation_sample_parts(IntPtr ragdoll, IntPtr animation, float time, IntPtr model, IntPtr local_rotations, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_character_settings")]
+    public static extern TendonResult tendon_jolt_animation_character_settings(IntPtr animation, ref TendonCharacterSettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_character_settings")]
+    public static extern TendonResult tendon_jolt_animation_character_settings(IntPtr animation, IntPtr settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_clip")]
+    public static extern TendonResult tendon_jolt_animation_clip(IntPtr animation, out TendonSampledClip @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_jolt_animation_clip")]
+    public static extern TendonResult tendon_jolt_animation_clip(IntPtr animation, IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_vrm_options_defaults")]
     public static extern void tendon_vrm_options_defaults(ref TendonVrmOptions options);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_vrm_options_defaults")]
