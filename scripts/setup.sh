@@ -2,7 +2,8 @@
 # Installs what Tendon builds with, from Debian 12 packages, when it is missing.
 # Safe to run again: it only calls apt-get when a package is absent.
 set -euo pipefail
-packages=(g++ gcc cmake make pkg-config python3 libxsimd-dev libtbb-dev libbenchmark-dev libgtest-dev libtinygltf-dev nlohmann-json3-dev libcli11-dev)
+packages=(g++ gcc cmake make pkg-config python3 libxsimd-dev libtbb-dev libbenchmark-dev libgtest-dev libtinygltf-dev nlohmann-json3-dev libcli11-dev
+  python3-cffi mono-devel)  # the Python package (cffi, with pycparser) and the C# host (mcs, mono)
 if [[ "${TENDON_SETUP_CLANG:-0}" == 1 ]]; then packages+=(clang-14 libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do

@@ -3,7 +3,7 @@
 # the API and nothing else (every exported symbol is tendon::..., none tendon::detail::...
 # but the misuse abort that the inline Result::value() calls),
 # tendon-demo runs on them (with and without --overlap), and an installed consumer (C++
-# with and without oneTBB, C, pkg-config, ctypes) builds and runs against them. The tests
+# with and without oneTBB, C, pkg-config, the Python package) builds and runs against them. The tests
 # and benchmarks reach into the kernel, so they run in the static build (scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,6 @@ ldd "$demo" | grep -q 'libtendon\.so' || { echo "tendon-demo does not link libte
 "$demo" --seconds 2 --workers 2 --trace '' --overlap >/dev/null
 echo "tendon-demo ran on the shared libraries (Step and --overlap)"
 cmake -DBUILD_DIR="$PWD/$build" -DSOURCE_DIR="$PWD/tests/consumer" -DWORK_DIR="$PWD/$build/consumer" -DCXX="$(command -v g++)" \
-  -DCC="$(command -v gcc)" -DPYTHON="$(command -v python3)" -DCTYPES_TEST="$PWD/ports/c/tests/ctypes_test.py" \
+  -DCC="$(command -v gcc)" -DPYTHON="$(command -v python3)" -DPYTHON_PACKAGE_TEST="$PWD/ports/python/tests/test_tendon.py" \
   -P tests/consumer/run_consumer.cmake
 echo "the installed shared package builds and runs its consumers"

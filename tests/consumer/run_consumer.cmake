@@ -1,7 +1,7 @@
 # ctest driver: install the built tree into a scratch prefix, then configure, build and run
 # the consumer project against it: C++ (with and without oneTBB) and C through CMake, C
-# through pkg-config, and Python's ctypes on the installed library. Arguments: BUILD_DIR,
-# SOURCE_DIR, WORK_DIR, CXX, CC, PYTHON, CTYPES_TEST (CXX_FLAGS / LINK_FLAGS in sanitizer
+# through pkg-config, and the installed Python package (cffi). Arguments: BUILD_DIR,
+# SOURCE_DIR, WORK_DIR, CXX, CC, PYTHON, PYTHON_PACKAGE_TEST (CXX_FLAGS / LINK_FLAGS in sanitizer
 # builds, which build the C++ consumers only).
 file(REMOVE_RECURSE "${WORK_DIR}")
 execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix"
@@ -66,12 +66,21 @@ if(_with_c)
   if(NOT _tendon_pc)
     message(FATAL_ERROR "no tendon.pc installed")
   endif()
-  # Python's ctypes on the installed library.
-  if(PYTHON AND CTYPES_TEST)
-    file(GLOB_RECURSE _so "${WORK_DIR}/prefix/*/libtendon_c.so")
-    execute_process(COMMAND "${PYTHON}" "${CTYPES_TEST}" "${_so}" RESULT_VARIABLE rc)
-    if(rc)
-      message(FATAL_ERROR "the ctypes test on the installed ${_so} failed: ${rc}")
+  # The installed Python package (cffi), finding the installed header and library by itself.
+  if(PYTHON AND PYTHON_PACKAGE_TEST)
+    file(GLOB_RECURSE _package "${WORK_DIR}/prefix/_paths.py")
+    list(FILTER _package INCLUDE REGEX "/tendon/_paths.py$")
+    if(NOT _package)
+      message(FATAL_ERROR "cmake --install put no tendon Python package (tendon/_paths.py) under ${WORK_DIR}/prefix")
+    endif()
+    get_filename_component(_package "${_package}" DIRECTORY)
+    get_filename_component(_site "${_package}" DIRECTORY)
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=TENDON_C_LIBRARY --unset=TENDON_C_HEADER
+      "PYTHONPATH=${_site}" TENDON_TEST_INSTALLED=1 "${PYTHON}" -B "${PYTHON_PACKAGE_TEST}" RESULT_VARIABLE rc)
+    if(rc EQUAL 77)
+      message(STATUS "the installed Python package's test was skipped (no cffi: python3-cffi)")
+    elseif(rc)
+      message(FATAL_ERROR "the Python package's test on the installed ${_package} failed: ${rc}")
     endif()
   endif()
 endif()
