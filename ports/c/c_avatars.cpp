@@ -12,6 +12,7 @@
 // avatars); an avatar owns its buffers until it is unbound.
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <span>
 #include <string>
@@ -186,9 +187,13 @@ TendonResult tendon_vrm_kind_skin(const TendonWorld* world, TendonVrmKindId kind
   if (out == nullptr) return NullArgument(Mutable(world), "out");
   const auto* k = FindKind(world, kind);
   if (k == nullptr) return StaleKind(Mutable(world));
-  if (skin < 0 || skin >= static_cast<int32_t>(k->skins().size()))
-    return Record(Mutable(world), TENDON_ERROR_OUT_OF_RANGE,
-                  "skin " + std::to_string(skin) + " is outside [0, " + std::to_string(k->skins().size()) + ")", "skin", skin);
+  if (skin < 0 || skin >= static_cast<int32_t>(k->skins().size())) {
+    // snprintf, not std::to_string: its digit table would be exported (CAbi.TheLibraryExportsOnlyTendonFunctions).
+    char text[96];
+    std::snprintf(text, sizeof text, "skin %d is outside [0, %d)", static_cast<int>(skin),
+                  static_cast<int>(k->skins().size()));
+    return Record(Mutable(world), TENDON_ERROR_OUT_OF_RANGE, text, "skin", skin);
+  }
   const tendon::ports::GltfSkin& s = k->skins()[skin];
   out->joint_count = static_cast<int32_t>(s.joints.size());
   out->joints = s.joints.data();
@@ -202,9 +207,12 @@ TendonResult tendon_unload_vrm_kind(TendonWorld* world, TendonVrmKindId kind) {
   if (world->world->FrameInFlight()) return InFlight(world);
   // Its avatars hold it (a shared_ptr each): unloading under them would leave them bound to
   // archetypes that are gone.
-  if (k->use_count() > 1)
-    return Record(world, TENDON_ERROR_IN_USE,
-                  std::to_string(k->use_count() - 1) + " avatars of this kind are still bound: unbind them first", "kind");
+  if (k->use_count() > 1) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%ld avatars of this kind are still bound: unbind them first",
+                  static_cast<long>(k->use_count() - 1));
+    return Record(world, TENDON_ERROR_IN_USE, text, "kind");
+  }
   return Guard(world, [&] {
     const tendon::Error e = (*k)->Release();
     if (e.code != tendon::ErrorCode::kNone) return Record(world, e);
