@@ -2,8 +2,11 @@
 // may refuse a file (with a reason), never crash, hang, allocate absurdly or hit undefined
 // behaviour (built with AddressSanitizer and UndefinedBehaviorSanitizer). The first byte
 // picks the loader (mod 6: JSON, Jolt ragdoll, Jolt animation, VRM skeleton, glTF / VRM,
-// device profile); the rest is the file. Seeds: tests/fuzz/corpus/loaders and the real
-// assets in ../shared/data.
+// device profile); the rest is the file. A glTF / VRM that imports goes on through
+// VrmAvatarArchetype::Build, VrmAvatar::Bind, three animated frames, a knock-down
+// (ActivateCharacter) and three ragdoll frames, with output_local and output_world checked
+// finite after each. Seeds: tests/fuzz/corpus/loaders and the real assets in
+// ../shared/data, Godette's VRM included (scripts/fuzz.sh).
 #include <unistd.h>
 
 #include <cstdint>
@@ -115,12 +118,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
           break;
         }
         ports::VrmAvatar& v = *avatar.value();
-        for (int f = 0; f < 3; ++f) {
+        // Every buffer the avatar offers the host is finite from Bind on: output_world is
+        // what a host skins from (hostile finding 2 was inf there with every local finite).
+        fuzz::RequireFinite(v.output_local, "an avatar's bound local pose is finite");
+        fuzz::RequireFinite(v.output_world, "an avatar's bound world pose is finite");
+        // Three animated frames, then (with a character) a knock-down: activated with an
+        // impulse from the input's last byte, three ragdoll frames, and handed back.
+        const auto push = static_cast<float>(data[size - 1]) - 128.0f;
+        for (int f = 0; f < 7; ++f) {
           v.model_world.translation.x = 0.1f * static_cast<float>(f);
-          if (v.character.generation == 0) v.UpdateWorld();
+          if (f == 3 && world->IsValid(v.character)) {
+            Error why;
+            if (!world->ActivateCharacter(v.character, {.impulse = {push * 0.2f, 5, 0}}, &why))
+              fuzz::Require(!why.message.empty(), "a refused activation says why");
+          }
+          if (f == 6 && world->IsValid(v.character)) (void)world->DeactivateCharacter(v.character, 0.1f);
+          if (!world->IsValid(v.character)) v.UpdateWorld();
           world->Step(1.0f / 60.0f);
-          for (const Transform& t : v.output_local) fuzz::Require(IsFinite(t), "an avatar's pose is finite");
+          fuzz::RequireFinite(v.output_local, "an avatar's local pose is finite");
+          fuzz::RequireFinite(v.output_world, "an avatar's world pose is finite");
         }
+        fuzz::Require(v.Unbind().code == ErrorCode::kNone, "an avatar unbinds");
       }
       break;
     }
