@@ -3,6 +3,10 @@
 // impulses, toggles, kinematic switches and character hits every second. Kinetic energy
 // stays bounded, nothing goes non-finite, nothing sinks deep into the ground, and after the
 // warm-up neither the heap nor the resident set grows: Step allocates nothing.
+// The energy soak (issue 37, hostile finding 11): piles, chains with pose streams and
+// Godette avatars knocked down and stood up, through BeginStep / FinishStep under a frame
+// budget, with energy books per ragdoll and quarter second (TENDON_SOAK_SECONDS sets its
+// length, 120 s by default; it needs ../shared/data, TENDON_SHARED_DATA).
 // Labelled "soak": `.ci/run` runs it once on the release build (scripts/test.sh leaves it
 // out; run it with `ctest --test-dir build/release -L soak`).
 #include <algorithm>

@@ -13,6 +13,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -61,24 +63,26 @@ struct GuardedStream {
   }
 
   void Decode(FuzzInput& in, int32_t bones) {
-    stream.layout = static_cast<PoseLayout>(in.Int(0, 3));  // 3 is not a layout
-    stream.matrix_form = static_cast<MatrixForm>(in.Int(0, 2));
-    stream.rotation_order = static_cast<QuatOrder>(in.Int(0, 2));
-    stream.element_count = in.Int(-1, bones + 2);
-    stream.byte_stride = in.Byte() < 128 ? 0 : in.Int(-8, 96);
-    stream.translation_offset = in.Byte() < 160 ? 0 : in.Int(-2, 72);
-    stream.rotation_offset = in.Byte() < 160 ? 12 : in.Int(-2, 72);
-    stream.scale_offset = in.Byte() < 160 ? -1 : in.Int(-2, 72);
+    // Mostly a valid stream (so that the input reaches the writes), now and then a value no
+    // enum or array holds.
+    stream.layout = static_cast<PoseLayout>(in.Byte() < 8 ? 3 : in.Int(0, 2));
+    stream.matrix_form = static_cast<MatrixForm>(in.Byte() < 8 ? 2 : in.Int(0, 1));
+    stream.rotation_order = static_cast<QuatOrder>(in.Byte() < 8 ? 2 : in.Int(0, 1));
+    stream.element_count = in.Byte() < 16 ? in.Int(-1, bones + 2) : bones + in.Int(0, 1);
+    stream.byte_stride = in.Byte() < 160 ? 0 : in.Int(-8, 96);
+    stream.translation_offset = in.Byte() < 224 ? 0 : in.Int(-2, 72);
+    stream.rotation_offset = in.Byte() < 224 ? 12 : in.Int(-2, 72);
+    stream.scale_offset = in.Byte() < 192 ? (in.Bool() ? -1 : 28) : in.Int(-2, 72);
     if (in.Byte() < 64) {
-      element_of_bone.resize(static_cast<std::size_t>(std::max(0, bones + in.Int(-1, 1))));
+      element_of_bone.resize(static_cast<std::size_t>(std::max(0, bones + (in.Byte() < 16 ? in.Int(-1, 1) : 0))));
       for (std::size_t b = 0; b < element_of_bone.size(); ++b)
-        element_of_bone[b] = in.Byte() < 200 ? static_cast<int32_t>(b) : in.Int(-2, bones + 2);
+        element_of_bone[b] = in.Byte() < 200 ? static_cast<int32_t>(element_of_bone.size() - 1 - b) : in.Int(-2, bones + 2);
     }
     if (stream.layout == PoseLayout::kSkinningMatrix || in.Byte() < 16) {
       inverse_bind.assign(static_cast<std::size_t>(16 * std::max(0, bones + (in.Byte() < 16 ? in.Int(-1, 1) : 0))), 0.0f);
       for (std::size_t k = 0; k < inverse_bind.size(); k += 16)
         for (int d = 0; d < 4; ++d) inverse_bind[k + 5 * d] = 1.0f;
-      for (int k = in.Int(0, 3); k > 0 && !inverse_bind.empty(); --k)
+      for (int k = in.Byte() < 32 ? in.Int(1, 3) : 0; k > 0 && !inverse_bind.empty(); --k)
         inverse_bind[static_cast<std::size_t>(in.Int(0, static_cast<int32_t>(inverse_bind.size()) - 1))] = in.Float(-2, 2);
     }
     const bool with_model = in.Bool();
@@ -126,6 +130,16 @@ struct GuardedStream {
 };
 
 constexpr int32_t kChainBones = 4;
+
+// TENDON_FUZZ_TRACE=1 prints each binding's streams and whether they were taken (to replay a
+// finding, or to see that the input reaches bound streams at all).
+bool Tracing() {
+  static const bool trace = std::getenv("TENDON_FUZZ_TRACE") != nullptr;
+  return trace;
+}
+void TraceBind(const char* what, std::size_t streams, const Error& e) {
+  if (Tracing()) std::fprintf(stderr, "%s with %zu streams: %s\n", what, streams, e.code == ErrorCode::kNone ? "bound" : e.message.c_str());
+}
 
 struct Scene;
 
@@ -181,11 +195,13 @@ struct Scene {
   void BindChainWithStreams(FuzzInput& in) {
     DecodeStreams(in, kChainBones, &chain_streams, &chain_stream_list);
     auto bound = world->BindChain(ChainBindingOf());
+    TraceBind("chain", chain_streams.size(), bound.ok() ? Error{} : bound.error());
     if (!bound.ok()) {
       Require(!bound.error().message.empty(), "a refused chain binding says why");
       chain_streams.clear();
       chain_stream_list.clear();
-      chain = world->BindChain(ChainBindingOf()).value();
+      auto plain = world->BindChain(ChainBindingOf());  // refused only for the root the host left
+      chain = plain.ok() ? plain.value() : ChainId{};
     } else {
       chain = bound.value();
     }
@@ -198,12 +214,14 @@ struct Scene {
     b.output_parts = limb_out;
     b.pose_streams = limb_stream_list;
     auto bound = world->BindRagdoll(b);
+    TraceBind("ragdoll", limb_streams.size(), bound.ok() ? Error{} : bound.error());
     if (!bound.ok()) {
       Require(!bound.error().message.empty(), "a refused ragdoll binding says why");
       limb_streams.clear();
       limb_stream_list.clear();
       b.pose_streams = {};
-      ragdoll = world->BindRagdoll(b).value();
+      auto plain = world->BindRagdoll(b);
+      ragdoll = plain.ok() ? plain.value() : RagdollId{};
     } else {
       ragdoll = bound.value();
     }
@@ -271,6 +289,10 @@ struct Scene {
   }
 };
 
+// A mutating call inside a frame answers kReentrant (or, for a handle that was not live
+// anyway, kStaleHandle).
+bool Refused(ErrorCode code, bool was_live) { return code == ErrorCode::kReentrant || (!was_live && code == ErrorCode::kStaleHandle); }
+
 // One re-entering call, from inside a callback or between BeginStep and FinishStep: every
 // mutating call is refused and changes nothing.
 void Reenter(Scene& s, uint8_t op) {
@@ -282,18 +304,18 @@ void Reenter(Scene& s, uint8_t op) {
     case 1: Require(!w.BeginStep(1.0f / 60.0f), "BeginStep inside a frame starts another"); break;
     case 2: (void)w.FinishStep(); break;
     case 3: Require(w.UnbindAll() == 0, "UnbindAll inside a frame unbinds"); break;
-    case 4: Require(w.UnbindChain(s.chain).code == ErrorCode::kReentrant, "UnbindChain inside a frame is not kReentrant"); break;
+    case 4: Require(Refused(w.UnbindChain(s.chain).code, chain_before), "UnbindChain inside a frame is not kReentrant"); break;
     case 5: {
       auto r = w.BindChain(s.ChainBindingOf());
       Require(!r.ok() && r.error().code == ErrorCode::kReentrant, "BindChain inside a frame is not kReentrant");
       break;
     }
     case 6: Require(w.SetMaxChains(1).code == ErrorCode::kReentrant, "SetMaxChains inside a frame is not kReentrant"); break;
-    case 7: Require(w.SetRagdollEnabled(s.ragdoll, false).code == ErrorCode::kReentrant, "SetRagdollEnabled inside a frame"); break;
+    case 7: Require(Refused(w.SetRagdollEnabled(s.ragdoll, false).code, ragdoll_before), "SetRagdollEnabled inside a frame"); break;
     case 8: Require(!w.ActivateCharacter(s.man), "ActivateCharacter inside a frame succeeds"); break;
     case 9: Require(w.SetProfilerHooks(ProfilerHooks{}).code == ErrorCode::kReentrant, "SetProfilerHooks inside a frame"); break;
     case 10:
-      Require(w.ApplyRagdollImpulse(s.ragdoll, 0, {0, 5, 0}, {}).code == ErrorCode::kReentrant, "an impulse inside a frame");
+      Require(Refused(w.ApplyRagdollImpulse(s.ragdoll, 0, {0, 5, 0}, {}).code, ragdoll_before), "an impulse inside a frame");
       break;
     case 11: {
       // Queries are safe: they answer (possibly from a frame half written).
@@ -307,7 +329,7 @@ void Reenter(Scene& s, uint8_t op) {
     }
     case 12: w.SetWindSampler(WindSampler{}); w.SetSimulatePredicate(SimulatePredicate{}); break;
     case 13: Require(w.DeactivateCharacter(s.man).code == ErrorCode::kReentrant, "DeactivateCharacter inside a frame"); break;
-    case 14: Require(w.UnbindRagdoll(s.ragdoll).code == ErrorCode::kReentrant, "UnbindRagdoll inside a frame"); break;
+    case 14: Require(Refused(w.UnbindRagdoll(s.ragdoll).code, ragdoll_before), "UnbindRagdoll inside a frame"); break;
     default: Require(w.UnbindCharacter(s.man).code == ErrorCode::kReentrant, "UnbindCharacter inside a frame"); break;
   }
   Require(w.BoundCharacterCount() == bound_before && w.IsValid(s.chain) == chain_before &&
@@ -424,11 +446,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         // Rebinding with other streams (the old ones are handed back the animated pose).
         if (in_flight) break;
         if (in.Bool()) {
-          Require(w.UnbindChain(s.chain).code == ErrorCode::kNone, "a live chain unbinds");
+          if (w.IsValid(s.chain)) Require(w.UnbindChain(s.chain).code == ErrorCode::kNone, "a live chain unbinds");
           s.CheckAll();
+          s.root = in.Byte() < 16 ? in.Pose(3) : Transform{{0, 1.5f, 0}, {}, {1, 1, 1}};  // mostly a root BindChain takes
           s.BindChainWithStreams(in);
         } else {
-          Require(w.UnbindRagdoll(s.ragdoll).code == ErrorCode::kNone, "a live ragdoll unbinds");
+          if (w.IsValid(s.ragdoll)) Require(w.UnbindRagdoll(s.ragdoll).code == ErrorCode::kNone, "a live ragdoll unbinds");
           s.CheckAll();
           s.BindLimbWithStreams(in);
         }

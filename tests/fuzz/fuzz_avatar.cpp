@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@
 namespace {
 
 using namespace tendon;
+using fuzz::Finding;
 using fuzz::FuzzInput;
 using fuzz::Require;
 using fuzz::RequireFinite;
@@ -48,6 +50,12 @@ constexpr BoneSpec kBones[] = {
 };
 constexpr int32_t kBoneCount = static_cast<int32_t>(sizeof kBones / sizeof kBones[0]);
 constexpr int32_t kHumanoidBones = 17;
+
+// TENDON_FUZZ_TRACE=1 says what Build and Bind answered (to replay a finding).
+bool Tracing() {
+  static const bool trace = std::getenv("TENDON_FUZZ_TRACE") != nullptr;
+  return trace;
+}
 
 ports::GltfAsset HandBuiltAsset(FuzzInput& in) {
   ports::GltfAsset a;
@@ -86,7 +94,8 @@ ports::GltfAsset HandBuiltAsset(FuzzInput& in) {
       case 4: {
         // Each finite, overflowing when composed: a huge scale over a huge translation.
         a.skeleton.rest_local[b].scale = Vec3{1e30f, 1e30f, 1e30f} * in.Float(0, 1);
-        a.skeleton.rest_local[in.Int(b, kBoneCount - 1)].translation = Vec3{3e38f, 1e10f, 0} * in.Float(-1, 1);
+        const int32_t below = in.Int(b, kBoneCount - 1);
+        a.skeleton.rest_local[below].translation = Vec3{3e38f, 1e10f, 0} * in.Float(-1, 1);
         break;
       }
       case 5: a.humanoid[static_cast<std::size_t>(in.Int(0, kHumanoidBones - 1))].second = in.Int(-2, kBoneCount + 2); break;
@@ -164,17 +173,35 @@ void FuzzHandBuiltAvatar(FuzzInput& in) {
   options.limit_source = in.Byte() < 32 ? LimitSource::kClips : LimitSource::kTable;
   options.total_mass = in.Byte() < 16 ? in.Float(-10, 100) : 60.0f;
   ports::GltfAsset asset = HandBuiltAsset(in);
+  const std::vector<int32_t> parents = asset.skeleton.parents;
+  const std::size_t rest_count = asset.skeleton.rest_local.size(), name_count = asset.skeleton.names.size();
   auto kind = ports::VrmAvatarArchetype::Build(*world, std::move(asset), options);
+  if (Tracing()) std::fprintf(stderr, "Build: %s\n", kind.ok() ? "built" : kind.error().message.c_str());
   if (!kind.ok()) {
     Require(!kind.error().message.empty(), "a refused hand-built asset says why");
     return;
   }
-  auto avatar = ports::VrmAvatar::Bind(*world, kind.value(), in.Pose(3));
+  // What Build took is a skeleton Bind and UpdateWorld can walk: one parent and one rest
+  // transform per bone, parents first (hostile finding 1: it took any).
+  Require(parents.size() == name_count && rest_count == name_count, "Build took a skeleton whose arrays differ in length");
+  for (std::size_t b = 0; b < parents.size(); ++b)
+    Require(parents[b] < static_cast<int32_t>(b), "Build took a skeleton whose parents do not come first");
+  // At a model frame any host may pass, Bind takes what Build took: a file's fault is
+  // refused at Build, not at every Bind (hostile finding 3: a bone in two springs).
+  const Transform model{Vec3{0.5f, 0, -0.5f}, AxisAngle(Vec3{0, 1, 0}, 0.3f), {1, 1, 1}};
+  auto avatar = ports::VrmAvatar::Bind(*world, kind.value(), model);
+  if (Tracing()) std::fprintf(stderr, "Bind: %s\n", avatar.ok() ? "bound" : avatar.error().message.c_str());
   if (!avatar.ok()) {
     Require(!avatar.error().message.empty(), "a refused avatar says why");
-    return;
+    Finding("Bind refused an avatar Build accepted, at a plain model frame");
   }
+  avatar.value()->model_world = in.Pose(3);  // then anything the host writes
   ports::VrmAvatar& v = *avatar.value();
+  if (Tracing())
+    for (std::size_t b = 0; b < v.output_world.size(); ++b)
+      std::fprintf(stderr, "bone %zu: rest t %g %g %g s %g; world t %g %g %g\n", b, v.animated_local[b].translation.x,
+                   v.animated_local[b].translation.y, v.animated_local[b].translation.z, v.animated_local[b].scale.x,
+                   v.output_world[b].translation.x, v.output_world[b].translation.y, v.output_world[b].translation.z);
   RequireFinite(v.output_local, "a bound avatar's output_local");
   RequireFinite(v.output_world, "a bound avatar's output_world");
   for (int f = 0; f < 6; ++f) {
