@@ -216,6 +216,8 @@ void FuzzHandBuiltAvatar(FuzzInput& in) {
     world->Step(1.0f / 60.0f);
     RequireFinite(v.output_local, "an avatar's output_local after Step");
     RequireFinite(v.output_world, "an avatar's output_world after Step");
+    fuzz::RequireWorldFromLocal(parents, v.model_world, v.output_local, v.output_world,
+                                "an avatar's output_world is not its output_local composed (simulated bones missing)");
   }
   Require(v.Unbind().code == ErrorCode::kNone, "an avatar unbinds");
 }

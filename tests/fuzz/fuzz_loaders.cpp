@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const uint8_t which = data[0] % 6;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   using namespace tendon;
+  // TENDON_FUZZ_TRACE=1 says how far an imported asset got (Build, Bind, the knock-down).
+  static const bool trace = std::getenv("TENDON_FUZZ_TRACE") != nullptr;
   switch (which) {
     case 0: {
       const json::ParseResult parsed = json::Parse(text);
@@ -108,11 +111,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       if (bones > 0 && bones <= 256) {
         auto world = World::Create(WorldSettings{}).value();
         auto kind = ports::VrmAvatarArchetype::Build(*world, a);
+        if (trace) std::fprintf(stderr, "Build: %s\n", kind.ok() ? "built" : kind.error().message.c_str());
         if (!kind.ok()) {
           fuzz::Require(!kind.error().message.empty(), "an avatar refused says why");
           break;
         }
         auto avatar = ports::VrmAvatar::Bind(*world, kind.value(), Transform{});
+        if (trace) std::fprintf(stderr, "Bind: %s\n", avatar.ok() ? "bound" : avatar.error().message.c_str());
         if (!avatar.ok()) {
           fuzz::Require(!avatar.error().message.empty(), "a bind refused says why");
           break;
@@ -129,14 +134,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
           v.model_world.translation.x = 0.1f * static_cast<float>(f);
           if (f == 3 && world->IsValid(v.character)) {
             Error why;
-            if (!world->ActivateCharacter(v.character, {.impulse = {push * 0.2f, 5, 0}}, &why))
-              fuzz::Require(!why.message.empty(), "a refused activation says why");
+            const bool activated = world->ActivateCharacter(v.character, {.impulse = {push * 0.2f, 5, 0}}, &why);
+            if (trace) std::fprintf(stderr, "ActivateCharacter: %s\n", activated ? "active" : why.message.c_str());
+            if (!activated) fuzz::Require(!why.message.empty(), "a refused activation says why");
           }
           if (f == 6 && world->IsValid(v.character)) (void)world->DeactivateCharacter(v.character, 0.1f);
           if (!world->IsValid(v.character)) v.UpdateWorld();
           world->Step(1.0f / 60.0f);
           fuzz::RequireFinite(v.output_local, "an avatar's local pose is finite");
           fuzz::RequireFinite(v.output_world, "an avatar's world pose is finite");
+          fuzz::RequireWorldFromLocal(a.skeleton.parents, v.model_world, v.output_local, v.output_world,
+                                      "an avatar's output_world is not its output_local composed (simulated bones missing)");
         }
         fuzz::Require(v.Unbind().code == ErrorCode::kNone, "an avatar unbinds");
       }
