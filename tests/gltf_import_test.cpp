@@ -3,9 +3,15 @@
 // error that names the file, where in it, and why.
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <string>
+#include <system_error>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "character_test_util.h"
 #include "ports/gltf/gltf_import.h"
@@ -201,7 +207,11 @@ void ExpectError(const std::string& text, const std::string& where, const char* 
 }
 
 TEST(GltfImport, EveryMalformedFileClassIsAnErrorThatSaysWhere) {
-  ExpectError("{\"asset\": ", "json", "truncated JSON");
+  auto truncated_json = Import("{\"asset\": ");
+  ASSERT_FALSE(truncated_json.ok());
+  EXPECT_EQ(truncated_json.error().field, "json");
+  EXPECT_EQ(truncated_json.error().message.rfind("test.gltf:1:11: syntax error", 0), 0u) << truncated_json.error().message;
+  EXPECT_EQ(truncated_json.error().message.find("json.exception"), std::string::npos) << "nlohmann's raw words";
   ExpectError(std::string("glTF\x02\0\0\0\x10\0\0\0", 12), "glb", "a truncated GLB");
   ExpectError(TestGltf("\"children\": [1]", "\"children\": [7]"), "nodes[0].children[0]", "a child out of range");
   ExpectError(TestGltf("\"translation\": [0, 1, 0]}", "\"translation\": [0, 1, 0], \"children\": [0]}"), "is reached twice",
@@ -243,8 +253,162 @@ TEST(GltfImport, EveryMalformedFileClassIsAnErrorThatSaysWhere) {
 TEST(GltfImport, AFileThatCannotBeReadSaysSo) {
   auto missing = ImportGltf("/nonexistent/model.vrm");
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().message.find("/nonexistent/model.vrm: file: cannot be read"), std::string::npos)
-      << missing.error().message;
+  EXPECT_EQ(missing.error().code, ErrorCode::kIo);
+  EXPECT_EQ(missing.error().message,
+            "/nonexistent/model.vrm: cannot be read: " + std::make_error_code(std::errc::no_such_file_or_directory).message());
+}
+
+TEST(GltfImport, AVrmAvatarLoadedFromADirectoryOrAMissingFileIsAnIoError) {
+  const std::string dir = "gltf_import_dir.vrm";
+  std::filesystem::create_directories(dir);
+  auto world = MakeWorld();
+  auto from_dir = ports::VrmAvatarArchetype::Load(*world, dir);
+  ASSERT_FALSE(from_dir.ok());
+  EXPECT_EQ(from_dir.error().code, ErrorCode::kIo);
+  EXPECT_NE(from_dir.error().message.find(std::make_error_code(std::errc::is_a_directory).message()), std::string::npos)
+      << from_dir.error().message;
+  auto missing = ports::VrmAvatarArchetype::Load(*world, "/nonexistent/model.vrm");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kIo);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+// ---- node transforms that are finite alone but not composed (hostile finding 2) ----
+
+TEST(GltfImport, NodeTransformsThatOverflowWhenComposedAreRefusedByNode) {
+  struct Case {
+    const char* root;
+    const char* child;
+    const char* field;  // the node refused: the first past the bounds, by index and name
+    const char* why;
+  };
+  for (const Case& c : {
+           // The hostile reports: past the bounds at the root already.
+           Case{R"("scale": [1e30, 1e30, 1e30])", R"("translation": [1e10, 0, 0])", "nodes[0]", "world scale"},
+           Case{R"("translation": [3e38, 0, 0])", R"("translation": [3e38, 0, 0])", "nodes[0]", "world translation"},
+           // Each within the bounds alone, past them composed: refused at the child.
+           Case{R"("scale": [1000, 1000, 1000])", R"("translation": [1000, 0, 0])", "nodes[1]", "world translation"},
+           Case{R"("translation": [90000, 0, 0])", R"("translation": [90000, 0, 0])", "nodes[1]", "world translation"},
+           Case{R"("scale": [1000, 1, 1])", R"("scale": [1000, 1, 1])", "nodes[1]", "world scale"}}) {
+    const std::string text = std::string(R"({"asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}],)") +
+                             R"("nodes": [{"name": "root", "children": [1], )" + c.root + R"(}, {"name": "leaf", )" + c.child + "}]}";
+    auto r = Import(text);
+    ASSERT_FALSE(r.ok()) << c.root << " / " << c.child;
+    EXPECT_EQ(r.error().field, c.field) << r.error().message;
+    EXPECT_NE(r.error().message.find(std::string(c.field) + (c.field[6] == '0' ? " (\"root\")" : " (\"leaf\")")), std::string::npos)
+        << "named: " << r.error().message;
+    EXPECT_NE(r.error().message.find(c.why), std::string::npos) << r.error().message;
+  }
+  // Within the bounds: a model in centimetres under a 0.01 root, 90 km out, imports.
+  auto fine = Import(R"({"asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}],
+    "nodes": [{"name": "root", "children": [1], "scale": [0.01, 0.01, 0.01], "translation": [90000, 0, 0]},
+              {"name": "leaf", "translation": [0, 170, 0]}]})");
+  ASSERT_TRUE(fine.ok()) << fine.error().message;
+  EXPECT_EQ(fine.value().skeleton.rest_local[1].translation.y, 170.0f);
+}
+
+// ---- a VRM 0.x bone under two roots (hostile finding 3) ----
+
+// The GLB's JSON chunk, edited, and the GLB rebuilt around the same BIN chunk.
+std::vector<uint8_t> EditGlbJson(const std::vector<uint8_t>& glb, const std::function<void(nlohmann::json&)>& edit) {
+  uint32_t json_length = 0;
+  std::memcpy(&json_length, glb.data() + 12, 4);
+  nlohmann::json doc = nlohmann::json::parse(glb.begin() + 20, glb.begin() + 20 + json_length);
+  edit(doc);
+  std::string text = doc.dump();
+  while (text.size() % 4 != 0) text.push_back(' ');
+  std::vector<uint8_t> out(glb.begin(), glb.begin() + 12);
+  auto u32 = [&out](uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>((v >> (8 * i)) & 0xffu));
+  };
+  u32(static_cast<uint32_t>(text.size()));
+  u32(0x4E4F534Au);
+  out.insert(out.end(), text.begin(), text.end());
+  out.insert(out.end(), glb.begin() + 20 + json_length, glb.end());
+  const auto total = static_cast<uint32_t>(out.size());
+  std::memcpy(out.data() + 8, &total, 4);
+  return out;
+}
+
+// Every bone is the bone of at most one joint, across all springs.
+void ExpectEachBoneSimulatedOnce(const GltfAsset& a) {
+  std::vector<int> joints_on(a.skeleton.names.size(), 0);
+  for (const ports::VrmSpring& s : a.spring_bones.springs)
+    for (const ports::VrmJoint& j : s.joints) ++joints_on[static_cast<std::size_t>(j.bone)];
+  for (std::size_t b = 0; b < joints_on.size(); ++b) EXPECT_LE(joints_on[b], 1) << a.skeleton.names[b];
+}
+
+TEST(GltfImport, AVrm0BoneUnderTwoRootsIsSimulatedOnceAndTheAvatarBindsAndSteps) {
+  TENDON_NEED_SHARED_DATA();
+  std::ifstream in(SharedData("vrm/godette/Godette_vrm_v4.vrm"), std::ios::binary);
+  const std::vector<uint8_t> godette((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(godette.size(), 20u);
+  // Group 0's first root (node 22, FrontHair_Center_L) again, as a root of a new group and
+  // of its own group with its child (23): the bone is under two and three roots.
+  const std::vector<uint8_t> twice = EditGlbJson(godette, [](nlohmann::json& doc) {
+    nlohmann::json& groups = doc["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"];
+    groups[0]["bones"].push_back(23);
+    nlohmann::json extra = groups[2];  // other settings: stiffness 4, drag 0.1
+    extra["bones"] = {22, 15};
+    groups.push_back(extra);
+  });
+  auto imported = ImportGltf(twice, "godette-twice.vrm");
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  const GltfAsset& a = imported.value();
+  ASSERT_EQ(a.spring_bones.springs.size(), 4u);
+  ExpectEachBoneSimulatedOnce(a);
+  int joints = 0;
+  for (const ports::VrmSpring& s : a.spring_bones.springs) joints += static_cast<int>(s.joints.size());
+  EXPECT_EQ(joints, 16) << "the same joints as the file without the repeats";
+  EXPECT_TRUE(a.spring_bones.springs[3].joints.empty()) << "every bone of the extra group was reached before";
+  EXPECT_EQ(a.spring_bones.springs[0].joints[0].stiffness, 2.5f) << "the first group to reach a bone keeps it";
+  // It builds, binds (refused before: "bone_map names one buffer element twice") and steps
+  // with every output finite.
+  auto world = MakeWorld();
+  auto kind = ports::VrmAvatarArchetype::Build(*world, a);
+  ASSERT_TRUE(kind.ok()) << kind.error().message;
+  auto avatar = ports::VrmAvatar::Bind(*world, kind.value(), Transform{});
+  ASSERT_TRUE(avatar.ok()) << avatar.error().message;
+  for (int f = 0; f < 60; ++f) {
+    avatar.value()->model_world.translation.x = 0.3f * std::sin(0.1f * static_cast<float>(f));
+    world->Step(1.0f / 60.0f);
+  }
+  for (const Transform& t : avatar.value()->output_world) EXPECT_TRUE(IsFinite(t));
+  for (const Transform& t : avatar.value()->output_local) EXPECT_TRUE(IsFinite(t));
+}
+
+TEST(GltfImport, AVrm0RootAboveAnEarlierRootStopsThereWithAVirtualTipWhereItRests) {
+  // root -> child -> leaf; group 0 roots at child, group 1 at root: root is simulated by
+  // group 1, with its tail where child rests (child is group 0's), so no bone is a node of
+  // two chains.
+  const std::string text = R"({"asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}],
+    "nodes": [{"name": "base", "children": [1]}, {"name": "root", "translation": [0, 1, 0], "children": [2]},
+              {"name": "child", "translation": [0, 0.2, 0], "children": [3]}, {"name": "leaf", "translation": [0, 0.2, 0]}],
+    "extensions": {"VRM": {"secondaryAnimation": {"boneGroups": [{"stiffiness": 1, "bones": [2]}, {"stiffiness": 2, "bones": [1, 2]}]}}}})";
+  auto imported = Import(text);
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  const GltfAsset& a = imported.value();
+  ExpectEachBoneSimulatedOnce(a);
+  ASSERT_EQ(a.spring_bones.springs.size(), 2u);
+  ASSERT_EQ(a.spring_bones.springs[0].joints.size(), 2u);  // child, leaf
+  ASSERT_EQ(a.spring_bones.springs[1].joints.size(), 1u);  // root only
+  const ports::VrmJoint& root = a.spring_bones.springs[1].joints[0];
+  EXPECT_EQ(a.skeleton.names[static_cast<std::size_t>(root.bone)], "root");
+  EXPECT_EQ(root.tail_bone, -1);
+  EXPECT_EQ(root.virtual_tip, (Vec3{0, 0.2f, 0}));
+  EXPECT_EQ(root.stiffness, 2.0f);
+  auto world = MakeWorld();
+  auto kind = ports::VrmAvatarArchetype::Build(*world, a);
+  ASSERT_TRUE(kind.ok()) << kind.error().message;
+  auto avatar = ports::VrmAvatar::Bind(*world, kind.value(), Transform{});
+  ASSERT_TRUE(avatar.ok()) << avatar.error().message;
+  for (int f = 0; f < 30; ++f) {
+    avatar.value()->model_world.translation.x = 0.2f * static_cast<float>(f % 7);
+    avatar.value()->UpdateWorld();
+    world->Step(1.0f / 60.0f);
+  }
+  for (const Transform& t : avatar.value()->output_world) EXPECT_TRUE(IsFinite(t));
 }
 
 }  // namespace

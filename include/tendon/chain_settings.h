@@ -165,6 +165,13 @@ struct ChainBinding {
   // (tendon/pose_layout.h): local TRS in its bone struct, model-space matrices, a skinning
   // palette. Bones are the archetype's, in settings order. Copied at bind.
   std::span<const PoseStream> pose_streams{};
+  // Optional: every bone's world transform (root_parent_world, or its root's frame,
+  // composed with the written locals), indexed as output_local (bone_map), written
+  // whenever output_local is (virtual tips never). A host that keeps whole-skeleton world
+  // poses (a character's output_world) gets the simulated bones there without a pass of
+  // its own. No chain may read these elements as a frame (root_parent_world,
+  // collider_frames) in the same Step: chains step side by side.
+  std::span<Transform> output_world{};
 };
 
 // Replaces the distance test: return true when the chain should simulate this frame.

@@ -38,6 +38,7 @@ enum class ErrorCode : uint8_t {
   kInactive,           // the call needs an active instance (an activated character, an enabled ragdoll)
   kReentrant,          // a World call from inside Step (a host callback): refused
   kInUse,              // the object is owned or used by another (a character's ragdoll)
+  kIo,                 // a file that cannot be read or written (missing, a directory, no permission): the message has the system's reason
 };
 
 // The name of a code, for logs ("kParentNotBefore" -> "parent_not_before").

@@ -5,8 +5,12 @@
  * defaults function), every archetype kind built from plain arrays and structs (chains,
  * ragdolls, characters, the static world), bind / rebind / unbind of chains, pendulums,
  * ragdolls and characters over host buffers, Step and its stats, the Chrome trace, the
- * character calls and events, raycasts, and the glTF / VRM avatar importer (by path or
- * from memory). Every id is a plain 64-bit integer (index | generation << 32, 0 is null),
+ * character calls and events, raycasts, the host callbacks (wind sampler, simulate
+ * predicate), the asset loaders (glTF / VRM files and clips, the Jolt ragdoll and its
+ * animations) and the glTF / VRM avatar importer (by path or from memory). Every World
+ * call has a counterpart or a documented reason not to (docs/c-abi.md; the CTest
+ * CAbi.EveryWorldCallHasACCounterpart keeps it so), and every struct a host fills has a
+ * defaults function. Every id is a plain 64-bit integer (index | generation << 32, 0 is null),
  * generation-checked by the World as in C++. Every call that can fail returns a
  * TendonResult; the message (which item, which field, why) is then available from
  * tendon_last_error() on the calling thread and tendon_world_last_error() on the world.
@@ -84,7 +88,7 @@ typedef enum TendonResult {
   TENDON_ERROR_REENTRANT = 15,
   TENDON_ERROR_IN_USE = 16,
   TENDON_ERROR_NULL_ARGUMENT = 100, /* a required pointer argument was NULL */
-  TENDON_ERROR_IO = 101,            /* a file could not be opened or read */
+  TENDON_ERROR_IO = 101,            /* a file could not be read or written (C++ ErrorCode::kIo) */
   TENDON_ERROR_INTERNAL = 102       /* out of memory, or a bug: the call changed nothing */
 } TendonResult;
 
@@ -197,6 +201,8 @@ TENDON_C_API int32_t tendon_world_lane_width(const TendonWorld* world);
 /* Ragdoll lanes per block (World::RagdollLaneWidth): 16 on TENDON_ISA_AVX512, else 8. */
 TENDON_C_API int32_t tendon_world_ragdoll_lane_width(const TendonWorld* world);
 TENDON_C_API uint64_t tendon_world_state_hash(const TendonWorld* world);
+/* 1 between tendon_world_begin_step and tendon_world_finish_step (World::FrameInFlight). */
+TENDON_C_API int32_t tendon_world_frame_in_flight(const TendonWorld* world);
 
 /* ---- step and stats ---- */
 typedef struct TendonPhaseTimes {
@@ -253,6 +259,27 @@ TENDON_C_API TendonResult tendon_world_set_max_chains(TendonWorld* world, int32_
 TENDON_C_API TendonResult tendon_world_set_trace_file(TendonWorld* world, const char* path);
 /* Unbinds every instance (each hands its bones back); returns how many. */
 TENDON_C_API int32_t tendon_world_unbind_all(TendonWorld* world);
+
+/* ---- host callbacks ----
+ * Each is a C function pointer and a context the world passes back untouched. Both are
+ * called from the thread that calls tendon_world_step (or tendon_world_begin_step), inside
+ * that call, never from a task hook's workers: the wind sampler once per frame that runs a
+ * substep, the predicate once per bound chain per frame. Setting one never allocates, and
+ * a step calls it without allocating. Inside a callback the world's mutating calls return
+ * TENDON_ERROR_REENTRANT (queries are fine); so does setting a callback there or while a
+ * frame is in flight (the frame is reading the one set). */
+/* The wind (m/s) at `time_seconds` of the world's clock; a non-finite answer is ignored for
+ * that frame (no wind) and counted in TendonFrameStats::snapped_bad_input. */
+typedef TendonVec3 (*TendonWindSampleFn)(double time_seconds, void* user);
+/* sample NULL: the settings' ambient wind again. */
+TENDON_C_API TendonResult tendon_world_set_wind_sampler(TendonWorld* world, TendonWindSampleFn sample, void* user);
+/* Non-zero: the chain (root_world: its root parent's position) simulates this frame; zero:
+ * it sleeps at its animated pose. Replaces the distance test (max_chains still caps how
+ * many of the chains it picks simulate); a chain whose root frame is not finite is not asked. */
+typedef int32_t (*TendonSimulatePredicateFn)(TendonChainId chain, TendonVec3 root_world, void* user);
+/* predicate NULL: the distance test again. */
+TENDON_C_API TendonResult tendon_world_set_simulate_predicate(TendonWorld* world, TendonSimulatePredicateFn predicate,
+                                                              void* user);
 
 /* ---- chains ---- */
 typedef enum TendonChainModel { TENDON_CHAIN_MODEL_TENDON = 0, TENDON_CHAIN_MODEL_VRM = 1 } TendonChainModel;
@@ -314,6 +341,17 @@ TENDON_C_API void tendon_chain_settings_defaults(TendonChainSettings* settings);
 TENDON_C_API void tendon_chain_archetype_settings_defaults(TendonChainArchetypeSettings* settings);
 TENDON_C_API TendonResult tendon_build_chain_archetype(TendonWorld* world, const TendonChainArchetypeSettings* settings,
                                                        TendonChainArchetypeId* out);
+/* The bones of a built archetype (0 for a stale id). */
+TENDON_C_API int32_t tendon_chain_bone_count(const TendonWorld* world, TendonChainArchetypeId archetype);
+/* Forgets an archetype (its id is stale from then on): TENDON_ERROR_IN_USE while a chain of
+ * it is bound. The same holds for the ragdoll and character archetypes below (a ragdoll
+ * archetype a character archetype was built on is in use: removing the character's removes
+ * both). */
+TENDON_C_API TendonResult tendon_remove_chain_archetype(TendonWorld* world, TendonChainArchetypeId archetype);
+/* tendon::ChainBone, tendon::ChainNodeOverride and tendon::ColliderSettings' defaults. */
+TENDON_C_API void tendon_chain_bone_defaults(TendonChainBone* bone);
+TENDON_C_API void tendon_chain_node_override_defaults(TendonChainNodeOverride* node_override);
+TENDON_C_API void tendon_collider_defaults(TendonCollider* collider);
 
 /* The host's buffers (see tendon::ChainBinding); bone_map and collider_frames may be NULL. */
 /* ---- pose streams (tendon/pose_layout.h): poses written in the host's own layouts ---- */
@@ -358,11 +396,18 @@ typedef struct TendonChainBinding {
   int32_t collider_frame_count;
   const TendonPoseStream* pose_streams; /* may be NULL: at most 4 */
   int32_t pose_stream_count;
+  TendonTransform* output_world; /* may be NULL: each bone's world transform, indexed as output_local */
+  int32_t output_world_count;
 } TendonChainBinding;
+/* Every field empty (archetype 0, every pointer NULL, every count 0). */
+TENDON_C_API void tendon_chain_binding_defaults(TendonChainBinding* binding);
 
 TENDON_C_API TendonResult tendon_bind_chain(TendonWorld* world, const TendonChainBinding* binding, TendonChainId* out);
 TENDON_C_API TendonResult tendon_rebind_chain(TendonWorld* world, TendonChainId chain, const TendonChainBinding* binding);
 TENDON_C_API TendonResult tendon_unbind_chain(TendonWorld* world, TendonChainId chain);
+/* 1 while the handle is live (World::IsValid), else 0; likewise for pendulums, ragdolls and
+ * characters below. */
+TENDON_C_API int32_t tendon_chain_is_valid(const TendonWorld* world, TendonChainId chain);
 TENDON_C_API int32_t tendon_chain_is_simulated(const TendonWorld* world, TendonChainId chain);
 /* The nodes' world positions, in the archetype's order (out holds count >= its bones). */
 TENDON_C_API TendonResult tendon_get_chain_node_positions(const TendonWorld* world, TendonChainId chain, TendonVec3* out,
@@ -378,6 +423,10 @@ TENDON_C_API TendonResult tendon_bind_pendulum(TendonWorld* world, const TendonP
                                                const TendonTransform* joint_world, TendonTransform* accessory_offset,
                                                TendonPendulumId* out);
 TENDON_C_API TendonResult tendon_unbind_pendulum(TendonWorld* world, TendonPendulumId pendulum);
+TENDON_C_API int32_t tendon_pendulum_is_valid(const TendonWorld* world, TendonPendulumId pendulum);
+/* The bob's world position and the swing angle (radians) now; either may be NULL. */
+TENDON_C_API TendonResult tendon_get_pendulum_state(const TendonWorld* world, TendonPendulumId pendulum, TendonVec3* bob,
+                                                    float* swing_radians);
 
 /* ---- ragdolls ---- */
 typedef enum TendonPartShape {
@@ -424,6 +473,16 @@ TENDON_C_API void tendon_ragdoll_settings_defaults(TendonRagdollSettings* settin
 TENDON_C_API TendonResult tendon_build_ragdoll_archetype(TendonWorld* world, const TendonRagdollSettings* settings,
                                                          TendonRagdollArchetypeId* out);
 TENDON_C_API int32_t tendon_ragdoll_part_count(const TendonWorld* world, TendonRagdollArchetypeId archetype);
+TENDON_C_API TendonResult tendon_remove_ragdoll_archetype(TendonWorld* world, TendonRagdollArchetypeId archetype);
+/* tendon::RagdollPartInfo: what building made of a part. */
+typedef struct TendonRagdollPartInfo {
+  float mass;                   /* kg, after shares, density and stabilisation */
+  TendonVec3 principal_inertia; /* kg m^2 about the centre of mass, along the body axes */
+  TendonTransform body_pose;    /* the body frame (centre of mass, principal axes) in the build pose */
+  float volume;                 /* m^3 of the shape */
+} TendonRagdollPartInfo;
+TENDON_C_API TendonResult tendon_get_ragdoll_part_info(const TendonWorld* world, TendonRagdollArchetypeId archetype,
+                                                       int32_t part, TendonRagdollPartInfo* out);
 
 /* The static world: planes, spheres, capsules, boxes, one heightfield and one mesh. */
 typedef struct TendonStaticWorldSettings {
@@ -448,6 +507,8 @@ typedef struct TendonStaticWorldSettings {
   const uint32_t* mesh_indices;
   int32_t mesh_index_count;
 } TendonStaticWorldSettings;
+/* Every shape empty (every pointer NULL, every count 0). */
+TENDON_C_API void tendon_static_world_settings_defaults(TendonStaticWorldSettings* settings);
 TENDON_C_API TendonResult tendon_build_static_world(TendonWorld* world, const TendonStaticWorldSettings* settings);
 
 typedef enum TendonCollideMode { TENDON_COLLIDE_ALL = 0, TENDON_COLLIDE_STATIC = 1 } TendonCollideMode;
@@ -478,6 +539,43 @@ TENDON_C_API TendonResult tendon_apply_ragdoll_impulse(TendonWorld* world, Tendo
                                                        TendonVec3 impulse, TendonVec3 world_point);
 TENDON_C_API TendonResult tendon_wake_ragdoll(TendonWorld* world, TendonRagdollId ragdoll);
 TENDON_C_API int32_t tendon_ragdoll_is_asleep(const TendonWorld* world, TendonRagdollId ragdoll);
+TENDON_C_API int32_t tendon_ragdoll_is_valid(const TendonWorld* world, TendonRagdollId ragdoll);
+TENDON_C_API int32_t tendon_ragdoll_is_enabled(const TendonWorld* world, TendonRagdollId ragdoll);
+TENDON_C_API int32_t tendon_ragdoll_is_frozen(const TendonWorld* world, TendonRagdollId ragdoll);
+/* Makes the root part kinematic, following *root (read every step: it must stay valid
+ * while set), or dynamic again (NULL). Allocates a lane the first time an instance of the
+ * archetype switches, unless tendon_reserve_ragdoll_kinematic_toggle reserved one. */
+TENDON_C_API TendonResult tendon_set_ragdoll_kinematic_root(TendonWorld* world, TendonRagdollId ragdoll,
+                                                            const TendonTransform* root);
+/* Reserves lanes so that `instances` more instances can toggle their kinematic root without
+ * allocating (negative: gives reservations back). */
+TENDON_C_API TendonResult tendon_reserve_ragdoll_kinematic_toggle(TendonWorld* world, TendonRagdollArchetypeId archetype,
+                                                                  int32_t instances);
+/* Motor targets: entry j (j >= 1) is part j's rotation relative to its parent part's frame;
+ * entry 0 is ignored. rotation_count is the part count. local_angular_velocities (rad/s in
+ * the parent part's frame) may be NULL (count 0), else part-count entries. strength in
+ * [0, 1] scales every motor's torque cap; 0 turns them off. */
+TENDON_C_API TendonResult tendon_set_ragdoll_motor_targets(TendonWorld* world, TendonRagdollId ragdoll,
+                                                           const TendonQuat* local_rotations, int32_t rotation_count,
+                                                           float strength, const TendonVec3* local_angular_velocities,
+                                                           int32_t angular_velocity_count);
+/* Puts every part at a world frame (part_count entries) with linear (m/s) and angular
+ * (rad/s) velocities: NULL with count 0 means at rest, else part_count entries. Forgets
+ * contacts and wakes it. */
+TENDON_C_API TendonResult tendon_set_ragdoll_part_states(TendonWorld* world, TendonRagdollId ragdoll,
+                                                         const TendonTransform* parts, int32_t part_count,
+                                                         const TendonVec3* linear, int32_t linear_count,
+                                                         const TendonVec3* angular, int32_t angular_count);
+/* One part's linear (m/s, at its origin) and angular (rad/s) velocity; wakes the ragdoll. */
+TENDON_C_API TendonResult tendon_set_ragdoll_part_velocity(TendonWorld* world, TendonRagdollId ragdoll, int32_t part,
+                                                           TendonVec3 linear, TendonVec3 angular);
+/* Every part's centre-of-mass velocity and angular velocity, world space: `count` entries in
+ * each array (the part count). */
+TENDON_C_API TendonResult tendon_get_ragdoll_velocities(const TendonWorld* world, TendonRagdollId ragdoll,
+                                                        TendonVec3* linear, TendonVec3* angular, int32_t count);
+/* Whether it may fall asleep, and freezing as in TendonRagdollBinding (bools as int32_t). */
+TENDON_C_API TendonResult tendon_set_ragdoll_sleeping(TendonWorld* world, TendonRagdollId ragdoll, int32_t can_sleep,
+                                                      int32_t freeze_when_asleep, float freeze_after_seconds);
 
 typedef struct TendonRaycastHit {
   TendonRagdollId ragdoll; /* 0 for the static world */
@@ -497,6 +595,8 @@ typedef struct TendonHumanoidBone {
   const char* role; /* "hips", "spine", "leftUpperLeg", ... (VRM's humanoid names) */
   int32_t bone;
 } TendonHumanoidBone;
+/* role NULL, bone -1. */
+TENDON_C_API void tendon_humanoid_bone_defaults(TendonHumanoidBone* bone);
 
 typedef enum TendonLimitSource { TENDON_LIMITS_TABLE = 0, TENDON_LIMITS_CLIPS = 1 } TendonLimitSource;
 
@@ -505,8 +605,37 @@ typedef struct TendonSampledClip {
   int32_t frame_count;
   const TendonTransform* local; /* frame_count x bone_count, frame-major */
 } TendonSampledClip;
+/* An empty clip (name NULL, no frames). */
+TENDON_C_API void tendon_sampled_clip_defaults(TendonSampledClip* clip);
 
-/* A humanoid character over a skeleton (tendon::CharacterSettings without explicit parts). */
+/* tendon::CharacterHinge: a hinge's axis in the model's rest space and its fold range. */
+typedef struct TendonCharacterHinge {
+  TendonVec3 axis;
+  float min_degrees, max_degrees;
+} TendonCharacterHinge;
+TENDON_C_API void tendon_character_hinge_defaults(TendonCharacterHinge* hinge);
+/* tendon::CharacterPartSettings: one part of an explicit list (a capsule on `bone`). */
+typedef struct TendonCharacterPartSettings {
+  const char* bone;
+  const char* to;     /* NULL or "": a leaf, `length` long */
+  const char* parent; /* NULL or "": the previous part */
+  const char* name;   /* NULL or "": the bone's name */
+  float radius, length, mass_share;
+  TendonVec3 leaf_direction;
+  float swing_degrees, twist_degrees;
+  int32_t has_hinge; /* bool: the joint is `hinge`, not a swing-twist cone */
+  TendonCharacterHinge hinge;
+} TendonCharacterPartSettings;
+TENDON_C_API void tendon_character_part_settings_defaults(TendonCharacterPartSettings* part);
+/* tendon::JointLimitOverride: one joint's limits, by part name. */
+typedef struct TendonJointLimitOverride {
+  const char* part;
+  float swing_degrees, twist_degrees;
+} TendonJointLimitOverride;
+TENDON_C_API void tendon_joint_limit_override_defaults(TendonJointLimitOverride* limit_override);
+
+/* A character over a skeleton (tendon::CharacterSettings): the humanoid layout, explicit
+ * parts, or a whole ragdoll. */
 typedef struct TendonCharacterSettings {
   const char* name;
   int32_t bone_count;
@@ -522,11 +651,33 @@ typedef struct TendonCharacterSettings {
   int32_t limit_clip_count;
   float limits_margin_degrees;
   uint32_t collision_group, collision_mask;
+  /* Explicit parts, parents first (NULL, 0: the humanoid layout). */
+  const TendonCharacterPartSettings* parts;
+  int32_t part_count;
+  /* NULL, or a whole ragdoll: part i sits on the bone named parts[i].name, posed at that
+     bone's rest frame in model space (read at build; e.g. tendon_jolt_ragdoll_settings). */
+  const TendonRagdollSettings* ragdoll;
+  const TendonJointLimitOverride* limit_overrides; /* applied after the table */
+  int32_t limit_override_count;
 } TendonCharacterSettings;
 TENDON_C_API void tendon_character_settings_defaults(TendonCharacterSettings* settings);
 TENDON_C_API TendonResult tendon_build_character_archetype(TendonWorld* world, const TendonCharacterSettings* settings,
                                                            TendonCharacterArchetypeId* out);
 TENDON_C_API int32_t tendon_character_part_count(const TendonWorld* world, TendonCharacterArchetypeId archetype);
+TENDON_C_API TendonResult tendon_remove_character_archetype(TendonWorld* world, TendonCharacterArchetypeId archetype);
+/* tendon::CharacterPartInfo: what building made of a part, and the bone it sits on. */
+typedef struct TendonCharacterPartInfo {
+  char name[128]; /* NUL-terminated; a longer name is cut at 127 bytes (name_truncated 1) */
+  int32_t name_truncated;
+  int32_t bone;   /* the skeleton bone it sits on */
+  int32_t parent; /* parent part, -1 for the root */
+  TendonJointType joint;
+  float normal_half_cone_degrees, plane_half_cone_degrees, twist_min_degrees, twist_max_degrees, hinge_min_degrees,
+      hinge_max_degrees;
+  float mass; /* kg */
+} TendonCharacterPartInfo;
+TENDON_C_API TendonResult tendon_get_character_part_info(const TendonWorld* world, TendonCharacterArchetypeId archetype,
+                                                         int32_t part, TendonCharacterPartInfo* out);
 /* -1 when the archetype has no part of that name. */
 TENDON_C_API int32_t tendon_find_character_part(const TendonWorld* world, TendonCharacterArchetypeId archetype,
                                                 const char* name);
@@ -551,6 +702,7 @@ TENDON_C_API TendonResult tendon_bind_character(TendonWorld* world, const Tendon
 TENDON_C_API TendonResult tendon_rebind_character(TendonWorld* world, TendonCharacterId character,
                                                   const TendonCharacterBinding* binding);
 TENDON_C_API TendonResult tendon_unbind_character(TendonWorld* world, TendonCharacterId character);
+TENDON_C_API int32_t tendon_character_is_valid(const TendonWorld* world, TendonCharacterId character);
 
 typedef struct TendonActivateOptions {
   TendonVec3 launch_velocity, impulse;
@@ -581,6 +733,9 @@ TENDON_C_API TendonResult tendon_hit_character(TendonWorld* world, TendonCharact
 TENDON_C_API TendonResult tendon_character_go_limp(TendonWorld* world, TendonCharacterId character, float seconds);
 TENDON_C_API TendonResult tendon_apply_character_impulse(TendonWorld* world, TendonCharacterId character,
                                                          TendonVec3 impulse);
+/* An impulse (N s) at a world point of one part. */
+TENDON_C_API TendonResult tendon_apply_character_part_impulse(TendonWorld* world, TendonCharacterId character,
+                                                              int32_t part, TendonVec3 impulse, TendonVec3 world_point);
 
 typedef enum TendonFacing { TENDON_FACING_UP = 0, TENDON_FACING_DOWN = 1, TENDON_FACING_SIDE = 2 } TendonFacing;
 typedef struct TendonCharacterState {
@@ -598,6 +753,10 @@ TENDON_C_API TendonResult tendon_get_character_state(const TendonWorld* world, T
 TENDON_C_API TendonResult tendon_get_character_recovery_root(const TendonWorld* world, TendonCharacterId character,
                                                              float leg_room, TendonTransform* out);
 TENDON_C_API TendonRagdollId tendon_character_ragdoll(const TendonWorld* world, TendonCharacterId character);
+/* The character a ragdoll belongs to; 0 when none. */
+TENDON_C_API TendonCharacterId tendon_character_of_ragdoll(const TendonWorld* world, TendonRagdollId ragdoll);
+TENDON_C_API int32_t tendon_active_character_count(const TendonWorld* world);
+TENDON_C_API int32_t tendon_bound_character_count(const TendonWorld* world);
 
 typedef enum TendonEventType { TENDON_EVENT_STARTED = 0, TENDON_EVENT_ENDED = 1 } TendonEventType;
 typedef enum TendonEndReason {
@@ -615,6 +774,81 @@ typedef struct TendonCharacterEvent {
 } TendonCharacterEvent;
 /* Moves up to `capacity` queued events into out; returns how many. */
 TENDON_C_API int32_t tendon_drain_character_events(TendonWorld* world, TendonCharacterEvent* out, int32_t capacity);
+
+/* ---- assets: glTF / VRM files, the Jolt "Human" ragdoll and its animations ----
+ * Each loaded asset is an opaque object the host owns (destroy it; NULL is a no-op),
+ * independent of any world: loading touches no world and may run on any thread, one call
+ * per object at a time. A refusal names the file, then the element or JSON path, and why
+ * (tendon_last_error); a file that cannot be opened or read is TENDON_ERROR_IO. Text and
+ * arrays an asset lends (names, settings whose pointers point into it) stay valid until it
+ * is destroyed. */
+
+/* A glTF 2.0 / VRM file as ports/gltf/gltf_import.h reads it: skeleton, skins, clips and
+ * the VRM humanoid (ports::GltfAsset). */
+typedef struct TendonGltfAsset TendonGltfAsset;
+/* .glb and .vrm are binary glTF; anything else is .gltf JSON (buffers beside the file). */
+TENDON_C_API TendonResult tendon_gltf_import(const char* path, TendonGltfAsset** out);
+/* From memory: `name` names it in errors (may be NULL); binary when it starts with "glTF". */
+TENDON_C_API TendonResult tendon_gltf_import_from_memory(const void* bytes, size_t size, const char* name,
+                                                         TendonGltfAsset** out);
+TENDON_C_API void tendon_gltf_asset_destroy(TendonGltfAsset* asset);
+/* Every node in the scene is a bone, parents first. Out of range (or NULL): 0, NULL, -2. */
+TENDON_C_API int32_t tendon_gltf_asset_bone_count(const TendonGltfAsset* asset);
+TENDON_C_API const char* tendon_gltf_asset_bone_name(const TendonGltfAsset* asset, int32_t bone);
+TENDON_C_API int32_t tendon_gltf_asset_bone_parent(const TendonGltfAsset* asset, int32_t bone); /* -1: a root */
+/* Every bone's rest local transform: count must be the bone count. */
+TENDON_C_API TendonResult tendon_gltf_asset_rest_local(const TendonGltfAsset* asset, TendonTransform* out, int32_t count);
+/* Skins: joints (bones) and one column-major inverse bind matrix (16 floats) per joint. */
+TENDON_C_API int32_t tendon_gltf_asset_skin_count(const TendonGltfAsset* asset);
+TENDON_C_API int32_t tendon_gltf_asset_skin_joint_count(const TendonGltfAsset* asset, int32_t skin);
+TENDON_C_API TendonResult tendon_gltf_asset_skin_joints(const TendonGltfAsset* asset, int32_t skin, int32_t* joints,
+                                                        int32_t joint_count, float* inverse_binds,
+                                                        int32_t inverse_bind_count /* floats: 16 per joint */);
+/* Fills the skeleton (bone_count, bone_names, bone_parents, bone_rest_local) and, for a VRM,
+ * the humanoid table of `settings` with arrays the asset lends; the other fields stay as
+ * the host set them (start from tendon_character_settings_defaults). */
+TENDON_C_API TendonResult tendon_gltf_asset_character_settings(const TendonGltfAsset* asset,
+                                                               TendonCharacterSettings* settings);
+/* Animation clips: names (NULL out of range), durations (s; 0 out of range). */
+TENDON_C_API int32_t tendon_gltf_asset_clip_count(const TendonGltfAsset* asset);
+TENDON_C_API const char* tendon_gltf_asset_clip_name(const TendonGltfAsset* asset, int32_t clip);
+TENDON_C_API float tendon_gltf_asset_clip_duration(const TendonGltfAsset* asset, int32_t clip);
+/* Poses `locals` (the bone count; what they hold is the start: bones without a channel keep
+ * it) at `time` seconds of the clip, clamped to [0, duration] (ports::SampleClip). */
+TENDON_C_API TendonResult tendon_gltf_sample_clip(const TendonGltfAsset* asset, int32_t clip, float time,
+                                                  TendonTransform* locals, int32_t count);
+
+/* The Jolt "Human" ragdoll (ports/jolt_human/jolt_human.h: jolt-human/ragdoll.json). */
+typedef struct TendonJoltRagdoll TendonJoltRagdoll;
+/* stabilized_masses (bool): each part's mass after Jolt's Stabilize instead of its shape's. */
+TENDON_C_API TendonResult tendon_jolt_ragdoll_load(const char* path, int32_t stabilized_masses, TendonJoltRagdoll** out);
+TENDON_C_API void tendon_jolt_ragdoll_destroy(TendonJoltRagdoll* ragdoll);
+/* The ragdoll as settings whose arrays (parts, names, pairs) the loaded ragdoll lends: pass
+ * it to tendon_build_ragdoll_archetype, or as TendonCharacterSettings::ragdoll. */
+TENDON_C_API TendonResult tendon_jolt_ragdoll_settings(const TendonJoltRagdoll* ragdoll, TendonRagdollSettings* out);
+
+/* A Jolt skeletal animation (animations/<name>.json): joints parents first, shared key times. */
+typedef struct TendonJoltAnimation TendonJoltAnimation;
+TENDON_C_API TendonResult tendon_jolt_animation_load(const char* path, TendonJoltAnimation** out);
+TENDON_C_API void tendon_jolt_animation_destroy(TendonJoltAnimation* animation);
+TENDON_C_API int32_t tendon_jolt_animation_joint_count(const TendonJoltAnimation* animation);
+TENDON_C_API float tendon_jolt_animation_duration(const TendonJoltAnimation* animation); /* s */
+/* Every joint's local transform at `time` (wrapped when looping, else clamped); in_place
+ * (bool) holds the root's horizontal translation at its first key. count: the joint count. */
+TENDON_C_API TendonResult tendon_jolt_animation_sample(const TendonJoltAnimation* animation, float time, int32_t in_place,
+                                                       TendonTransform* out, int32_t count);
+/* The pose at `time` as the ragdoll's parts see it (part j is joint j): each part's model
+ * frame and its local rotation (a motor target); count: the ragdoll's part count. */
+TENDON_C_API TendonResult tendon_jolt_animation_sample_parts(const TendonJoltRagdoll* ragdoll,
+                                                             const TendonJoltAnimation* animation, float time,
+                                                             TendonTransform* model, TendonQuat* local_rotations,
+                                                             int32_t count);
+/* Fills the skeleton of `settings` (bone_count, bone_names, bone_parents, and the first key
+ * as bone_rest_local) with arrays the animation lends; other fields stay as set. */
+TENDON_C_API TendonResult tendon_jolt_animation_character_settings(const TendonJoltAnimation* animation,
+                                                                   TendonCharacterSettings* settings);
+/* Every key as a frame of a clip (for TENDON_LIMITS_CLIPS), lent by the animation. */
+TENDON_C_API TendonResult tendon_jolt_animation_clip(const TendonJoltAnimation* animation, TendonSampledClip* out);
 
 /* ---- glTF / VRM avatars (ports/gltf/vrm_avatar.h) ---- */
 typedef struct TendonVrmOptions {
@@ -648,9 +882,55 @@ typedef struct TendonVrmAvatarBuffers {
 } TendonVrmAvatarBuffers;
 TENDON_C_API TendonResult tendon_vrm_avatar_buffers(TendonWorld* world, TendonVrmAvatarId avatar,
                                                     TendonVrmAvatarBuffers* out);
-/* Forward kinematics into output_world, for an avatar without a character (call before Step;
- * REENTRANT while a frame is in flight: the frame's lanes read output_world). */
+/* Forward kinematics into output_world (and every bone into the avatar's pose streams), for
+ * an avatar without a character (call before Step; REENTRANT while a frame is in flight: the
+ * frame's lanes read output_world). After Step, output_local, output_world and the streams all
+ * hold the simulated pose: the chains write their bones' world frames in the Step. */
 TENDON_C_API TendonResult tendon_vrm_avatar_update_world(TendonWorld* world, TendonVrmAvatarId avatar);
+
+/* An avatar with the host's pose streams (tendon/pose_layout.h), indexed by the avatar's
+ * bones (tendon_vrm_kind_skeleton's order): element_of_bone has one entry per bone (-1: not
+ * written; NULL: bone k to element k), a SKINNING_MATRIX stream's inverse_bind 16 floats per
+ * bone. A skin's palette: element_of_bone maps the skin's joints to their slots (-1 for every
+ * other bone), inverse_bind holds each joint's inverse bind at its bone. A stream whose
+ * model_world is NULL is written in the avatar's model space (its model_world buffer, read
+ * every Step); point it at an identity transform for world space. Streams are copied at bind;
+ * the arrays they write into must stay valid until the avatar is unbound. */
+typedef struct TendonVrmAvatarBinding {
+  TendonTransform model_world;
+  const TendonPoseStream* pose_streams; /* may be NULL: at most 4; elements indexed by the avatar's bones (element_of_bone maps them) */
+  int32_t pose_stream_count;
+} TendonVrmAvatarBinding;
+/* model_world the identity, no streams. */
+TENDON_C_API void tendon_vrm_avatar_binding_defaults(TendonVrmAvatarBinding* binding);
+TENDON_C_API TendonResult tendon_bind_vrm_avatar_with(TendonWorld* world, TendonVrmKindId kind,
+                                                      const TendonVrmAvatarBinding* binding, TendonVrmAvatarId* out);
+
+/* The kind's bones, to map them to the host's: names (UTF-8, as in the file), parents (-1 for
+ * a root; parents come before children) and rest pose (local to the parent). The pointers
+ * stay valid while the kind is loaded (until tendon_unload_vrm_kind or the world goes). */
+typedef struct TendonVrmSkeleton {
+  int32_t bone_count;
+  const char* const* names;
+  const int32_t* parents;
+  const TendonTransform* rest_local;
+} TendonVrmSkeleton;
+TENDON_C_API TendonResult tendon_vrm_kind_skeleton(const TendonWorld* world, TendonVrmKindId kind, TendonVrmSkeleton* out);
+/* The file's skins (0 for a stale kind). */
+TENDON_C_API int32_t tendon_vrm_kind_skin_count(const TendonWorld* world, TendonVrmKindId kind);
+/* One skin: per joint (palette slot) its avatar bone and inverse bind matrix. Valid while the
+ * kind is loaded. OUT_OF_RANGE for a skin index outside [0, skin_count). */
+typedef struct TendonVrmSkin {
+  int32_t joint_count;
+  const int32_t* joints;       /* avatar bone per skin joint */
+  const float* inverse_binds;  /* 16 floats per joint, column-major */
+} TendonVrmSkin;
+TENDON_C_API TendonResult tendon_vrm_kind_skin(const TendonWorld* world, TendonVrmKindId kind, int32_t skin,
+                                               TendonVrmSkin* out);
+/* Frees a kind: its chain and character archetypes leave the world, and its id goes stale.
+ * IN_USE while avatars of it are bound (unbind them first); REENTRANT while a frame is in
+ * flight. tendon_world_destroy frees every kind. */
+TENDON_C_API TendonResult tendon_unload_vrm_kind(TendonWorld* world, TendonVrmKindId kind);
 
 #ifdef __cplusplus
 }

@@ -75,8 +75,9 @@ class TENDON_API World {
   Result<ChainArchetypeId> BuildChainArchetype(const ChainArchetypeSettings& settings);
   // Bone count of a built archetype (0 for a stale id).
   int32_t ChainBoneCount(ChainArchetypeId archetype) const;
-  // Forgets an archetype (its id is stale from then on); kInUse while instances of it are
-  // bound, and for a ragdoll archetype a character archetype was built on.
+  // Forgets an archetype (its id is stale from then on; a later build reuses its slot under
+  // a newer id); kInUse while instances of it are bound, and for a ragdoll archetype a
+  // character archetype was built on.
   Error RemoveChainArchetype(ChainArchetypeId archetype);
   Error RemoveRagdollArchetype(RagdollArchetypeId archetype);
   Error RemoveCharacterArchetype(CharacterArchetypeId archetype);

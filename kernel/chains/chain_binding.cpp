@@ -51,12 +51,18 @@ Result<ChainArchetypeId> ChainSystem::BuildArchetype(const ChainArchetypeSetting
   } else {
     slot.group = found->second;
   }
+  for (std::size_t i = 0; i < archetypes_.size(); ++i) {
+    if (!archetypes_[i].removed || archetypes_[i].generation == UINT32_MAX) continue;
+    slot.generation = archetypes_[i].generation + 1;  // the old id stays stale
+    archetypes_[i] = std::move(slot);
+    return ChainArchetypeId{static_cast<uint32_t>(i), archetypes_[i].generation};
+  }
   archetypes_.push_back(std::move(slot));
   return ChainArchetypeId{static_cast<uint32_t>(archetypes_.size() - 1), 1};
 }
 
 int32_t ChainSystem::BoneCount(ChainArchetypeId id) const {
-  if (id.generation != 1 || id.index >= archetypes_.size() || archetypes_[id.index].removed) return 0;
+  if (id.index >= archetypes_.size() || !archetypes_[id.index].Is(id)) return 0;
   return archetypes_[id.index].archetype.node_count;
 }
 
@@ -147,7 +153,7 @@ void ChainSystem::SetHostMap(Slot& slot, const ChainArchetype& a, std::span<cons
 }
 
 Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
-  if (b.archetype.generation != 1 || b.archetype.index >= archetypes_.size() || archetypes_[b.archetype.index].removed)
+  if (b.archetype.index >= archetypes_.size() || !archetypes_[b.archetype.index].Is(b.archetype))
     return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the archetype id is null or was not built by this world");
   const ArchetypeSlot& arch = archetypes_[b.archetype.index];
   const int32_t n = arch.archetype.node_count;
@@ -244,7 +250,7 @@ Result<ChainId> ChainSystem::Bind(const ChainBinding& b) {
 Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
   Slot* slot = Find(id);
   if (slot == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "chain", "the chain handle is null or stale");
-  if (b.archetype.index != static_cast<uint32_t>(slot->archetype) || b.archetype.generation != 1)
+  if (b.archetype.index != static_cast<uint32_t>(slot->archetype) || !archetypes_[slot->archetype].Is(b.archetype))
     return Fail(ErrorCode::kBadReference, -1, "archetype", "a rebind keeps the chain's archetype");
   const ArchetypeSlot& arch = archetypes_[slot->archetype];
   Transform* identity = nullptr;
@@ -272,7 +278,7 @@ Error ChainSystem::Rebind(ChainId id, const ChainBinding& b) {
 }
 
 Error ChainSystem::RemoveArchetype(ChainArchetypeId id) {
-  if (id.generation != 1 || id.index >= archetypes_.size() || archetypes_[id.index].removed)
+  if (id.index >= archetypes_.size() || !archetypes_[id.index].Is(id))
     return Fail(ErrorCode::kStaleHandle, -1, "archetype", "the archetype id is null, stale or was not built by this world");
   int32_t bound = 0;
   for (uint32_t i = 0; i < chains_.size(); ++i)

@@ -138,6 +138,10 @@ struct ChainSystem::ArchetypeSlot {
   ChainArchetype archetype;
   int32_t group = -1;
   bool removed = false;  // RemoveArchetype: its id is stale from then on
+  // Its id's generation: a removed slot is built into again under the next one, so kinds
+  // built and removed over and over (VRM avatar kinds) reuse their slots.
+  uint32_t generation = 1;
+  bool Is(ChainArchetypeId id) const { return !removed && id.generation == generation; }
 };
 
 struct ChainSystem::Slot {

@@ -7,6 +7,7 @@
 // Threading: the World's thread. Memory: BindStreams allocates (bind time only).
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -36,7 +37,9 @@ void ChainSystem::EmitStreams(const Slot& slot, const ChainArchetype& a, int32_t
   for (const detail::BoundPoseStream& stream : slot.streams) {
     for (int32_t k = begin; k < end; ++k) {
       if (slot.Virtual(k)) continue;
-      if (stream.layout == PoseLayout::kLocalTrs) {
+      if (stream.world_frames) {
+        detail::EmitLocal(stream, k, world[k - begin]);  // output_world: the world TRS itself
+      } else if (stream.layout == PoseLayout::kLocalTrs) {
         detail::EmitLocal(stream, k, locals[k]);
       } else {
         const detail::Affine m = detail::AffineOf(world[k - begin]);
@@ -84,6 +87,31 @@ Error ChainSystem::BindStreams(const ChainBinding& b, const ChainArchetype& a, s
     }
     stream.element = std::move(element);
     stream.inverse_bind = std::move(inverse_bind);
+  }
+  if (!b.output_world.empty()) {
+    // output_world rides as one more stream (it is not one of the host's 4): a packed
+    // tendon::Transform per element, at output_local's indices, in world space.
+    const int32_t needed = b.bone_map.empty() ? a.node_count : 0;
+    int32_t highest = -1;
+    for (int32_t k = 0; k < a.node_count; ++k)
+      if (default_element[k] >= 0) highest = std::max(highest, default_element[k]);
+    if (b.output_world.data() == nullptr ||
+        static_cast<int64_t>(b.output_world.size()) < std::max<int64_t>({needed, highest + 1, 1}))
+      return Fail(ErrorCode::kNullBuffer, -1, "output_world",
+                  "output_world needs " + std::to_string(std::max(needed, highest + 1)) + " transforms, got " +
+                      std::to_string(b.output_world.size()));
+    detail::BoundPoseStream world;
+    world.world_frames = true;
+    world.layout = PoseLayout::kLocalTrs;
+    world.base = reinterpret_cast<unsigned char*>(b.output_world.data());
+    world.stride = static_cast<int32_t>(sizeof(Transform));
+    world.extent = b.output_world.size() * sizeof(Transform);
+    world.translation_offset = static_cast<int32_t>(offsetof(Transform, translation));
+    world.rotation_offset = static_cast<int32_t>(offsetof(Transform, rotation));
+    world.scale_offset = static_cast<int32_t>(offsetof(Transform, scale));
+    world.element.resize(static_cast<std::size_t>(a.node_count));
+    for (int32_t k = 0; k < a.node_count; ++k) world.element[k] = default_element[a.settings_node[k]];
+    out->push_back(std::move(world));
   }
   return {};
 }

@@ -133,6 +133,28 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
 
 void ChainSystem::EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows, int32_t l) {
   for (const detail::BoundPoseStream& stream : slot.streams) {
+    if (stream.world_frames) {
+      // output_world: the strand's world frames from the locals just written. Only bones
+      // with a host element: a virtual tip is a leaf, so no written bone's frame needs one,
+      // and real nodes come parents first. The buffer is the host's Transform array itself.
+      const int32_t* const parent = archetypes_[slot.archetype].archetype.parent.data();
+      const int32_t* const element = stream.element.data();
+      Transform* const out = reinterpret_cast<Transform*>(stream.base);
+      PoseScratch scratch;
+      Transform* const world = scratch.world();
+      const Transform& root = slot.RootParent(strand);
+      for (int32_t r = slot.strand_real_begin[strand]; r < slot.strand_real_begin[strand + 1]; ++r) {
+        const int32_t node = slot.real_node[r];
+        const int32_t p = parent[node];
+        const Transform w = Compose(p < 0 ? root : world[p - base], slot.output[slot.real_host[r]]);
+        world[node - base] = w;
+        // x * 0 is 0 for finite x, NaN otherwise: one test for the ten fields.
+        const float probe = (w.translation.x + w.translation.y + w.translation.z + w.rotation.x + w.rotation.y +
+                             w.rotation.z + w.rotation.w + w.scale.x + w.scale.y + w.scale.z) * 0.0f;
+        if (element[node] >= 0 && probe == 0.0f) out[element[node]] = w;
+      }
+      continue;
+    }
     for (int32_t r = slot.strand_real_begin[strand]; r < slot.strand_real_begin[strand + 1]; ++r) {
       const int32_t node = slot.real_node[r];
       if (stream.layout == PoseLayout::kLocalTrs) {

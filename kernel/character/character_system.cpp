@@ -82,13 +82,23 @@ Result<CharacterArchetypeId> CharacterSystem::BuildArchetype(const CharacterSett
     const Transform& pose = a.ragdoll.parts[j].pose;
     a.com_in_part.push_back(Rotate(Conjugate(Normalize(pose.rotation)), info.body_pose.translation - pose.translation));
   }
+  for (std::size_t i = 0; i < archetypes_.size(); ++i) {
+    if (!removed_[i] || generation_[i] == UINT32_MAX) continue;
+    archetypes_[i] = std::move(a);
+    removed_[i] = false;
+    ++generation_[i];
+    return CharacterArchetypeId{static_cast<uint32_t>(i), generation_[i]};
+  }
   archetypes_.push_back(std::move(a));
   removed_.push_back(false);
+  generation_.push_back(1);
   return CharacterArchetypeId{static_cast<uint32_t>(archetypes_.size() - 1), 1};
 }
 
 const CharacterArchetype* CharacterSystem::Archetype(CharacterArchetypeId id) const {
-  return id.generation == 1 && id.index < archetypes_.size() && !removed_[id.index] ? &archetypes_[id.index] : nullptr;
+  return id.index < archetypes_.size() && !removed_[id.index] && id.generation == generation_[id.index]
+             ? &archetypes_[id.index]
+             : nullptr;
 }
 
 Error CharacterSystem::RemoveArchetype(CharacterArchetypeId id) {
@@ -242,7 +252,7 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
 Error CharacterSystem::Rebind(CharacterId id, const CharacterBinding& b) {
   Slot* c = Find(id);
   if (c == nullptr) return Fail(ErrorCode::kStaleHandle, -1, "character", "the character handle is null or stale");
-  if (b.archetype.index != static_cast<uint32_t>(c->archetype) || b.archetype.generation != 1)
+  if (b.archetype.index != static_cast<uint32_t>(c->archetype) || b.archetype.generation != generation_[c->archetype])
     return Fail(ErrorCode::kBadReference, -1, "archetype", "a rebind keeps the character's archetype");
   const auto bones = static_cast<int32_t>(archetypes_[c->archetype].parents.size());
   if (Error e = CheckBuffers(b, bones); !Ok(e)) return e;

@@ -107,6 +107,9 @@ class CharacterSystem {
   RagdollSystem& ragdolls_;
   std::vector<CharacterArchetype> archetypes_;
   std::vector<bool> removed_;  // per archetype: RemoveArchetype made its id stale
+  // Per archetype: its id's generation. A removed slot is built into again under the next
+  // one (the old id stays stale), so kinds built and removed over and over reuse slots.
+  std::vector<uint32_t> generation_;
   HandleTable<CharacterId> handles_;
   std::vector<std::unique_ptr<Slot>> slots_;  // by CharacterId::index, handles_.SlotCount() of them
   std::vector<int32_t> character_of_ragdoll_;  // by ragdoll slot index, -1: none

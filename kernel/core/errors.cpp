@@ -25,6 +25,7 @@ const char* ToString(ErrorCode code) {
     case ErrorCode::kInactive: return "inactive";
     case ErrorCode::kReentrant: return "reentrant";
     case ErrorCode::kInUse: return "in_use";
+    case ErrorCode::kIo: return "io";
   }
   return "unknown";
 }

@@ -46,6 +46,9 @@ struct BoundPoseStream {
   bool model_is_identity = true;
   std::vector<int32_t> element;     // per bone; -1: not written
   std::vector<Affine> inverse_bind;  // per bone (kSkinningMatrix), row-major 3x4
+  // A chain's ChainBinding::output_world: kLocalTrs fields of each bone's world transform
+  // (not its local one), in tendon::Transform's own layout.
+  bool world_frames = false;
 };
 
 // Checks `streams` for an instance of `bones` bones and copies them into `out`.

@@ -29,6 +29,12 @@ int32_t RagdollSystem::FindOrAddGroup(int32_t archetype, bool kinematic) {
   for (int32_t i = 0; i < static_cast<int32_t>(store_.groups.size()); ++i) {
     if (store_.groups[i].archetype == archetype && store_.groups[i].kinematic_root == kinematic) return i;
   }
+  store_.groups.push_back(MakeGroup(archetype, kinematic));
+  group_first_work_.resize(store_.groups.size());
+  return static_cast<int32_t>(store_.groups.size()) - 1;
+}
+
+RagdollGroup RagdollSystem::MakeGroup(int32_t archetype, bool kinematic) const {
   const RagdollArchetype& a = archetypes_[archetype];
   const auto n = static_cast<int32_t>(a.parts.size());
   RagdollGroup g;
@@ -49,9 +55,7 @@ int32_t RagdollSystem::FindOrAddGroup(int32_t archetype, bool kinematic) {
   }
   g.block_lanes = kernels_->block_lanes;
   g.floats_per_block = RigidFloatsPerBlock(n, g.block_lanes);
-  store_.groups.push_back(std::move(g));
-  group_first_work_.resize(store_.groups.size());
-  return static_cast<int32_t>(store_.groups.size()) - 1;
+  return g;
 }
 
 // Grows group `gi`'s blocks to hold `lanes` lanes plus its reserve (never in Step), and

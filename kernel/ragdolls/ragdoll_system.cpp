@@ -27,7 +27,7 @@ RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidK
 RagdollSystem::~RagdollSystem() = default;
 
 bool RagdollSystem::Live(RagdollArchetypeId id) const {
-  return id.generation == 1 && id.index < archetypes_.size() && !removed_[id.index];
+  return id.index < archetypes_.size() && !removed_[id.index] && id.generation == generation_[id.index];
 }
 
 const RagdollArchetype* RagdollSystem::Archetype(RagdollArchetypeId id) const {
@@ -37,8 +37,20 @@ const RagdollArchetype* RagdollSystem::Archetype(RagdollArchetypeId id) const {
 Result<RagdollArchetypeId> RagdollSystem::BuildArchetype(const RagdollSettings& settings) {
   RagdollArchetype archetype;
   if (Error e = BuildRagdollArchetype(settings, &archetype); e.code != ErrorCode::kNone) return e;
+  for (std::size_t i = 0; i < archetypes_.size(); ++i) {
+    if (!removed_[i] || generation_[i] == UINT32_MAX) continue;
+    archetypes_[i] = std::move(archetype);
+    removed_[i] = false;
+    ++generation_[i];
+    // The groups the removed archetype left (no lanes since RemoveArchetype) are made again
+    // for this one, where they are: a group's layout comes from its archetype.
+    for (RagdollGroup& g : store_.groups)
+      if (g.archetype == static_cast<int32_t>(i)) g = MakeGroup(g.archetype, g.kinematic_root);
+    return RagdollArchetypeId{static_cast<uint32_t>(i), generation_[i]};
+  }
   archetypes_.push_back(std::move(archetype));
   removed_.push_back(false);
+  generation_.push_back(1);
   return RagdollArchetypeId{static_cast<uint32_t>(archetypes_.size() - 1), 1};
 }
 

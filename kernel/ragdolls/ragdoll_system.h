@@ -211,6 +211,7 @@ class RagdollSystem {
 
   // Lanes (ragdoll_lanes.cpp).
   int32_t FindOrAddGroup(int32_t archetype, bool kinematic);
+  RagdollGroup MakeGroup(int32_t archetype, bool kinematic) const;  // no lanes yet
   // Grows group `gi`'s blocks to hold `lanes` lanes plus its reserve (never in Step).
   void EnsureLanes(int32_t gi, int32_t lanes, bool with_reserve = true);
   void SwapLanes(RagdollGroup& g, int32_t a, int32_t b);
@@ -256,6 +257,9 @@ class RagdollSystem {
   const RigidKernels* kernels_;
   std::vector<RagdollArchetype> archetypes_;
   std::vector<bool> removed_;  // per archetype: RemoveArchetype made its id stale
+  // Per archetype: its id's generation. A removed slot is built into again under the next
+  // one (the old id stays stale), its groups made again for the new archetype.
+  std::vector<uint32_t> generation_;
   RagdollStore store_;
   std::unordered_map<const void*, int32_t> by_output_;
   int32_t last_fixed_steps_ = 1;  // fixed steps of the last frame that ran any

@@ -10,9 +10,12 @@
 // What it does NOT do: parse glTF (ports/gltf does) or step anything.
 // Threading: as the C++ World. Memory: a kind holds the imported asset (shared by its
 // avatars); an avatar owns its buffers until it is unbound.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "ports/c/c_port.h"
@@ -25,6 +28,28 @@ struct MirrorTable<TendonVrmOptions, VrmAvatarOptions> : TableOf<TendonVrmOption
                        Field<&C::limit_source, &P::limit_source>>;
 };
 TENDON_C_CHECK_MIRROR(TendonVrmOptions, tendon::ports::VrmAvatarOptions);
+template <>
+struct MirrorTable<TendonVrmAvatarBinding, VrmAvatarBinding> : TableOf<TendonVrmAvatarBinding, VrmAvatarBinding> {
+  using Rows = RowList<Field<&C::model_world, &P::model_world>,
+                       // Converted into storage the bind keeps until it returns (PoseStreamsToCpp).
+                       ByHand<&C::pose_streams, &C::pose_stream_count, &P::pose_streams>>;
+};
+TENDON_C_CHECK_MIRROR(TendonVrmAvatarBinding, tendon::ports::VrmAvatarBinding);
+// The kind's skeleton and skins are lent, not converted: the rows name every field so that
+// a field added on either side fails the build.
+template <>
+struct MirrorTable<TendonVrmSkeleton, SkeletonSettings> : TableOf<TendonVrmSkeleton, SkeletonSettings> {
+  using Rows = RowList<ByHand<&C::bone_count, &C::names, &P::names>, ByHand<&C::parents, &P::parents>,
+                       ByHand<&C::rest_local, &P::rest_local>>;
+};
+TENDON_C_CHECK_MIRROR(TendonVrmSkeleton, tendon::SkeletonSettings);
+template <>
+struct MirrorTable<TendonVrmSkin, GltfSkin> : TableOf<TendonVrmSkin, GltfSkin> {
+  using Rows = RowList<NotInC<&P::name>, ByHand<&C::joint_count, &C::joints, &P::joints>,
+                       ByHand<&C::inverse_binds, &P::inverse_bind>>;
+};
+TENDON_C_CHECK_MIRROR(TendonVrmSkin, tendon::ports::GltfSkin);
+static_assert(sizeof(std::array<float, 16>) == 16 * sizeof(float), "a skin's inverse binds are lent as packed floats");
 
 namespace {
 
@@ -34,11 +59,7 @@ VrmAvatarOptions OptionsToCpp(const TendonVrmOptions* c) {
   return o;
 }
 TendonResult TakeKind(TendonWorld* world, Result<std::shared_ptr<const VrmAvatarArchetype>> loaded, TendonVrmKindId* out) {
-  if (!loaded.ok()) {
-    const bool io = loaded.error().field == "file";  // ImportGltf: "<path>: file: cannot be read"
-    return Record(world, io ? TENDON_ERROR_IO : static_cast<TendonResult>(loaded.error().code), loaded.error().message,
-                  loaded.error().field, loaded.error().item);
-  }
+  if (!loaded.ok()) return Record(world, loaded.error());  // kIo becomes TENDON_ERROR_IO
   *out = ToC(world->vrm_kinds.Add(std::move(loaded).value()));
   return TENDON_OK;
 }
@@ -52,6 +73,16 @@ VrmAvatar* FindAvatar(TendonWorld* world, TendonVrmAvatarId avatar) {
 }
 TendonResult StaleAvatar(TendonWorld* world) {
   return Record(world, TENDON_ERROR_STALE_HANDLE, "the avatar id is null or stale", "avatar");
+}
+TendonResult StaleKind(TendonWorld* world) {
+  return Record(world, TENDON_ERROR_STALE_HANDLE, "the avatar kind id is null or stale", "kind");
+}
+TendonResult BindAvatar(TendonWorld* world, const std::shared_ptr<const VrmAvatarArchetype>& kind,
+                        const VrmAvatarBinding& binding, TendonVrmAvatarId* out) {
+  auto bound = tendon::ports::VrmAvatar::Bind(*world->world, kind, binding);
+  if (!bound.ok()) return Record(world, bound.error());
+  *out = ToC(world->vrm_avatars.Add(std::move(bound).value()));
+  return TENDON_OK;
 }
 
 }  // namespace
@@ -106,11 +137,78 @@ TendonResult tendon_bind_vrm_avatar(TendonWorld* world, TendonVrmKindId kind, Te
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (out == nullptr) return NullArgument(world, "out");
   auto* k = world->vrm_kinds.Find(IdFromC<VrmKindId>(kind));
-  if (k == nullptr) return Record(world, TENDON_ERROR_STALE_HANDLE, "the avatar kind id is null or stale", "kind");
+  if (k == nullptr) return StaleKind(world);
   return Guard(world, [&] {
-    auto bound = tendon::ports::VrmAvatar::Bind(*world->world, *k, ToCpp(model_world));
-    if (!bound.ok()) return Record(world, bound.error());
-    *out = ToC(world->vrm_avatars.Add(std::move(bound).value()));
+    tendon::ports::VrmAvatarBinding binding;
+    binding.model_world = ToCpp(model_world);
+    return BindAvatar(world, *k, binding, out);
+  });
+}
+void tendon_vrm_avatar_binding_defaults(TendonVrmAvatarBinding* binding) {
+  if (binding == nullptr) return;
+  *binding = TendonVrmAvatarBinding{};
+  MirrorOut(tendon::ports::VrmAvatarBinding{}, *binding);
+}
+TendonResult tendon_bind_vrm_avatar_with(TendonWorld* world, TendonVrmKindId kind, const TendonVrmAvatarBinding* binding,
+                                         TendonVrmAvatarId* out) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (binding == nullptr) return NullArgument(world, "binding");
+  if (out == nullptr) return NullArgument(world, "out");
+  auto* k = world->vrm_kinds.Find(IdFromC<VrmKindId>(kind));
+  if (k == nullptr) return StaleKind(world);
+  if (TendonResult r = CheckPoseStreams(world, binding->pose_streams, binding->pose_stream_count); r != TENDON_OK) return r;
+  return Guard(world, [&] {
+    std::vector<tendon::PoseStream> streams;
+    tendon::ports::VrmAvatarBinding b;
+    MirrorIn(*binding, b);
+    b.pose_streams = PoseStreamsToCpp(binding->pose_streams, binding->pose_stream_count, &streams);
+    return BindAvatar(world, *k, b, out);
+  });
+}
+TendonResult tendon_vrm_kind_skeleton(const TendonWorld* world, TendonVrmKindId kind, TendonVrmSkeleton* out) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (out == nullptr) return NullArgument(Mutable(world), "out");
+  const auto* k = FindKind(world, kind);
+  if (k == nullptr) return StaleKind(Mutable(world));
+  out->bone_count = k->bone_count();
+  out->names = k->bone_name_pointers().data();
+  out->parents = k->skeleton().parents.data();
+  out->rest_local = ConvertOut<const TendonTransform*>(static_cast<const tendon::Transform*>(k->skeleton().rest_local.data()));
+  return TENDON_OK;
+}
+int32_t tendon_vrm_kind_skin_count(const TendonWorld* world, TendonVrmKindId kind) {
+  if (world == nullptr) return 0;
+  const auto* k = FindKind(world, kind);
+  return k != nullptr ? static_cast<int32_t>(k->skins().size()) : 0;
+}
+TendonResult tendon_vrm_kind_skin(const TendonWorld* world, TendonVrmKindId kind, int32_t skin, TendonVrmSkin* out) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (out == nullptr) return NullArgument(Mutable(world), "out");
+  const auto* k = FindKind(world, kind);
+  if (k == nullptr) return StaleKind(Mutable(world));
+  if (skin < 0 || skin >= static_cast<int32_t>(k->skins().size()))
+    return Record(Mutable(world), TENDON_ERROR_OUT_OF_RANGE,
+                  "skin " + std::to_string(skin) + " is outside [0, " + std::to_string(k->skins().size()) + ")", "skin", skin);
+  const tendon::ports::GltfSkin& s = k->skins()[skin];
+  out->joint_count = static_cast<int32_t>(s.joints.size());
+  out->joints = s.joints.data();
+  out->inverse_binds = s.inverse_bind.empty() ? nullptr : s.inverse_bind.front().data();
+  return TENDON_OK;
+}
+TendonResult tendon_unload_vrm_kind(TendonWorld* world, TendonVrmKindId kind) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  auto* k = world->vrm_kinds.Find(IdFromC<VrmKindId>(kind));
+  if (k == nullptr) return StaleKind(world);
+  if (world->world->FrameInFlight()) return InFlight(world);
+  // Its avatars hold it (a shared_ptr each): unloading under them would leave them bound to
+  // archetypes that are gone.
+  if (k->use_count() > 1)
+    return Record(world, TENDON_ERROR_IN_USE,
+                  std::to_string(k->use_count() - 1) + " avatars of this kind are still bound: unbind them first", "kind");
+  return Guard(world, [&] {
+    const tendon::Error e = (*k)->Release();
+    if (e.code != tendon::ErrorCode::kNone) return Record(world, e);
+    world->vrm_kinds.Remove(IdFromC<VrmKindId>(kind));
     return TENDON_OK;
   });
 }

@@ -74,7 +74,8 @@ struct MirrorTable<TendonChainBinding, ChainBinding> : TableOf<TendonChainBindin
                        SpanOf<&C::bone_map, &C::bone_map_count, &P::bone_map>,
                        SpanOf<&C::collider_frames, &C::collider_frame_count, &P::collider_frames>,
                        // Converted into storage the bind keeps until it returns (BindingToCpp).
-                       ByHand<&C::pose_streams, &C::pose_stream_count, &P::pose_streams>>;
+                       ByHand<&C::pose_streams, &C::pose_stream_count, &P::pose_streams>,
+                       SpanOf<&C::output_world, &C::output_world_count, &P::output_world>>;
 };
 TENDON_C_CHECK_MIRROR(TendonChainBinding, tendon::ChainBinding);
 
@@ -100,6 +101,7 @@ TendonResult CheckChainBinding(TendonWorld* w, const TendonChainBinding* b) {
   if (BadArray(b->output_local, b->output_count)) return BadArrayError(w, "output_local");
   if (BadArray(b->bone_map, b->bone_map_count)) return BadArrayError(w, "bone_map");
   if (BadArray(b->collider_frames, b->collider_frame_count)) return BadArrayError(w, "collider_frames");
+  if (BadArray(b->output_world, b->output_world_count)) return BadArrayError(w, "output_world");
   return CheckPoseStreams(w, b->pose_streams, b->pose_stream_count);
 }
 
@@ -136,6 +138,36 @@ TendonResult tendon_build_chain_archetype(TendonWorld* world, const TendonChainA
   return Guard(world, [&] { return Take(world, world->world->BuildChainArchetype(ArchetypeToCpp(*c)), out); });
 }
 
+int32_t tendon_chain_bone_count(const TendonWorld* world, TendonChainArchetypeId archetype) {
+  return world != nullptr ? world->world->ChainBoneCount(IdFromC<tendon::ChainArchetypeId>(archetype)) : 0;
+}
+TendonResult tendon_remove_chain_archetype(TendonWorld* world, TendonChainArchetypeId archetype) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(world, [&] {
+    return Record(world, world->world->RemoveChainArchetype(IdFromC<tendon::ChainArchetypeId>(archetype)));
+  });
+}
+void tendon_chain_bone_defaults(TendonChainBone* c) {
+  if (c == nullptr) return;
+  *c = TendonChainBone{};
+  MirrorOut(tendon::ChainBone{}, *c);
+}
+void tendon_chain_node_override_defaults(TendonChainNodeOverride* c) {
+  if (c == nullptr) return;
+  *c = TendonChainNodeOverride{};
+  MirrorOut(tendon::ChainNodeOverride{}, *c);
+}
+void tendon_collider_defaults(TendonCollider* c) {
+  if (c == nullptr) return;
+  *c = TendonCollider{};
+  MirrorOut(tendon::ColliderSettings{}, *c);
+}
+void tendon_chain_binding_defaults(TendonChainBinding* c) {
+  if (c == nullptr) return;
+  *c = TendonChainBinding{};
+  MirrorOut(tendon::ChainBinding{}, *c);
+}
+
 TendonResult tendon_bind_chain(TendonWorld* world, const TendonChainBinding* binding, TendonChainId* out) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (out == nullptr) return NullArgument(world, "out");
@@ -156,6 +188,9 @@ TendonResult tendon_rebind_chain(TendonWorld* world, TendonChainId chain, const 
 TendonResult tendon_unbind_chain(TendonWorld* world, TendonChainId chain) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   return Guard(world, [&] { return Record(world, world->world->UnbindChain(IdFromC<ChainId>(chain))); });
+}
+int32_t tendon_chain_is_valid(const TendonWorld* world, TendonChainId chain) {
+  return world != nullptr && world->world->IsValid(IdFromC<ChainId>(chain)) ? 1 : 0;
 }
 int32_t tendon_chain_is_simulated(const TendonWorld* world, TendonChainId chain) {
   return world != nullptr && world->world->IsSimulated(IdFromC<ChainId>(chain)) ? 1 : 0;

@@ -5,14 +5,16 @@
 //
 // Each C struct mirrors its C++ struct through a table below (c_mirror.h), checked field
 // by field at compile time. The skeleton, the humanoid table and the limit clips cross as
-// plain arrays and are converted by hand (their rows say so); the C API carries no
-// explicit parts, ragdoll or limit overrides (NotInC rows: their C++ defaults apply).
+// plain arrays and are converted by hand (their rows say so); explicit parts and limit
+// overrides are arrays of their own mirrored structs, a whole ragdoll a pointer to the
+// ragdoll settings (c_ragdolls.cpp converts it).
 // What it does NOT do: VRM avatars (c_avatars.cpp), or validate settings (the World does,
 // naming the item and field).
 // Threading: as the C++ World. Memory: building and binding allocate the converted
 // settings (a clip is capped at 2^24 transforms); the controls and queries allocate only
 // an error's message.
 #include <algorithm>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -28,17 +30,59 @@ struct MirrorTable<TendonSampledClip, SampledClip> : TableOf<TendonSampledClip, 
 TENDON_C_CHECK_MIRROR(TendonSampledClip, tendon::SampledClip);
 
 template <>
+struct MirrorTable<TendonCharacterHinge, CharacterHinge> : TableOf<TendonCharacterHinge, CharacterHinge> {
+  using Rows = RowList<Field<&C::axis, &P::axis>, Field<&C::min_degrees, &P::min_degrees>,
+                       Field<&C::max_degrees, &P::max_degrees>>;
+};
+TENDON_C_CHECK_MIRROR(TendonCharacterHinge, tendon::CharacterHinge);
+
+template <>
+struct MirrorTable<TendonCharacterPartSettings, CharacterPartSettings>
+    : TableOf<TendonCharacterPartSettings, CharacterPartSettings> {
+  using Rows = RowList<Field<&C::bone, &P::bone>, Field<&C::to, &P::to>, Field<&C::parent, &P::parent>,
+                       Field<&C::name, &P::name>, Field<&C::radius, &P::radius>, Field<&C::length, &P::length>,
+                       Field<&C::mass_share, &P::mass_share>, Field<&C::leaf_direction, &P::leaf_direction>,
+                       Field<&C::swing_degrees, &P::swing_degrees>, Field<&C::twist_degrees, &P::twist_degrees>,
+                       Optional<&C::has_hinge, &C::hinge, &P::hinge>>;
+};
+TENDON_C_CHECK_MIRROR(TendonCharacterPartSettings, tendon::CharacterPartSettings);
+
+template <>
+struct MirrorTable<TendonJointLimitOverride, JointLimitOverride> : TableOf<TendonJointLimitOverride, JointLimitOverride> {
+  using Rows = RowList<Field<&C::part, &P::part>, Field<&C::swing_degrees, &P::swing_degrees>,
+                       Field<&C::twist_degrees, &P::twist_degrees>>;
+};
+TENDON_C_CHECK_MIRROR(TendonJointLimitOverride, tendon::JointLimitOverride);
+
+template <>
+struct MirrorTable<TendonCharacterPartInfo, CharacterPartInfo> : TableOf<TendonCharacterPartInfo, CharacterPartInfo> {
+  // The name is copied into the C struct's array, cut if it must be (PartInfoToC).
+  using Rows = RowList<ByHand<&C::name, &C::name_truncated, &P::name>, Field<&C::bone, &P::bone>,
+                       Field<&C::parent, &P::parent>, Field<&C::joint, &P::joint>,
+                       Field<&C::normal_half_cone_degrees, &P::normal_half_cone_degrees>,
+                       Field<&C::plane_half_cone_degrees, &P::plane_half_cone_degrees>,
+                       Field<&C::twist_min_degrees, &P::twist_min_degrees>,
+                       Field<&C::twist_max_degrees, &P::twist_max_degrees>,
+                       Field<&C::hinge_min_degrees, &P::hinge_min_degrees>,
+                       Field<&C::hinge_max_degrees, &P::hinge_max_degrees>, Field<&C::mass, &P::mass>>;
+};
+TENDON_C_CHECK_MIRROR(TendonCharacterPartInfo, tendon::CharacterPartInfo);
+
+template <>
 struct MirrorTable<TendonCharacterSettings, CharacterSettings> : TableOf<TendonCharacterSettings, CharacterSettings> {
   using Rows = RowList<
       Field<&C::name, &P::name>,
       ByHand<&C::bone_count, &C::bone_names, &C::bone_parents, &C::bone_rest_local, &P::skeleton>,
-      ByHand<&C::humanoid_bones, &C::humanoid_bone_count, &P::humanoid_bones>, NotInC<&P::parts>, NotInC<&P::ragdoll>,
+      ByHand<&C::humanoid_bones, &C::humanoid_bone_count, &P::humanoid_bones>,
+      ArrayOf<&C::parts, &C::part_count, &P::parts>,
+      // A pointer to the C settings, converted by RagdollSettingsToCpp when it is not NULL.
+      ByHand<&C::ragdoll, &P::ragdoll>,
       Field<&C::total_mass, &P::total_mass>, Field<&C::friction, &P::friction>,
       Field<&C::linear_damping, &P::linear_damping>, Field<&C::angular_damping, &P::angular_damping>,
       Field<&C::drive_frequency_hz, &P::drive_frequency_hz>, Field<&C::drive_damping_ratio, &P::drive_damping_ratio>,
       Field<&C::drive_torque_per_kg, &P::drive_torque_per_kg>,
       Field<&C::joint_friction_per_kg, &P::joint_friction_per_kg>, Field<&C::limit_source, &P::limit_source>,
-      NotInC<&P::limit_overrides>, ByHand<&C::limit_clips, &C::limit_clip_count, &P::limit_clips>,
+      ArrayOf<&C::limit_overrides, &C::limit_override_count, &P::limit_overrides>, ByHand<&C::limit_clips, &C::limit_clip_count, &P::limit_clips>,
       Field<&C::limits_margin_degrees, &P::limits_margin_degrees>, Field<&C::collision_group, &P::collision_group>,
       Field<&C::collision_mask, &P::collision_mask>>;
 };
@@ -104,6 +148,7 @@ namespace {
 // The settings, or a refusal of a limit clip (its array, or its size).
 TendonResult CharacterToCpp(TendonWorld* world, const TendonCharacterSettings& c, CharacterSettings* s) {
   MirrorIn(c, *s);
+  if (c.ragdoll != nullptr) s->ragdoll = RagdollSettingsToCpp(*c.ragdoll);
   for (int32_t i = 0; i < c.bone_count; ++i) {
     s->skeleton.names.push_back(ConvertIn<std::string>(c.bone_names[i]));
     s->skeleton.parents.push_back(c.bone_parents[i]);
@@ -135,6 +180,16 @@ TendonResult CheckCharacterBinding(TendonWorld* world, const TendonCharacterBind
   if (c->bone_count < 0) return BadArrayError(world, "bone_count");
   if (OutOfEnum(EnumValue(c->collide_mode), TENDON_COLLIDE_STATIC)) return BadEnum(world, "collide_mode");
   return CheckPoseStreams(world, c->pose_streams, c->pose_stream_count);
+}
+
+void PartInfoToC(const CharacterPartInfo& info, TendonCharacterPartInfo* out) {
+  *out = TendonCharacterPartInfo{};
+  MirrorOut(info, *out);
+  const std::size_t room = sizeof(out->name) - 1;
+  const std::size_t n = std::min(info.name.size(), room);
+  std::memcpy(out->name, info.name.data(), n);
+  out->name[n] = '\0';
+  out->name_truncated = info.name.size() > room ? 1 : 0;
 }
 
 // A control that answers bool with its Error beside it: a refusal without an error code
@@ -170,6 +225,10 @@ TendonResult tendon_build_character_archetype(TendonWorld* world, const TendonCh
   if (BadArray(c->humanoid_bones, c->humanoid_bone_count)) return BadArrayError(world, "humanoid_bones");
   if (BadArray(c->limit_clips, c->limit_clip_count)) return BadArrayError(world, "limit_clips");
   if (OutOfEnum(EnumValue(c->limit_source), TENDON_LIMITS_CLIPS)) return BadEnum(world, "limit_source");
+  if (BadArray(c->parts, c->part_count)) return BadArrayError(world, "parts");
+  if (BadArray(c->limit_overrides, c->limit_override_count)) return BadArrayError(world, "limit_overrides");
+  if (c->ragdoll != nullptr)
+    if (TendonResult r = CheckRagdollSettings(world, *c->ragdoll, "ragdoll"); r != TENDON_OK) return r;
   return Guard(world, [&] {
     tendon::CharacterSettings s;
     if (TendonResult r = CharacterToCpp(world, *c, &s); r != TENDON_OK) return r;
@@ -178,6 +237,44 @@ TendonResult tendon_build_character_archetype(TendonWorld* world, const TendonCh
 }
 int32_t tendon_character_part_count(const TendonWorld* world, TendonCharacterArchetypeId archetype) {
   return world != nullptr ? world->world->CharacterPartCount(IdFromC<CharacterArchetypeId>(archetype)) : 0;
+}
+TendonResult tendon_remove_character_archetype(TendonWorld* world, TendonCharacterArchetypeId archetype) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(world, [&] {
+    return Record(world, world->world->RemoveCharacterArchetype(IdFromC<CharacterArchetypeId>(archetype)));
+  });
+}
+TendonResult tendon_get_character_part_info(const TendonWorld* world, TendonCharacterArchetypeId archetype, int32_t part,
+                                            TendonCharacterPartInfo* out) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (out == nullptr) return NullArgument(Mutable(world), "out");
+  return Guard(Mutable(world), [&] {
+    tendon::CharacterPartInfo info;
+    const tendon::Error e = world->world->GetCharacterPartInfo(IdFromC<CharacterArchetypeId>(archetype), part, &info);
+    if (e.code != tendon::ErrorCode::kNone) return Record(Mutable(world), e);
+    PartInfoToC(info, out);
+    return TENDON_OK;
+  });
+}
+void tendon_character_part_settings_defaults(TendonCharacterPartSettings* c) {
+  if (c == nullptr) return;
+  *c = TendonCharacterPartSettings{};
+  MirrorOut(tendon::CharacterPartSettings{}, *c);
+  c->hinge = ConvertOut<TendonCharacterHinge>(tendon::CharacterHinge{});  // the hinge a has_hinge = 1 starts from
+}
+void tendon_character_hinge_defaults(TendonCharacterHinge* c) {
+  if (c != nullptr) *c = ConvertOut<TendonCharacterHinge>(tendon::CharacterHinge{});
+}
+void tendon_joint_limit_override_defaults(TendonJointLimitOverride* c) {
+  if (c == nullptr) return;
+  *c = TendonJointLimitOverride{};
+  MirrorOut(tendon::JointLimitOverride{}, *c);
+}
+void tendon_humanoid_bone_defaults(TendonHumanoidBone* c) {
+  if (c != nullptr) *c = TendonHumanoidBone{nullptr, -1};
+}
+void tendon_sampled_clip_defaults(TendonSampledClip* c) {
+  if (c != nullptr) *c = TendonSampledClip{};
 }
 int32_t tendon_find_character_part(const TendonWorld* world, TendonCharacterArchetypeId archetype, const char* name) {
   if (world == nullptr || name == nullptr) return -1;
@@ -210,6 +307,9 @@ TendonResult tendon_rebind_character(TendonWorld* world, TendonCharacterId chara
 TendonResult tendon_unbind_character(TendonWorld* world, TendonCharacterId character) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   return Guard(world, [&] { return Record(world, world->world->UnbindCharacter(IdFromC<CharacterId>(character))); });
+}
+int32_t tendon_character_is_valid(const TendonWorld* world, TendonCharacterId character) {
+  return world != nullptr && world->world->IsValid(IdFromC<CharacterId>(character)) ? 1 : 0;
 }
 
 void tendon_activate_options_defaults(TendonActivateOptions* c) {
@@ -274,6 +374,15 @@ TendonResult tendon_apply_character_impulse(TendonWorld* world, TendonCharacterI
   });
 }
 
+TendonResult tendon_apply_character_part_impulse(TendonWorld* world, TendonCharacterId character, int32_t part,
+                                                 TendonVec3 impulse, TendonVec3 world_point) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(world, [&] {
+    return Record(world, world->world->ApplyCharacterPartImpulse(IdFromC<CharacterId>(character), part, ToCpp(impulse),
+                                                                 ToCpp(world_point)));
+  });
+}
+
 TendonResult tendon_get_character_state(const TendonWorld* world, TendonCharacterId character, TendonCharacterState* out) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (out == nullptr) return NullArgument(Mutable(world), "out");
@@ -298,6 +407,15 @@ TendonResult tendon_get_character_recovery_root(const TendonWorld* world, Tendon
 }
 TendonRagdollId tendon_character_ragdoll(const TendonWorld* world, TendonCharacterId character) {
   return world != nullptr ? ToC(world->world->CharacterRagdoll(IdFromC<CharacterId>(character))) : 0;
+}
+TendonCharacterId tendon_character_of_ragdoll(const TendonWorld* world, TendonRagdollId ragdoll) {
+  return world != nullptr ? ToC(world->world->CharacterOfRagdoll(IdFromC<tendon::RagdollId>(ragdoll))) : 0;
+}
+int32_t tendon_active_character_count(const TendonWorld* world) {
+  return world != nullptr ? world->world->ActiveCharacterCount() : 0;
+}
+int32_t tendon_bound_character_count(const TendonWorld* world) {
+  return world != nullptr ? world->world->BoundCharacterCount() : 0;
 }
 int32_t tendon_drain_character_events(TendonWorld* world, TendonCharacterEvent* out, int32_t capacity) {
   if (world == nullptr || out == nullptr || capacity <= 0) return 0;

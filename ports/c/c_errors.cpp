@@ -9,9 +9,13 @@
 // Threading: the last error is thread_local; a world's is written by its one thread.
 // Memory: a message is a std::string; when it cannot be allocated the code is still
 // returned and the previous message stays.
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "ports/c/c_port.h"
@@ -39,7 +43,9 @@ TendonResult Record(TendonWorld* w, TendonResult code, std::string message, std:
 }
 TendonResult Record(TendonWorld* w, const Error& e) {
   if (e.code == ErrorCode::kNone) return TENDON_OK;
-  return Record(w, static_cast<TendonResult>(e.code), e.message, e.field, e.item);
+  // kIo is the one code past the mirrored range: C has had TENDON_ERROR_IO (101) since before it.
+  const TendonResult code = e.code == ErrorCode::kIo ? TENDON_ERROR_IO : static_cast<TendonResult>(e.code);
+  return Record(w, code, e.message, e.field, e.item);
 }
 TendonResult Refuse(TendonWorld* w, TendonResult code, const char* field, const char* why) {
   try {
@@ -57,6 +63,25 @@ TendonResult BadArrayError(TendonWorld* w, const char* field) {
 }
 TendonResult BadEnum(TendonWorld* w, const char* field) {
   return Refuse(w, TENDON_ERROR_OUT_OF_RANGE, field, " is not one of its enum's values");
+}
+TendonResult CheckReadable(const char* path, const char* field) {
+  if (path == nullptr) return NullArgument(nullptr, field);
+  try {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      return Record(nullptr, TENDON_ERROR_IO, std::string(path) + ": cannot be read: it is a directory", field);
+    errno = 0;
+    std::FILE* f = std::fopen(path, "rb");
+    if (f == nullptr) {
+      const int why = errno;
+      return Record(nullptr, TENDON_ERROR_IO,
+                    std::string(path) + ": cannot be opened: " + (why != 0 ? std::strerror(why) : "unknown reason"), field);
+    }
+    std::fclose(f);
+    return TENDON_OK;
+  } catch (...) {
+    return TENDON_ERROR_INTERNAL;
+  }
 }
 const char* LastErrorMessage() { return t_error.message.c_str(); }
 const char* LastErrorField() { return t_error.field.c_str(); }

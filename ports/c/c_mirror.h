@@ -94,6 +94,8 @@ template <>
 inline constexpr bool kBitCompatible<TendonVec3, Vec3> = true;
 template <>
 inline constexpr bool kBitCompatible<TendonTransform, Transform> = true;
+template <>
+inline constexpr bool kBitCompatible<TendonQuat, Quat> = true;
 template <class C, class P>
 inline constexpr bool kBitCompatible<const C, const P> = kBitCompatible<C, P>;
 

@@ -1,5 +1,5 @@
 // ports/c/c_pendulums.cpp: the C ABI's accessory pendulums: settings defaults, bind and
-// unbind.
+// unbind, the handle check and the bob's state.
 //
 // TendonPendulumSettings mirrors tendon::PendulumSettings through the table below; the
 // rest of a tendon::PendulumBinding (the joint's world frame and the accessory's offset)
@@ -49,6 +49,21 @@ TendonResult tendon_bind_pendulum(TendonWorld* world, const TendonPendulumSettin
 TendonResult tendon_unbind_pendulum(TendonWorld* world, TendonPendulumId pendulum) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   return Guard(world, [&] { return Record(world, world->world->UnbindPendulum(IdFromC<tendon::PendulumId>(pendulum))); });
+}
+
+int32_t tendon_pendulum_is_valid(const TendonWorld* world, TendonPendulumId pendulum) {
+  return world != nullptr && world->world->IsValid(IdFromC<tendon::PendulumId>(pendulum)) ? 1 : 0;
+}
+TendonResult tendon_get_pendulum_state(const TendonWorld* world, TendonPendulumId pendulum, TendonVec3* bob,
+                                       float* swing_radians) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(Mutable(world), [&] {
+    tendon::Vec3 b;
+    const tendon::Error e =
+        world->world->GetPendulumState(IdFromC<tendon::PendulumId>(pendulum), bob != nullptr ? &b : nullptr, swing_radians);
+    if (e.code == tendon::ErrorCode::kNone && bob != nullptr) *bob = ToC(b);
+    return Record(Mutable(world), e);
+  });
 }
 
 }  // extern "C"

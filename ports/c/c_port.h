@@ -109,6 +109,15 @@ struct TendonWorld {
       vrm_kinds;
   tendon::ports::capi::PortObjects<tendon::ports::capi::VrmAvatarId, std::unique_ptr<tendon::ports::VrmAvatar>>
       vrm_avatars;
+  // The host's C callbacks (c_world.cpp): the World calls a trampoline with this world as
+  // its context, which calls these. Written only outside a frame (stepping is false and no
+  // frame is in flight), so the frame reading them never sees them change.
+  TendonWindSampleFn wind_sample = nullptr;
+  void* wind_user = nullptr;
+  TendonSimulatePredicateFn simulate_predicate = nullptr;
+  void* predicate_user = nullptr;
+  // True inside tendon_world_step and tendon_world_begin_step: their callbacks run there.
+  bool stepping = false;
 };
 
 namespace tendon::ports::capi {
@@ -164,6 +173,22 @@ TendonResult Take(TendonWorld* w, R&& result, Out* out) {
 inline bool BadArray(const void* p, int32_t n) { return n < 0 || (n > 0 && p == nullptr); }
 // A C enum value outside [0, last], refused before it is narrowed to the C++ enum.
 inline bool OutOfEnum(int value, int last) { return value < 0 || value > last; }
+
+// A path a loader is about to read: TENDON_ERROR_IO naming it and the system's reason when
+// it cannot be opened or is a directory, before the loader sees it.
+TendonResult CheckReadable(const char* path, const char* field);
+
+// ---- ragdoll settings (c_ragdolls.cpp), also read by characters (c_characters.cpp) ----
+
+// The arrays and enums of a TendonRagdollSettings; `field` names it in refusals ("settings"
+// or "ragdoll").
+TendonResult CheckRagdollSettings(TendonWorld* w, const TendonRagdollSettings& c, const char* field);
+// Its C++ settings (after CheckRagdollSettings).
+RagdollSettings RagdollSettingsToCpp(const TendonRagdollSettings& c);
+// The C form of a part (its name left NULL) and of the ragdoll's own fields (its text and
+// arrays left NULL and 0): the loaders that lend settings (c_assets.cpp) fill those.
+TendonPartSettings PartSettingsToC(const PartSettings& p);
+TendonRagdollSettings RagdollSettingsToC(const RagdollSettings& s);
 
 // ---- pose streams (c_pose_streams.cpp) ----
 

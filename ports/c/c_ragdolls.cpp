@@ -1,6 +1,8 @@
 // ports/c/c_ragdolls.cpp: the C ABI's ragdolls: part and ragdoll settings and their
-// defaults, building a ragdoll archetype, binding and unbinding ragdolls, switching,
-// pushing and waking them, and raycasts against ragdolls and the static world.
+// defaults, building and removing a ragdoll archetype and reading its parts, binding and
+// unbinding ragdolls, switching, pushing, posing, powering and waking them (kinematic root,
+// motor targets, part states and velocities, sleeping), and raycasts against ragdolls and
+// the static world.
 //
 // TendonPartSettings is tendon::PartSettings with its shape, joint and the joint's motor
 // flattened into one C struct: the part's table names them Flattened, and each of
@@ -11,6 +13,7 @@
 // (c_characters.cpp), or validate settings (the World does, naming the item and field).
 // Threading: as the C++ World. Memory: building and binding allocate the converted
 // settings; the host's buffers are named, not copied.
+#include <cstring>
 #include <vector>
 
 #include "ports/c/c_port.h"
@@ -102,15 +105,46 @@ struct MirrorTable<TendonRaycastHit, RaycastHit> : TableOf<TendonRaycastHit, Ray
 };
 TENDON_C_CHECK_MIRROR(TendonRaycastHit, tendon::RaycastHit);
 
-namespace {
+template <>
+struct MirrorTable<TendonRagdollPartInfo, RagdollPartInfo> : TableOf<TendonRagdollPartInfo, RagdollPartInfo> {
+  using Rows = RowList<Field<&C::mass, &P::mass>, Field<&C::principal_inertia, &P::principal_inertia>,
+                       Field<&C::body_pose, &P::body_pose>, Field<&C::volume, &P::volume>>;
+};
+TENDON_C_CHECK_MIRROR(TendonRagdollPartInfo, tendon::RagdollPartInfo);
 
-RagdollSettings RagdollToCpp(const TendonRagdollSettings& c) {
+TendonResult CheckRagdollSettings(TendonWorld* w, const TendonRagdollSettings& c, const char* field) {
+  const bool nested = std::strcmp(field, "ragdoll") == 0;  // TendonCharacterSettings::ragdoll
+  if (BadArray(c.parts, c.part_count)) return BadArrayError(w, nested ? "ragdoll.parts" : "parts");
+  if (BadArray(c.self_collision_pairs, c.self_collision_pair_count))
+    return BadArrayError(w, nested ? "ragdoll.self_collision_pairs" : "self_collision_pairs");
+  for (int32_t i = 0; i < c.part_count; ++i) {
+    if (OutOfEnum(EnumValue(c.parts[i].shape), TENDON_PART_BOX)) return BadEnum(w, nested ? "ragdoll.parts.shape" : "parts.shape");
+    if (OutOfEnum(EnumValue(c.parts[i].joint_type), TENDON_JOINT_HINGE))
+      return BadEnum(w, nested ? "ragdoll.parts.joint_type" : "parts.joint_type");
+  }
+  return TENDON_OK;
+}
+RagdollSettings RagdollSettingsToCpp(const TendonRagdollSettings& c) {
   RagdollSettings s;
   MirrorIn(c, s);
   for (int32_t i = 0; i < c.self_collision_pair_count; ++i)
     s.self_collision_pairs.emplace_back(c.self_collision_pairs[2 * i], c.self_collision_pairs[2 * i + 1]);
   return s;
 }
+
+TendonPartSettings PartSettingsToC(const PartSettings& p) {
+  TendonPartSettings c{};
+  MirrorOut(p, c);
+  return c;
+}
+TendonRagdollSettings RagdollSettingsToC(const RagdollSettings& s) {
+  TendonRagdollSettings c{};
+  MirrorOut(s, c);
+  return c;
+}
+
+namespace {
+
 int32_t RaycastOut(bool hit, const RaycastHit& h, TendonRaycastHit* out) {
   if (hit && out != nullptr) {
     *out = TendonRaycastHit{};
@@ -142,13 +176,34 @@ TendonResult tendon_build_ragdoll_archetype(TendonWorld* world, const TendonRagd
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (c == nullptr) return NullArgument(world, "settings");
   if (out == nullptr) return NullArgument(world, "out");
-  if (BadArray(c->parts, c->part_count)) return BadArrayError(world, "parts");
-  if (BadArray(c->self_collision_pairs, c->self_collision_pair_count)) return BadArrayError(world, "self_collision_pairs");
-  for (int32_t i = 0; i < c->part_count; ++i) {
-    if (OutOfEnum(EnumValue(c->parts[i].shape), TENDON_PART_BOX)) return BadEnum(world, "parts.shape");
-    if (OutOfEnum(EnumValue(c->parts[i].joint_type), TENDON_JOINT_HINGE)) return BadEnum(world, "parts.joint_type");
-  }
-  return Guard(world, [&] { return Take(world, world->world->BuildRagdollArchetype(RagdollToCpp(*c)), out); });
+  if (TendonResult r = CheckRagdollSettings(world, *c, "settings"); r != TENDON_OK) return r;
+  return Guard(world, [&] { return Take(world, world->world->BuildRagdollArchetype(RagdollSettingsToCpp(*c)), out); });
+}
+TendonResult tendon_remove_ragdoll_archetype(TendonWorld* world, TendonRagdollArchetypeId archetype) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(world, [&] {
+    return Record(world, world->world->RemoveRagdollArchetype(IdFromC<tendon::RagdollArchetypeId>(archetype)));
+  });
+}
+TendonResult tendon_get_ragdoll_part_info(const TendonWorld* world, TendonRagdollArchetypeId archetype, int32_t part,
+                                          TendonRagdollPartInfo* out) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (out == nullptr) return NullArgument(Mutable(world), "out");
+  return Guard(Mutable(world), [&] {
+    tendon::RagdollPartInfo info;
+    const tendon::Error e = world->world->GetRagdollPartInfo(IdFromC<tendon::RagdollArchetypeId>(archetype), part, &info);
+    if (e.code != tendon::ErrorCode::kNone) return Record(Mutable(world), e);
+    *out = ConvertOut<TendonRagdollPartInfo>(info);
+    return TENDON_OK;
+  });
+}
+TendonResult tendon_reserve_ragdoll_kinematic_toggle(TendonWorld* world, TendonRagdollArchetypeId archetype,
+                                                     int32_t instances) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(world, [&] {
+    return Record(world, world->world->ReserveRagdollKinematicToggle(IdFromC<tendon::RagdollArchetypeId>(archetype),
+                                                                     instances));
+  });
 }
 int32_t tendon_ragdoll_part_count(const TendonWorld* world, TendonRagdollArchetypeId archetype) {
   return world != nullptr ? world->world->RagdollPartCount(IdFromC<tendon::RagdollArchetypeId>(archetype)) : 0;
@@ -196,6 +251,76 @@ TendonResult tendon_wake_ragdoll(TendonWorld* world, TendonRagdollId ragdoll) {
 }
 int32_t tendon_ragdoll_is_asleep(const TendonWorld* world, TendonRagdollId ragdoll) {
   return world != nullptr && world->world->IsRagdollAsleep(IdFromC<RagdollId>(ragdoll)) ? 1 : 0;
+}
+int32_t tendon_ragdoll_is_valid(const TendonWorld* world, TendonRagdollId ragdoll) {
+  return world != nullptr && world->world->IsValid(IdFromC<RagdollId>(ragdoll)) ? 1 : 0;
+}
+int32_t tendon_ragdoll_is_enabled(const TendonWorld* world, TendonRagdollId ragdoll) {
+  return world != nullptr && world->world->IsRagdollEnabled(IdFromC<RagdollId>(ragdoll)) ? 1 : 0;
+}
+int32_t tendon_ragdoll_is_frozen(const TendonWorld* world, TendonRagdollId ragdoll) {
+  return world != nullptr && world->world->IsRagdollFrozen(IdFromC<RagdollId>(ragdoll)) ? 1 : 0;
+}
+TendonResult tendon_set_ragdoll_kinematic_root(TendonWorld* world, TendonRagdollId ragdoll, const TendonTransform* root) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(world, [&] {
+    return Record(world, world->world->SetRagdollKinematicRoot(IdFromC<RagdollId>(ragdoll),
+                                                               ConvertIn<const tendon::Transform*>(root)));
+  });
+}
+TendonResult tendon_set_ragdoll_motor_targets(TendonWorld* world, TendonRagdollId ragdoll, const TendonQuat* local_rotations,
+                                              int32_t rotation_count, float strength,
+                                              const TendonVec3* local_angular_velocities, int32_t angular_velocity_count) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (BadArray(local_rotations, rotation_count)) return BadArrayError(world, "local_rotations");
+  if (BadArray(local_angular_velocities, angular_velocity_count)) return BadArrayError(world, "local_angular_velocities");
+  return Guard(world, [&] {
+    return Record(world, world->world->SetRagdollMotorTargets(
+                             IdFromC<RagdollId>(ragdoll), Span(ConvertIn<const tendon::Quat*>(local_rotations), rotation_count),
+                             strength,
+                             Span(ConvertIn<const tendon::Vec3*>(local_angular_velocities), angular_velocity_count)));
+  });
+}
+TendonResult tendon_set_ragdoll_part_states(TendonWorld* world, TendonRagdollId ragdoll, const TendonTransform* parts,
+                                            int32_t part_count, const TendonVec3* linear, int32_t linear_count,
+                                            const TendonVec3* angular, int32_t angular_count) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (BadArray(parts, part_count)) return BadArrayError(world, "parts");
+  if (BadArray(linear, linear_count)) return BadArrayError(world, "linear");
+  if (BadArray(angular, angular_count)) return BadArrayError(world, "angular");
+  return Guard(world, [&] {
+    return Record(world, world->world->SetRagdollPartStates(IdFromC<RagdollId>(ragdoll),
+                                                            Span(ConvertIn<const tendon::Transform*>(parts), part_count),
+                                                            Span(ConvertIn<const tendon::Vec3*>(linear), linear_count),
+                                                            Span(ConvertIn<const tendon::Vec3*>(angular), angular_count)));
+  });
+}
+TendonResult tendon_set_ragdoll_part_velocity(TendonWorld* world, TendonRagdollId ragdoll, int32_t part, TendonVec3 linear,
+                                              TendonVec3 angular) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(world, [&] {
+    return Record(world, world->world->SetRagdollPartVelocity(IdFromC<RagdollId>(ragdoll), part, ToCpp(linear), ToCpp(angular)));
+  });
+}
+TendonResult tendon_get_ragdoll_velocities(const TendonWorld* world, TendonRagdollId ragdoll, TendonVec3* linear,
+                                           TendonVec3* angular, int32_t count) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (linear == nullptr) return NullArgument(Mutable(world), "linear");
+  if (angular == nullptr) return NullArgument(Mutable(world), "angular");
+  if (count < 0) return BadArrayError(Mutable(world), "count");
+  return Guard(Mutable(world), [&] {
+    return Record(Mutable(world), world->world->GetRagdollVelocities(IdFromC<RagdollId>(ragdoll),
+                                                                     Span(ConvertIn<tendon::Vec3*>(linear), count),
+                                                                     Span(ConvertIn<tendon::Vec3*>(angular), count)));
+  });
+}
+TendonResult tendon_set_ragdoll_sleeping(TendonWorld* world, TendonRagdollId ragdoll, int32_t can_sleep,
+                                         int32_t freeze_when_asleep, float freeze_after_seconds) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  return Guard(world, [&] {
+    return Record(world, world->world->SetRagdollSleeping(IdFromC<RagdollId>(ragdoll), can_sleep != 0,
+                                                          freeze_when_asleep != 0, freeze_after_seconds));
+  });
 }
 
 int32_t tendon_raycast_ragdolls(const TendonWorld* world, TendonVec3 origin, TendonVec3 direction, float max_distance,

@@ -42,6 +42,10 @@ using namespace tendon::ports::capi;
 
 extern "C" {
 
+void tendon_static_world_settings_defaults(TendonStaticWorldSettings* c) {
+  if (c != nullptr) *c = TendonStaticWorldSettings{};  // every shape empty, as StaticWorldSettings{}
+}
+
 TendonResult tendon_build_static_world(TendonWorld* world, const TendonStaticWorldSettings* c) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (c == nullptr) return NullArgument(world, "settings");

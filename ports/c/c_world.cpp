@@ -97,6 +97,37 @@ void StatsToC(const FrameStats& s, TendonFrameStats* c) {
   MirrorOut(s, *c);
 }
 
+// The World calls these with the TendonWorld as context: the C callbacks take and return C
+// values, so they are called through these rather than cast to the C++ pointer types.
+Vec3 WindTrampoline(double time_seconds, void* user) {
+  const TendonWorld* w = static_cast<const TendonWorld*>(user);
+  return ToCpp(w->wind_sample(time_seconds, w->wind_user));
+}
+bool PredicateTrampoline(ChainId chain, Vec3 root_world, void* user) {
+  const TendonWorld* w = static_cast<const TendonWorld*>(user);
+  return w->simulate_predicate(ToC(chain), ToC(root_world), w->predicate_user) != 0;
+}
+
+// Marks the world stepping for the length of a step call (callbacks run inside it:
+// the wind sampler and predicate in step and begin_step, profiler hooks in all three).
+// The World refuses a callback's change there; without this the C side would store a new
+// callback the World never took, and its trampoline would call that one (or NULL).
+struct SteppingScope {
+  explicit SteppingScope(TendonWorld* w) : world(w), was(w->stepping) { w->stepping = true; }
+  ~SteppingScope() { world->stepping = was; }
+  SteppingScope(const SteppingScope&) = delete;
+  SteppingScope& operator=(const SteppingScope&) = delete;
+  TendonWorld* world;
+  bool was;
+};
+// A callback may only change outside a frame: inside a step (a callback setting one) or
+// while a frame is in flight, the frame is calling the one set.
+TendonResult CallbackRefused(TendonWorld* w) {
+  if (w->stepping || w->world->FrameInFlight())
+    return Refuse(w, TENDON_ERROR_REENTRANT, "world", ": a callback cannot change during a frame");
+  return TENDON_OK;
+}
+
 }  // namespace
 }  // namespace tendon::ports::capi
 
@@ -145,18 +176,25 @@ int32_t tendon_world_ragdoll_lane_width(const TendonWorld* world) {
 }
 uint64_t tendon_world_state_hash(const TendonWorld* world) { return world != nullptr ? world->world->StateHash() : 0; }
 
+int32_t tendon_world_frame_in_flight(const TendonWorld* world) {
+  return world != nullptr && world->world->FrameInFlight() ? 1 : 0;
+}
+
 void tendon_world_step(TendonWorld* world, float dt, TendonFrameStats* stats) {
   if (world == nullptr) return;
+  const SteppingScope scope(world);
   const tendon::FrameStats& s = world->world->Step(dt);
   if (stats != nullptr) StatsToC(s, stats);
 }
 TendonResult tendon_world_begin_step(TendonWorld* world, float dt) {
   if (world == nullptr) return NullArgument(nullptr, "world");
+  const SteppingScope scope(world);  // without task hooks the whole frame runs in here
   if (!world->world->BeginStep(dt)) return InFlight(world);
   return TENDON_OK;
 }
 void tendon_world_finish_step(TendonWorld* world, TendonFrameStats* stats) {
   if (world == nullptr) return;
+  const SteppingScope scope(world);  // its counters and frame mark call the profiler hooks
   const tendon::FrameStats& s = world->world->FinishStep();
   if (stats != nullptr) StatsToC(s, stats);
 }
@@ -165,6 +203,23 @@ void tendon_world_last_stats(const TendonWorld* world, TendonFrameStats* stats) 
 }
 void tendon_world_set_camera(TendonWorld* world, TendonVec3 position) {
   if (world != nullptr) world->world->SetCamera(ToCpp(position));
+}
+TendonResult tendon_world_set_wind_sampler(TendonWorld* world, TendonWindSampleFn sample, void* user) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (TendonResult r = CallbackRefused(world); r != TENDON_OK) return r;
+  world->wind_sample = sample;
+  world->wind_user = user;
+  world->world->SetWindSampler(sample != nullptr ? tendon::WindSampler{&WindTrampoline, world} : tendon::WindSampler{});
+  return TENDON_OK;
+}
+TendonResult tendon_world_set_simulate_predicate(TendonWorld* world, TendonSimulatePredicateFn predicate, void* user) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (TendonResult r = CallbackRefused(world); r != TENDON_OK) return r;
+  world->simulate_predicate = predicate;
+  world->predicate_user = user;
+  world->world->SetSimulatePredicate(predicate != nullptr ? tendon::SimulatePredicate{&PredicateTrampoline, world}
+                                                          : tendon::SimulatePredicate{});
+  return TENDON_OK;
 }
 TendonResult tendon_world_set_max_chains(TendonWorld* world, int32_t max_chains) {
   if (world == nullptr) return NullArgument(nullptr, "world");

@@ -645,6 +645,9 @@ int main(int argc, char** argv) {
   std::vector<int> simulated, sleeping;
   std::vector<float> occupancy;
   int64_t snapped_teleport = 0, snapped_wake = 0, snapped_bad = 0, resets = 0, instance_substeps = 0, frames = 0;
+  // Faults the demo injects on purpose, to show the kernel absorbing them (counted so that
+  // the summary can say which of its snaps it caused).
+  int64_t injected_teleports = 0, injected_corrupt_frames = 0;
   int64_t hitches = 0, dropped_frames = 0;
   double t = 0.0;
   double next_hitch = 2.5;
@@ -660,18 +663,29 @@ int main(int argc, char** argv) {
       ++hitches;
     }
     t += dt;
-    // Now and then a character respawns across the map (a teleport) and one plays a
+    // The camera flies through the crowd along a slow loop.
+    const float ct = static_cast<float>(t);
+    const Vec3 camera{std::sin(ct * 0.11f) * side * 0.35f, 2.0f, std::cos(ct * 0.07f) * side * 0.35f};
+    // Now and then the character nearest the camera (so that its chains are simulated, not
+    // asleep beyond the distance budget) respawns 8 m away (a teleport), and some play a
     // corrupt animation frame (NaN): the kernel snaps the first and holds the second.
     const auto frame_index = static_cast<std::size_t>(frames);
-    if (frame_index % 240 == 120) crowd[frame_index % crowd.size()]->centre.x += 8.0f;
-    for (std::size_t i = 0; i < crowd.size(); ++i) crowd[i]->broken_frame = frame_index % 97 == 50 && i % 50 == 0;
+    if (frame_index % 240 == 120) {
+      auto nearest = std::min_element(crowd.begin(), crowd.end(), [&](const auto& a, const auto& b) {
+        return LengthSquared(a->centre - camera) < LengthSquared(b->centre - camera);
+      });
+      (*nearest)->centre.x += 8.0f;
+      ++injected_teleports;
+    }
+    for (std::size_t i = 0; i < crowd.size(); ++i) {
+      crowd[i]->broken_frame = frame_index % 97 == 50 && i % 50 == 0;
+      injected_corrupt_frames += crowd[i]->broken_frame ? 1 : 0;
+    }
     const auto h0 = std::chrono::steady_clock::now();
     for (auto& c : crowd) Animate(*c, t);
     DirectYard(world, yard, t, static_cast<float>(dt), rng);
     DirectVrmCrowd(world, vrm, t, static_cast<float>(dt), rng);
-    // The camera flies through the crowd along a slow loop.
-    const float ct = static_cast<float>(t);
-    world.SetCamera(Vec3{std::sin(ct * 0.11f) * side * 0.35f, 2.0f, std::cos(ct * 0.07f) * side * 0.35f});
+    world.SetCamera(camera);
     host_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count());
     // With --overlap the frame is handed to the workers whole; a real host would do its
     // own pre-render work (not touching the bound buffers) before FinishStep.
@@ -744,6 +758,11 @@ int main(int argc, char** argv) {
   std::printf("  snapped      %lld teleports, %lld wakes, %lld bad inputs; %lld non-finite resets\n",
               static_cast<long long>(snapped_teleport), static_cast<long long>(snapped_wake),
               static_cast<long long>(snapped_bad), static_cast<long long>(resets));
+  std::printf("  injected     on purpose, to show the guards: %lld respawns 8 m away (every 240th frame, the "
+              "character nearest the camera: the teleport guard snaps its chains), %lld corrupt animation frames (a NaN head "
+              "rotation on every 50th character every 97th frame: each chain simulated that frame (not asleep "
+              "beyond the distance budget) is held at its last good pose and counted as a bad input)\n",
+              static_cast<long long>(injected_teleports), static_cast<long long>(injected_corrupt_frames));
   std::printf("  lanes        occupancy median %.1f%%, worst %.1f%% (%d lanes per block)\n",
               100.0 * Percentile(occupancy, 0.5), 100.0 * *std::min_element(occupancy.begin(), occupancy.end()),
               world.LaneWidth());

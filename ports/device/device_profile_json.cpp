@@ -1,11 +1,15 @@
 #include "ports/device/device_profile_json.h"
 
+#include <cerrno>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
+
+#include "ports/json/json.h"
 
 namespace tendon::ports {
 
@@ -79,9 +83,8 @@ struct Reader {
   }
 };
 
-}  // namespace
 
-std::string DeviceProfileToJson(const DeviceProfile& p) {
+std::string ProfileJson(const DeviceProfile& p) {
   using ordered = nlohmann::ordered_json;  // members in the order written here
   ordered measurements = ordered::array();
   for (const DeviceMeasurement& m : p.measurements) {
@@ -114,7 +117,7 @@ std::string DeviceProfileToJson(const DeviceProfile& p) {
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-Result<DeviceProfile> DeviceProfileFromJson(std::string_view text, std::string_view source) {
+Result<DeviceProfile> ProfileFromJson(std::string_view text, std::string_view source) {
   const json doc = json::parse(text.begin(), text.end(), nullptr, false);
   if (doc.is_discarded()) return Refuse(source, "", "is not JSON");
   if (!doc.is_object() || !doc.contains("format") || doc["format"] != kDeviceProfileFormat)
@@ -184,21 +187,53 @@ Result<DeviceProfile> DeviceProfileFromJson(std::string_view text, std::string_v
   return p;
 }
 
+}  // namespace
+
+// The public calls: no exception leaves them (the readers and writers above throw
+// nothing on any input; this is the guard should a library or allocation throw).
+std::string DeviceProfileToJson(const DeviceProfile& profile) {
+  try {
+    return ProfileJson(profile);
+  } catch (const std::exception&) {
+    return {};  // out of memory: nothing to write (SaveDeviceProfile reports it)
+  }
+}
+
+Result<DeviceProfile> DeviceProfileFromJson(std::string_view text, std::string_view source) {
+  try {
+    return ProfileFromJson(text, source);
+  } catch (const std::exception& e) {
+    return Refuse(source, "", std::string("cannot be read: ") + e.what());
+  }
+}
+
 Result<DeviceProfile> LoadDeviceProfile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::kBadReference, -1, "path", path + ": cannot be opened"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return DeviceProfileFromJson(text.str(), path);
+  try {
+    std::string text, why;
+    if (!tendon::json::ReadFile(path, &text, &why)) return tendon::json::IoError(path, why);
+    return DeviceProfileFromJson(text, path);
+  } catch (const std::exception& e) {  // out of memory, or a bug: never out of a public call
+    return Error{ErrorCode::kOutOfRange, -1, "file", path + ": cannot be loaded: " + e.what()};
+  }
 }
 
 Error SaveDeviceProfile(const DeviceProfile& profile, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{ErrorCode::kBadReference, -1, "path", path + ": cannot be written"};
-  out << DeviceProfileToJson(profile);
-  out.close();
-  if (!out) return Error{ErrorCode::kBadReference, -1, "path", path + ": writing failed"};
-  return {};
+  try {
+    const std::string text = ProfileJson(profile);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      return tendon::json::IoError(path, "cannot be written: " + std::make_error_code(std::errc::is_a_directory).message());
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) return tendon::json::IoError(path, "cannot be written: " + std::generic_category().message(errno));
+    const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    const int write_error = errno;
+    const bool closed = std::fclose(f) == 0;
+    if (!written || !closed)
+      return tendon::json::IoError(path, "writing failed: " + std::generic_category().message(written ? errno : write_error));
+    return {};
+  } catch (const std::exception& e) {
+    return Error{ErrorCode::kOutOfRange, -1, "file", path + ": cannot be saved: " + e.what()};
+  }
 }
 
 }  // namespace tendon::ports

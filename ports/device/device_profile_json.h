@@ -6,6 +6,9 @@
 // none), another version, a missing or mistyped member, or a value out of range is an
 // error naming the file, the JSON path ("budgets.max_chains", "measurements[2].isa") and
 // why. A read profile has passed ValidateDeviceProfile, so World::Create accepts it.
+// A file that cannot be read or written (missing, a directory, no permission) is
+// ErrorCode::kIo, field "file", "<path>: cannot be read: <the system's reason>". No
+// exception leaves any of these calls.
 // What it does NOT do: calibrate (CalibrateDevice does) or apply a profile
 // (WorldSettings::device_profile does).
 // Threading: none; any thread. Memory: the document while it is read.

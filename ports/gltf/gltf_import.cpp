@@ -5,13 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
+
+#include <filesystem>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
 #include "ports/gltf/tinygltf.h"
+#include "ports/json/json.h"
 
 namespace tendon::ports {
 
@@ -174,6 +176,33 @@ Error NodeTransform(const Context& cx, const tinygltf::Node& n, std::size_t inde
   return {};
 }
 
+// A node's world transform (its rest locals composed from the root) within the bounds of
+// gltf_import.h: finite, every translation component within kMaxGltfWorldTranslation and
+// every scale component within kMaxGltfWorldScale.
+Error CheckWorld(const Context& cx, const Transform& w, const tinygltf::Node& n, std::size_t index) {
+  const std::string here = At("nodes", index) + (n.name.empty() ? "" : " (\"" + n.name + "\")");
+  auto refuse = [&](const std::string& why) {  // field: the element; message: with its name
+    Error e = cx.Fail(here, why);
+    e.field = At("nodes", index);
+    return e;
+  };
+  const float t[3] = {w.translation.x, w.translation.y, w.translation.z};
+  const float sc[3] = {w.scale.x, w.scale.y, w.scale.z};
+  const float q[4] = {w.rotation.x, w.rotation.y, w.rotation.z, w.rotation.w};
+  for (float v : q)
+    if (!std::isfinite(v)) return refuse("its world rotation (its locals composed from the root) is not finite");
+  for (float v : t)
+    if (!(std::fabs(v) <= kMaxGltfWorldTranslation))
+      return refuse("its world translation (its locals composed from the root) has a component of " + std::to_string(v) +
+                               " m, past the " + std::to_string(static_cast<int64_t>(kMaxGltfWorldTranslation)) +
+                               " m a model may span");
+  for (float v : sc)
+    if (!(std::fabs(v) <= kMaxGltfWorldScale))
+      return refuse("its world scale (its locals composed from the root) has a component of " + std::to_string(v) +
+                               ", past the " + std::to_string(static_cast<int64_t>(kMaxGltfWorldScale)) + " a model may have");
+  return {};
+}
+
 // Every node reachable from the scene, depth first in child order: parents first.
 Error ReadSkeleton(const Context& cx, const tinygltf::Model& m, GltfAsset* asset) {
   if (m.nodes.size() > static_cast<std::size_t>(kMaxGltfNodes)) return cx.Fail("nodes", "has too many nodes");
@@ -199,6 +228,7 @@ Error ReadSkeleton(const Context& cx, const tinygltf::Model& m, GltfAsset* asset
     stack.emplace_back(roots[r], -1);
   }
   SkeletonSettings& s = asset->skeleton;
+  std::vector<Transform> world;  // per bone, composed from the root (parents come first)
   while (!stack.empty()) {
     const auto [node, parent] = stack.back();
     stack.pop_back();
@@ -207,6 +237,11 @@ Error ReadSkeleton(const Context& cx, const tinygltf::Model& m, GltfAsset* asset
     const tinygltf::Node& n = m.nodes[static_cast<std::size_t>(node)];
     Transform rest;
     if (Error e = NodeTransform(cx, n, static_cast<std::size_t>(node), &rest); e.code != ErrorCode::kNone) return e;
+    // Each local is finite, but their composition may not be (a root scaled 1e30 with a
+    // child 1e10 away, or 3e38 + 3e38): everything downstream (binding, the character, the
+    // chains) composes these, so a world transform past the bounds is refused here, by node.
+    world.push_back(parent >= 0 ? Compose(world[static_cast<std::size_t>(parent)], rest) : rest);
+    if (Error e = CheckWorld(cx, world.back(), n, static_cast<std::size_t>(node)); e.code != ErrorCode::kNone) return e;
     const auto bone = static_cast<int32_t>(s.names.size());
     asset->bone_of_node[static_cast<std::size_t>(node)] = bone;
     s.names.push_back(n.name.empty() ? "node" + std::to_string(node) : n.name);
@@ -354,7 +389,8 @@ Error ReadIndices(const Context& cx, const Json& list, std::size_t count, const 
 
 // VRM 0.x: secondaryAnimation's colliderGroups (spheres on a node, offsets z-negated) and
 // boneGroups (every node under each root is a joint; its tail is its first child, or a
-// 7 cm virtual tip along a leaf).
+// 7 cm virtual tip along a leaf). A bone is simulated once, by the first root that reaches
+// it (groups in file order, roots in order, depth first); see gltf_import.h.
 Error ReadSprings0x(const Context& cx, const Json& sa, GltfAsset* a) {
   VrmSpringBones& out = a->spring_bones;
   const std::string base = "extensions.VRM.secondaryAnimation";
@@ -383,6 +419,11 @@ Error ReadSprings0x(const Context& cx, const Json& sa, GltfAsset* a) {
   std::vector<std::vector<int32_t>> children(s.names.size());
   for (std::size_t b = 0; b < s.parents.size(); ++b)
     if (s.parents[b] >= 0) children[static_cast<std::size_t>(s.parents[b])].push_back(static_cast<int32_t>(b));
+  // Files that list a bone under two roots (a group that names every bone of a strand as a
+  // root, or two groups on one strand) are common; three-vrm and UniVRM simulate them, but
+  // a bone written by two joints has no single answer, and two chain nodes on one bone
+  // cannot bind. The first root that reaches a bone simulates it.
+  std::vector<char> simulated(s.names.size(), 0);
   for (std::size_t g = 0; bone_groups.IsArray() && g < bone_groups.ArrayLen(); ++g) {
     const Json& group = bone_groups.Get(static_cast<int>(g));
     const std::string here = At(base + ".boneGroups", g);
@@ -406,24 +447,31 @@ Error ReadSprings0x(const Context& cx, const Json& sa, GltfAsset* a) {
     for (std::size_t r = 0; roots.IsArray() && r < roots.ArrayLen(); ++r) {
       int32_t root = -1;
       if (!Bone(*a, roots.Get(static_cast<int>(r)), &root)) return cx.Fail(At(here + ".bones", r), "is not a node of the scene");
+      if (simulated[static_cast<std::size_t>(root)]) continue;  // reached before, with its subtree
       // The subtree, parents first (bones already are: a node's descendants follow it).
       std::vector<std::pair<int32_t, int32_t>> stack{{root, -1}};  // (bone, parent joint)
       while (!stack.empty()) {
         const auto [bone, parent] = stack.back();
         stack.pop_back();
+        simulated[static_cast<std::size_t>(bone)] = 1;
         VrmJoint j = settings;
         j.bone = bone;
         j.parent = parent;
         const std::vector<int32_t>& kids = children[static_cast<std::size_t>(bone)];
-        if (!kids.empty()) {
-          j.tail_bone = kids.front();
-        } else {
+        if (kids.empty()) {
           const Vec3 t = s.rest_local[static_cast<std::size_t>(bone)].translation;
           j.virtual_tip = NormalizeOr(t, Vec3{0, 1, 0}) * 0.07f;  // UniVRM's and three-vrm's leaf tip
+        } else if (simulated[static_cast<std::size_t>(kids.front())]) {
+          // The tail bone is an earlier root's (this root is its ancestor): the tail stays
+          // where that bone rests, as a virtual tip, so no bone is a node of two chains.
+          j.virtual_tip = s.rest_local[static_cast<std::size_t>(kids.front())].translation;
+        } else {
+          j.tail_bone = kids.front();
         }
         const auto joint = static_cast<int32_t>(spring.joints.size());
         spring.joints.push_back(j);
-        for (std::size_t c = kids.size(); c-- > 0;) stack.emplace_back(kids[c], joint);
+        for (std::size_t c = kids.size(); c-- > 0;)
+          if (!simulated[static_cast<std::size_t>(kids[c])]) stack.emplace_back(kids[c], joint);
       }
     }
     out.springs.push_back(std::move(spring));
@@ -521,18 +569,8 @@ Error ReadSprings1(const Context& cx, const Json& sb, GltfAsset* a) {
 
 // tinygltf drops an integer array with a non-integer entry ("children": [0.5]) without a
 // word, so the index arrays it reads leniently are checked on the JSON itself first.
-Error CheckIndexArrays(const Context& cx, std::span<const uint8_t> bytes, bool binary) {
-  std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  if (binary) {
-    if (bytes.size() < 20) return {};  // tinygltf names the truncation
-    uint32_t length = 0, type = 0;
-    std::memcpy(&length, bytes.data() + 12, 4);
-    std::memcpy(&type, bytes.data() + 16, 4);
-    if (type != 0x4E4F534Au || length > bytes.size() - 20) return {};
-    text = text.substr(20, length);
-  }
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return {};  // tinygltf names the syntax error
+Error CheckIndexArrays(const Context& cx, const nlohmann::json& j) {
+  if (!j.is_object()) return {};  // tinygltf has said what is wrong
   auto check = [&](const nlohmann::json& list, const std::string& where) -> Error {
     if (!list.is_array()) return cx.Fail(where, "is not an array of indices");
     for (std::size_t k = 0; k < list.size(); ++k)
@@ -576,19 +614,127 @@ Result<GltfAsset> Convert(const Context& cx, const tinygltf::Model& m) {
 
 }  // namespace
 
-Result<GltfAsset> ImportGltf(std::span<const uint8_t> bytes, const std::string& name, const std::string& base_dir) {
+namespace {
+
+constexpr uint32_t kGlbMagic = 0x46546C67u;      // "glTF"
+constexpr uint32_t kGlbJsonChunk = 0x4E4F534Au;  // "JSON"
+constexpr uint32_t kGlbBinChunk = 0x004E4942u;   // "BIN\0"
+
+uint32_t U32(std::span<const uint8_t> bytes, std::size_t at) {
+  uint32_t v = 0;
+  std::memcpy(&v, bytes.data() + at, 4);  // GLB is little-endian, as every platform Tendon builds on
+  return v;
+}
+
+// The GLB container checked before tinygltf sees it (tinygltf says only "Invalid glTF
+// binary"): the header's length against the bytes there are, then each chunk's length
+// against what follows it. On success *used is the header's length (bytes past it are not
+// part of the file).
+Error CheckGlb(const Context& cx, std::span<const uint8_t> bytes, std::size_t* used) {
+  const std::size_t size = bytes.size();
+  auto truncated = [&](const std::string& what, std::size_t expected, std::size_t actual) {
+    return cx.Fail("glb", "is truncated: " + what + " needs " + std::to_string(expected) + " bytes, " + std::to_string(actual) +
+                              " are there");
+  };
+  if (size < 12) return truncated("the 12-byte header", 12, size);
+  if (U32(bytes, 4) != 2) return cx.Fail("glb", "is binary glTF version " + std::to_string(U32(bytes, 4)) + "; only 2 is read");
+  const std::size_t length = U32(bytes, 8);
+  if (length > size) return truncated("the length in its header", length, size);
+  if (length < 20) return truncated("a header and a JSON chunk header", 20, length);
+  const std::size_t json_length = U32(bytes, 12);
+  if (U32(bytes, 16) != kGlbJsonChunk) return cx.Fail("glb", "its first chunk is not the JSON chunk");
+  if (json_length > length - 20) return truncated("the JSON chunk (at byte 20)", json_length, length - 20);
+  const std::size_t bin_at = 20 + json_length;
+  if (bin_at < length) {
+    if (length - bin_at < 8) return truncated("the second chunk's header (at byte " + std::to_string(bin_at) + ")", 8, length - bin_at);
+    const std::size_t bin_length = U32(bytes, bin_at);
+    if (U32(bytes, bin_at + 4) == kGlbBinChunk && bin_length > length - bin_at - 8)
+      return truncated("the BIN chunk (at byte " + std::to_string(bin_at + 8) + ")", bin_length, length - bin_at - 8);
+  }
+  *used = length;
+  return {};
+}
+
+// tinygltf's file access (external buffers of a .gltf) through json::ReadFile: its own
+// reads a directory through an ifstream sized by seeking, which can throw or ask for
+// exabytes; this one refuses a directory, a device or a missing file with the reason.
+bool ReadWholeFile(std::vector<unsigned char>* out, std::string* err, const std::string& path, void*) {
+  std::string bytes, why;
+  if (!json::ReadFile(path, &bytes, &why)) {
+    if (err != nullptr) *err += path + ": " + why + "\n";
+    return false;
+  }
+  out->assign(bytes.begin(), bytes.end());
+  return true;
+}
+bool FileExists(const std::string& path, void*) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+std::string ExpandFilePath(const std::string& path, void*) { return path; }  // no shell expansion of a file's URIs
+bool WriteWholeFile(std::string* err, const std::string&, const std::vector<unsigned char>&, void*) {
+  if (err != nullptr) *err += "the importer writes no files\n";
+  return false;
+}
+
+// tinygltf turns the JSON into its own values recursively: arrays nested 100,000 deep (in
+// "extras", say) overflow the stack. Nesting is counted on the text first (outside
+// strings) and refused past kMaxGltfJsonDepth, which no real file comes near.
+Error CheckDepth(const Context& cx, std::string_view text) {
+  int32_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxGltfJsonDepth)
+        return cx.Fail("json", "nests arrays and objects more than " + std::to_string(kMaxGltfJsonDepth) +
+                                   " deep (at byte " + std::to_string(i) + " of the JSON)");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return {};
+}
+
+Result<GltfAsset> Import(std::span<const uint8_t> bytes, const std::string& name, const std::string& base_dir) {
   const Context cx{name};
   if (bytes.size() > (std::size_t{1} << 31)) return cx.Fail("file", "is larger than 2 GiB");
+  const bool binary = bytes.size() >= 4 && U32(bytes, 0) == kGlbMagic;
+  std::string_view json_text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (binary) {
+    std::size_t used = 0;
+    if (Error e = CheckGlb(cx, bytes, &used); e.code != ErrorCode::kNone) return e;
+    bytes = bytes.first(used);
+    json_text = json_text.substr(20, U32(bytes, 12));
+  }
+  if (Error e = CheckDepth(cx, json_text); e.code != ErrorCode::kNone) return e;
+  // Parsed here first so that a syntax error says where (line, column, byte) in the
+  // loaders' one format, not in nlohmann's raw words through tinygltf; the document also
+  // serves CheckIndexArrays.
+  const json::ParseResult parsed = json::Parse(json_text);
+  if (!parsed.ok) {
+    Error e = cx.Fail("json", parsed.error);
+    e.message = name + (binary ? ": JSON chunk:" : ":") + parsed.error;
+    return e;
+  }
   tinygltf::TinyGLTF loader;
   loader.SetImageLoader(&SkipImages, nullptr);
+  loader.SetFsCallbacks(tinygltf::FsCallbacks{&FileExists, &ExpandFilePath, &ReadWholeFile, &WriteWholeFile, nullptr});
   tinygltf::Model model;
   std::string err, warn;
-  const bool binary = bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0;
   bool ok = false;
   try {
     ok = binary ? loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(), static_cast<unsigned int>(bytes.size()), base_dir)
                 : loader.LoadASCIIFromString(&model, &err, &warn, reinterpret_cast<const char*>(bytes.data()),
                                              static_cast<unsigned int>(bytes.size()), base_dir);
+  } catch (const std::bad_alloc&) {
+    throw;  // ImportGltf's
   } catch (const std::exception& e) {  // nlohmann-json throws on some malformed input
     err = e.what();
     ok = false;
@@ -597,16 +743,39 @@ Result<GltfAsset> ImportGltf(std::span<const uint8_t> bytes, const std::string& 
     while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
     return cx.Fail(binary ? "glb" : "json", err.empty() ? "cannot be parsed" : err);
   }
-  if (Error e = CheckIndexArrays(cx, bytes, binary); e.code != ErrorCode::kNone) return e;
+  if (Error e = CheckIndexArrays(cx, *parsed.document); e.code != ErrorCode::kNone) return e;
   return Convert(cx, model);
 }
 
+// Every exception below a public call ends here: none leaves the importer.
+Error Caught(const std::string& name, const char* what) {
+  return Error{ErrorCode::kOutOfRange, -1, "import", name + ": cannot be imported: " + what};
+}
+
+}  // namespace
+
+Result<GltfAsset> ImportGltf(std::span<const uint8_t> bytes, const std::string& name, const std::string& base_dir) {
+  try {
+    return Import(bytes, name, base_dir);
+  } catch (const std::bad_alloc&) {
+    return Caught(name, "out of memory");
+  } catch (const std::exception& e) {
+    return Caught(name, e.what());
+  }
+}
+
 Result<GltfAsset> ImportGltf(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Context{path}.Fail("file", "cannot be read");
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::size_t slash = path.find_last_of('/');
-  return ImportGltf(bytes, path, slash == std::string::npos ? std::string(".") : path.substr(0, slash));
+  try {
+    std::string bytes, why;
+    if (!json::ReadFile(path, &bytes, &why)) return json::IoError(path, why);
+    const std::size_t slash = path.find_last_of('/');
+    return Import(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), path,
+                  slash == std::string::npos ? std::string(".") : path.substr(0, slash));
+  } catch (const std::bad_alloc&) {
+    return Caught(path, "out of memory");
+  } catch (const std::exception& e) {
+    return Caught(path, e.what());
+  }
 }
 
 namespace {

@@ -12,7 +12,14 @@
 // (`VRM.humanoid`, `VRM.secondaryAnimation`) and 1.0 (`VRMC_vrm.humanoid`,
 // `VRMC_springBone`, `VRMC_springBone_extended_collider`) map onto the same structs:
 // humanoid bone names to bones; springs as joints with their settings, colliders and
-// groups (see docs/vrm.md for the rule they feed).
+// groups (see docs/vrm.md for the rule they feed). VRM 0.x files that reach one bone from
+// two roots (a group naming every bone of a strand as a root, or two groups on one strand;
+// three-vrm and UniVRM run such files) are accepted, and the bone is simulated once: by
+// the first root that reaches it, groups in file order, roots in order, depth first. A
+// later root already reached is skipped; a later root above an earlier one stops at it,
+// and the joint whose tail it was gets a virtual tip where that bone rests. (three-vrm
+// simulates the bone once per root and shows the last; with different settings per group
+// the first group's settings are what Tendon runs.)
 // What it does NOT do: meshes, materials, images (never decoded), morph targets beyond a
 // clip's weights channel, cameras, or simulation (chains and characters are built from
 // this by the caller, or by the one-call builder that follows).
@@ -20,6 +27,16 @@
 // "animations[0].samplers[3]", "extensions.VRM.secondaryAnimation.boneGroups[2].bones[0]")
 // and why. Nothing is sized from the file before it is checked against the file's own
 // bytes, and every loop is bounded by the file's element counts.
+// - A syntax error: "<file>:<line>:<column>: <why> (byte <offset>)", field "json" (in a
+//   .glb, "<file>: JSON chunk:<line>:...", counted in its JSON chunk).
+// - A file that cannot be read (missing, a directory, not a regular file, no permission):
+//   ErrorCode::kIo, field "file", with the system's reason.
+// - A truncated .glb: which length (the header's, a chunk's) needs how many bytes, and how
+//   many are there.
+// - A node whose world transform is not finite or past kMaxGltfWorldTranslation /
+//   kMaxGltfWorldScale: refused by index and name. JSON nested past kMaxGltfJsonDepth: refused.
+// No exception leaves either ImportGltf (tinygltf's, nlohmann-json's and the standard
+// library's are caught; out of memory is an error too).
 // Threading: none; independent calls may run concurrently. Memory: allocates the result.
 #pragma once
 
@@ -127,6 +144,16 @@ struct GltfAsset {
 inline constexpr int32_t kMaxGltfNodes = 1 << 16;
 inline constexpr int32_t kMaxGltfAccessorCount = 1 << 24;
 inline constexpr std::size_t kMaxClipFrameTransforms = std::size_t{1} << 22;
+// A node's world transform (its rest locals composed from the root) must be finite, with
+// every translation component within kMaxGltfWorldTranslation metres (100 km) and every
+// scale component within kMaxGltfWorldScale: locals that are each finite can compose past
+// float (a root scaled 1e30 with a child 1e10 away), and binding, the character and the
+// chains compose them again. Refused at import, naming the node.
+inline constexpr float kMaxGltfWorldTranslation = 1e5f;
+// JSON nested deeper than this (arrays and objects, in any member) is refused before it is
+// parsed: tinygltf's conversion recurses per level.
+inline constexpr int32_t kMaxGltfJsonDepth = 128;
+inline constexpr float kMaxGltfWorldScale = 1e4f;
 
 // From a file: .glb and .vrm are binary glTF, anything else is read as .gltf JSON (its
 // external buffers relative to the file's directory).

@@ -3,6 +3,9 @@
 #include "ports/gltf/vrm_avatar.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -19,6 +22,134 @@ std::string SpringField(int32_t s, int32_t j = -1) {
   std::string f = "spring_bones.springs[" + std::to_string(s) + "]";
   if (j >= 0) f += ".joints[" + std::to_string(j) + "]";
   return f;
+}
+
+Error Bad(const GltfAsset& asset, ErrorCode code, int32_t item, const std::string& field, const std::string& why) {
+  return Error{code, item, field, asset.name + ": " + field + ": " + why};
+}
+
+std::string At(const char* field, std::size_t i) { return std::string(field) + "[" + std::to_string(i) + "]"; }
+
+bool FiniteVec(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+// A hand-built asset may hold anything; everything after this reads it by index. Checks
+// what the chains, the character and the avatars index with (sizes, parents, bone indices)
+// and what they compute from (finite rest poses, unit rotations, well-formed clips).
+Error CheckAsset(const GltfAsset& asset) {
+  const SkeletonSettings& sk = asset.skeleton;
+  const std::size_t bones = sk.parents.size();
+  if (bones > static_cast<std::size_t>(kMaxGltfNodes))
+    return Bad(asset, ErrorCode::kCapacity, -1, "skeleton.parents",
+               std::to_string(bones) + " bones; at most " + std::to_string(kMaxGltfNodes));
+  if (sk.rest_local.size() != bones)
+    return Bad(asset, ErrorCode::kBadReference, -1, "skeleton.rest_local",
+               "has " + std::to_string(sk.rest_local.size()) + " transforms for " + std::to_string(bones) +
+                   " parents: one per bone");
+  if (!sk.names.empty() && sk.names.size() != bones)
+    return Bad(asset, ErrorCode::kBadReference, -1, "skeleton.names",
+               "has " + std::to_string(sk.names.size()) + " names for " + std::to_string(bones) + " bones: one per bone");
+  const auto in_skeleton = [&](int32_t b) { return b >= 0 && static_cast<std::size_t>(b) < bones; };
+  for (std::size_t b = 0; b < bones; ++b) {
+    const auto item = static_cast<int32_t>(b);
+    const int32_t p = sk.parents[b];
+    if (p < -1 || (p >= 0 && static_cast<std::size_t>(p) >= bones))
+      return Bad(asset, ErrorCode::kParentOutOfRange, item, At("skeleton.parents", b),
+                 "= " + std::to_string(p) + " is outside [-1, " + std::to_string(bones) + ")");
+    if (p >= item)
+      return Bad(asset, ErrorCode::kParentNotBefore, item, At("skeleton.parents", b),
+                 "= " + std::to_string(p) + ": a parent must come before its bone");
+    const Transform& t = sk.rest_local[b];
+    if (!IsFinite(t)) return Bad(asset, ErrorCode::kNotFinite, item, At("skeleton.rest_local", b), "is not finite");
+    if (std::fabs(std::sqrt(Dot(t.rotation, t.rotation)) - 1.0f) > 1e-3f)
+      return Bad(asset, ErrorCode::kNotUnitRotation, item, At("skeleton.rest_local", b) + ".rotation",
+                 "is not a unit quaternion (within 1e-3)");
+  }
+  for (std::size_t n = 0; n < asset.bone_of_node.size(); ++n) {
+    const int32_t b = asset.bone_of_node[n];
+    if (b != -1 && !in_skeleton(b))
+      return Bad(asset, ErrorCode::kBadReference, static_cast<int32_t>(n), At("bone_of_node", n),
+                 "= " + std::to_string(b) + " is not a bone of the skeleton (or -1)");
+  }
+  for (std::size_t h = 0; h < asset.humanoid.size(); ++h) {
+    if (!in_skeleton(asset.humanoid[h].second))
+      return Bad(asset, ErrorCode::kBadReference, static_cast<int32_t>(h), At("humanoid", h),
+                 "\"" + asset.humanoid[h].first + "\" names bone " + std::to_string(asset.humanoid[h].second) +
+                     ", which is not in the skeleton");
+  }
+  for (std::size_t k = 0; k < asset.skins.size(); ++k) {
+    const GltfSkin& skin = asset.skins[k];
+    const std::string f = At("skins", k);
+    if (skin.inverse_bind.size() != skin.joints.size())
+      return Bad(asset, ErrorCode::kBadReference, static_cast<int32_t>(k), f + ".inverse_bind",
+                 "has " + std::to_string(skin.inverse_bind.size()) + " matrices for " + std::to_string(skin.joints.size()) +
+                     " joints: one per joint");
+    for (std::size_t j = 0; j < skin.joints.size(); ++j) {
+      if (!in_skeleton(skin.joints[j]))
+        return Bad(asset, ErrorCode::kBadReference, static_cast<int32_t>(j), f + At(".joints", j),
+                   "= " + std::to_string(skin.joints[j]) + " is not a bone of the skeleton");
+      for (float v : skin.inverse_bind[j])
+        if (!std::isfinite(v))
+          return Bad(asset, ErrorCode::kNotFinite, static_cast<int32_t>(j), f + At(".inverse_bind", j), "is not finite");
+    }
+  }
+  const VrmSpringBones& sb = asset.spring_bones;
+  for (std::size_t c = 0; c < sb.colliders.size(); ++c) {
+    const VrmCollider& col = sb.colliders[c];
+    const std::string f = At("spring_bones.colliders", c);
+    if (!in_skeleton(col.bone))
+      return Bad(asset, ErrorCode::kBadReference, static_cast<int32_t>(c), f + ".bone",
+                 "= " + std::to_string(col.bone) + " is not a bone of the skeleton");
+    if (!FiniteVec(col.offset) || !FiniteVec(col.tail) || !FiniteVec(col.normal) || !std::isfinite(col.radius))
+      return Bad(asset, ErrorCode::kNotFinite, static_cast<int32_t>(c), f, "is not finite");
+  }
+  for (std::size_t g = 0; g < sb.collider_groups.size(); ++g) {
+    for (std::size_t c = 0; c < sb.collider_groups[g].colliders.size(); ++c) {
+      const int32_t id = sb.collider_groups[g].colliders[c];
+      if (id < 0 || static_cast<std::size_t>(id) >= sb.colliders.size())
+        return Bad(asset, ErrorCode::kBadReference, static_cast<int32_t>(c),
+                   At("spring_bones.collider_groups", g) + At(".colliders", c),
+                   "= " + std::to_string(id) + " is not a collider");
+    }
+  }
+  for (std::size_t s = 0; s < sb.springs.size(); ++s) {
+    const VrmSpring& spring = sb.springs[s];
+    const std::string f = At("spring_bones.springs", s);
+    if (spring.center != -1 && !in_skeleton(spring.center))
+      return Bad(asset, ErrorCode::kBadReference, static_cast<int32_t>(s), f + ".center",
+                 "= " + std::to_string(spring.center) + " is not a bone of the skeleton (or -1)");
+    for (std::size_t j = 0; j < spring.joints.size(); ++j) {
+      const VrmJoint& joint = spring.joints[j];
+      const std::string jf = f + At(".joints", j);
+      const auto item = static_cast<int32_t>(j);
+      if (!in_skeleton(joint.bone))
+        return Bad(asset, ErrorCode::kBadReference, item, jf + ".bone",
+                   "= " + std::to_string(joint.bone) + " is not a bone of the skeleton");
+      if (joint.tail_bone != -1 && !in_skeleton(joint.tail_bone))
+        return Bad(asset, ErrorCode::kBadReference, item, jf + ".tail_bone",
+                   "= " + std::to_string(joint.tail_bone) + " is not a bone of the skeleton (or -1: a virtual tip)");
+      if (!FiniteVec(joint.virtual_tip) || !FiniteVec(joint.gravity_dir) || !std::isfinite(joint.hit_radius) ||
+          !std::isfinite(joint.stiffness) || !std::isfinite(joint.gravity_power) || !std::isfinite(joint.drag_force))
+        return Bad(asset, ErrorCode::kNotFinite, item, jf, "is not finite");
+    }
+  }
+  for (std::size_t c = 0; c < asset.clips.size(); ++c) {
+    for (std::size_t h = 0; h < asset.clips[c].channels.size(); ++h) {
+      const GltfChannel& ch = asset.clips[c].channels[h];
+      if (ch.path == GltfChannelPath::kWeights) continue;  // morph weights: never sampled into bones
+      const std::string f = At("clips", c) + At(".channels", h);
+      const auto item = static_cast<int32_t>(h);
+      if (!in_skeleton(ch.bone))
+        return Bad(asset, ErrorCode::kBadReference, item, f + ".bone",
+                   "= " + std::to_string(ch.bone) + " is not a bone of the skeleton");
+      const int32_t want = ch.path == GltfChannelPath::kRotation ? 4 : 3;
+      const std::size_t per_key = static_cast<std::size_t>(want) * (ch.interpolation == GltfInterpolation::kCubicSpline ? 3 : 1);
+      if (ch.components != want || ch.values.size() != ch.times.size() * per_key)
+        return Bad(asset, ErrorCode::kOutOfRange, item, f + ".values",
+                   std::to_string(ch.values.size()) + " floats of " + std::to_string(ch.components) + " components for " +
+                       std::to_string(ch.times.size()) + " keys; want " + std::to_string(per_key) + " per key");
+    }
+  }
+  return {};
 }
 
 ColliderSettings ToChainCollider(const VrmCollider& c) {
@@ -176,6 +307,7 @@ std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::
 }
 
 Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset, bool across_bones) {
+  if (Error e = CheckAsset(asset); e.code != ErrorCode::kNone) return e;
   const SkeletonSettings& sk = asset.skeleton;
   const auto bones = static_cast<int32_t>(sk.parents.size());
   const VrmSpringBones& sb = asset.spring_bones;
@@ -293,7 +425,13 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Load(World
 
 Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(World& world, GltfAsset asset,
                                                                             const VrmAvatarOptions& options) {
+  if (Error e = CheckAsset(asset); e.code != ErrorCode::kNone) return e;
+  if (world.FrameInFlight())
+    return Error{ErrorCode::kReentrant, -1, "world", "a frame is in flight: call FinishStep before building"};
+  // The kind owns what it builds from here on: a refusal below drops it, and its
+  // destructor removes every archetype it built (a refused Load leaves the World as it was).
   auto kind = std::shared_ptr<VrmAvatarArchetype>(new VrmAvatarArchetype());
+  kind->world_ = &world;
   // Chains merged across bones first; where the kernel refuses them (a strand's nodes with
   // different collider masks keep a merged chain in one lane, which hangs from one frame),
   // the chains are made again by parent bone, as they were before session 18.
@@ -320,9 +458,22 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(Worl
     }
     if (failed.code == ErrorCode::kNone) break;  // else: once more by parent bone, which reports a real error
   }
-  if (failed.code != ErrorCode::kNone) {
-    for (ChainArchetypeId built : kind->chain_archetypes_) (void)world.RemoveChainArchetype(built);
-    return failed;
+  if (failed.code != ErrorCode::kNone) return failed;
+  // Which chains may write their bones' world frames into output_world: not one whose bone
+  // a chain reads as a frame (a root's parent, a collider's bone), since chains step side
+  // by side and the reader would race the writer.
+  std::vector<uint8_t> read_as_frame(asset.skeleton.parents.size(), 0);
+  for (const VrmChain& chain : kind->chains_) {
+    if (chain.parent_bone >= 0) read_as_frame[chain.parent_bone] = 1;
+    for (const ChainBone& b : chain.settings.bones)
+      if (b.parent < 0 && b.parent_frame >= 0) read_as_frame[b.parent_frame] = 1;
+    for (const ColliderSettings& c : chain.settings.colliders)
+      if (c.frame >= 0) read_as_frame[c.frame] = 1;
+  }
+  for (const VrmChain& chain : kind->chains_) {
+    bool writes = true;
+    for (int32_t bone : chain.bone_map) writes = writes && (bone < 0 || read_as_frame[bone] == 0);
+    kind->writes_world_.push_back(writes ? 1 : 0);
   }
   for (int32_t s = 0; s < static_cast<int32_t>(asset.spring_bones.springs.size()); ++s)
     if (asset.spring_bones.springs[s].center >= 0) kind->centers.push_back(s);
@@ -347,19 +498,260 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(Worl
     kind->character_ = built.value();
   }
   kind->asset_ = std::move(asset);
+  // The names as C strings, once the strings sit where they stay (the kind never changes).
+  static const char kNoName[] = "";
+  const std::vector<std::string>& names = kind->asset_.skeleton.names;
+  kind->name_pointers_.assign(kind->asset_.skeleton.parents.size(), kNoName);
+  for (std::size_t b = 0; b < names.size(); ++b) kind->name_pointers_[b] = names[b].c_str();
   return std::shared_ptr<const VrmAvatarArchetype>(std::move(kind));
 }
 
+Error VrmAvatarArchetype::Release() const {
+  if (world_ == nullptr) return {};
+  if (world_->FrameInFlight())
+    return Error{ErrorCode::kReentrant, -1, "world", "a frame is in flight: call FinishStep before releasing a kind"};
+  Error first{};
+  std::vector<ChainArchetypeId> kept;
+  for (ChainArchetypeId id : chain_archetypes_) {
+    const Error e = world_->RemoveChainArchetype(id);
+    if (e.code == ErrorCode::kNone || e.code == ErrorCode::kStaleHandle) continue;
+    kept.push_back(id);  // still bound (by hand): stays, and a later Release tries again
+    if (first.code == ErrorCode::kNone) first = e;
+  }
+  chain_archetypes_ = std::move(kept);
+  if (character_.generation != 0) {
+    const Error e = world_->RemoveCharacterArchetype(character_);
+    if (e.code == ErrorCode::kNone || e.code == ErrorCode::kStaleHandle) {
+      character_ = CharacterArchetypeId{};
+    } else if (first.code == ErrorCode::kNone) {
+      first = e;
+    }
+  }
+  if (chain_archetypes_.empty() && character_.generation == 0) world_ = nullptr;
+  return first;
+}
+
+VrmAvatarArchetype::~VrmAvatarArchetype() {
+  // A frame still reading the archetypes is finished first, as an avatar's destructor does.
+  if (world_ != nullptr && world_->FrameInFlight()) world_->FinishStep();
+  (void)Release();
+}
+
+VrmAvatarPalette PaletteOfSkin(const VrmAvatarArchetype& kind, int32_t skin) {
+  VrmAvatarPalette out;
+  if (skin < 0 || skin >= static_cast<int32_t>(kind.skins().size())) return out;
+  const GltfSkin& s = kind.skins()[skin];
+  out.element_of_bone.assign(static_cast<std::size_t>(kind.bone_count()), -1);
+  out.inverse_bind.assign(static_cast<std::size_t>(kind.bone_count()) * 16, 0.0f);
+  for (int32_t b = 0; b < kind.bone_count(); ++b) {
+    float* m = out.inverse_bind.data() + 16 * b;
+    m[0] = m[5] = m[10] = m[15] = 1.0f;  // bones outside the skin: never written, but affine
+  }
+  for (std::size_t j = 0; j < s.joints.size(); ++j) {
+    const int32_t bone = s.joints[j];
+    // A bone twice in one skin: its first slot (a stream writes each bone once).
+    if (out.element_of_bone[bone] >= 0) continue;
+    out.element_of_bone[bone] = static_cast<int32_t>(j);
+    std::copy(s.inverse_bind[j].begin(), s.inverse_bind[j].end(), out.inverse_bind.begin() + 16 * bone);
+  }
+  return out;
+}
+
+namespace {
+
+constexpr int32_t kMaxAvatarStreams = 4;
+
+int32_t PackedBytes(const PoseStream& s) {
+  if (s.layout != PoseLayout::kLocalTrs) return s.matrix_form == MatrixForm::kRowMajor3x4 ? 48 : 64;
+  int32_t end = s.rotation_offset + 16;
+  if (s.translation_offset >= 0) end = std::max(end, s.translation_offset + 12);
+  if (s.scale_offset >= 0) end = std::max(end, s.scale_offset + 12);
+  return end;
+}
+
+Error StreamError(ErrorCode code, int32_t item, const std::string& field, const std::string& why) {
+  const std::string f = "pose_streams[" + std::to_string(item) + "]" + (field.empty() ? "" : "." + field);
+  return Error{code, item, f, f + ": " + why};
+}
+
+// The host's streams, indexed by the avatar's bones. The kernel checks what each binding
+// (the character, every chain) is handed; this checks what only the avatar sees: the
+// per-bone arrays against the skeleton, elements distinct over the whole skeleton (a chain
+// and the character write into one array), and, for an avatar without a character whose
+// streams the port itself writes (UpdateWorld), every field that addresses memory.
+Error CheckStreams(std::span<const PoseStream> streams, int32_t bones) {
+  if (!streams.empty() && streams.data() == nullptr)
+    return Error{ErrorCode::kNullBuffer, -1, "pose_streams", "pose_streams is null with a non-zero size"};
+  if (static_cast<int64_t>(streams.size()) > kMaxAvatarStreams)
+    return Error{ErrorCode::kCapacity, -1, "pose_streams",
+                 "pose_streams has " + std::to_string(streams.size()) + " streams; at most 4"};
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const PoseStream& s = streams[i];
+    const auto item = static_cast<int32_t>(i);
+    const auto layout = static_cast<int32_t>(s.layout);
+    if (layout < 0 || layout > static_cast<int32_t>(PoseLayout::kSkinningMatrix))
+      return StreamError(ErrorCode::kOutOfRange, item, "layout", std::to_string(layout) + " is not a PoseLayout");
+    const auto form = static_cast<int32_t>(s.matrix_form);
+    if (form < 0 || form > static_cast<int32_t>(MatrixForm::kRowMajor3x4))
+      return StreamError(ErrorCode::kOutOfRange, item, "matrix_form", std::to_string(form) + " is not a MatrixForm");
+    const auto order = static_cast<int32_t>(s.rotation_order);
+    if (order < 0 || order > static_cast<int32_t>(QuatOrder::kWxyz))
+      return StreamError(ErrorCode::kOutOfRange, item, "rotation_order", std::to_string(order) + " is not a QuatOrder");
+    if (s.base == nullptr) return StreamError(ErrorCode::kNullBuffer, item, "base", "is null");
+    if (s.element_count <= 0)
+      return StreamError(ErrorCode::kNullBuffer, item, "element_count", "must be positive, got " + std::to_string(s.element_count));
+    if (s.layout == PoseLayout::kLocalTrs) {
+      const int32_t offsets[3] = {s.translation_offset, s.rotation_offset, s.scale_offset};
+      const int32_t sizes[3] = {12, 16, 12};
+      const char* names[3] = {"translation_offset", "rotation_offset", "scale_offset"};
+      if (s.rotation_offset < 0) return StreamError(ErrorCode::kOutOfRange, item, "rotation_offset", "must be >= 0");
+      for (int32_t a = 0; a < 3; ++a) {
+        if (offsets[a] < -1 || offsets[a] > (1 << 20))
+          return StreamError(ErrorCode::kOutOfRange, item, names[a], std::to_string(offsets[a]) + " is outside [-1, 1048576]");
+        for (int32_t b = 0; b < a; ++b)
+          if (offsets[a] >= 0 && offsets[b] >= 0 && offsets[a] < offsets[b] + sizes[b] && offsets[b] < offsets[a] + sizes[a])
+            return StreamError(ErrorCode::kOutOfRange, item, names[a], std::string("overlaps ") + names[b]);
+      }
+    }
+    const int32_t packed = PackedBytes(s);
+    if (s.byte_stride != 0 && (s.byte_stride < packed || s.byte_stride > (1 << 20)))
+      return StreamError(ErrorCode::kOutOfRange, item, "byte_stride",
+                         std::to_string(s.byte_stride) + " does not hold the element's " + std::to_string(packed) +
+                             " bytes (or exceeds 1 MiB)");
+    if (!s.element_of_bone.empty() && static_cast<int64_t>(s.element_of_bone.size()) != bones)
+      return StreamError(ErrorCode::kBadReference, item, "element_of_bone",
+                         "has " + std::to_string(s.element_of_bone.size()) + " entries; the avatar has " +
+                             std::to_string(bones) + " bones (one per bone, -1 for a bone not written)");
+    if (!s.element_of_bone.empty() && s.element_of_bone.data() == nullptr)
+      return StreamError(ErrorCode::kNullBuffer, item, "element_of_bone", "is null");
+    std::vector<std::pair<int32_t, int32_t>> written;  // (element, bone), sorted to find repeats
+    for (int32_t b = 0; b < bones; ++b) {
+      const int32_t e = s.element_of_bone.empty() ? b : s.element_of_bone[b];
+      if (e == -1) continue;
+      if (e < -1 || e >= s.element_count)
+        return StreamError(ErrorCode::kBadReference, item, "element_of_bone",
+                           "bone " + std::to_string(b) + " goes to element " + std::to_string(e) + ", outside [-1, " +
+                               std::to_string(s.element_count) + ")");
+      written.emplace_back(e, b);
+    }
+    std::sort(written.begin(), written.end());
+    for (std::size_t w = 1; w < written.size(); ++w)
+      if (written[w].first == written[w - 1].first)
+        return StreamError(ErrorCode::kBadReference, item, "element_of_bone",
+                           "bones " + std::to_string(written[w - 1].second) + " and " + std::to_string(written[w].second) +
+                               " both go to element " + std::to_string(written[w].first));
+    if (s.layout == PoseLayout::kSkinningMatrix) {
+      if (static_cast<int64_t>(s.inverse_bind.size()) != 16 * static_cast<int64_t>(bones) ||
+          (bones > 0 && s.inverse_bind.data() == nullptr))
+        return StreamError(ErrorCode::kNullBuffer, item, "inverse_bind",
+                           "needs 16 floats per bone (" + std::to_string(16 * bones) + "), got " +
+                               std::to_string(s.inverse_bind.size()));
+      for (int32_t b = 0; b < bones; ++b) {
+        if ((s.element_of_bone.empty() ? b : s.element_of_bone[b]) < 0) continue;  // never read
+        const float* m = s.inverse_bind.data() + 16 * b;
+        for (int32_t v = 0; v < 16; ++v)
+          if (!std::isfinite(m[v]))
+            return StreamError(ErrorCode::kNotFinite, item, "inverse_bind",
+                               "bone " + std::to_string(b) + "'s inverse bind matrix is not finite");
+        if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f)
+          return StreamError(ErrorCode::kOutOfRange, item, "inverse_bind",
+                             "bone " + std::to_string(b) + "'s inverse bind matrix is not affine (last row must be 0 0 0 1)");
+      }
+    } else if (!s.inverse_bind.empty()) {
+      return StreamError(ErrorCode::kOutOfRange, item, "inverse_bind", "is only read by PoseLayout::kSkinningMatrix");
+    }
+    if (static_cast<int64_t>(s.element_count - 1) * (s.byte_stride == 0 ? packed : s.byte_stride) + packed > (int64_t{1} << 40))
+      return StreamError(ErrorCode::kOutOfRange, item, "element_count", "element_count * byte_stride is too large");
+  }
+  return {};
+}
+
+// Row-major 3x4 of translation * rotation * diag(scale) (the quaternion's matrix, Shoemake).
+std::array<float, 12> AffineOf(const Transform& t) {
+  const Quat& q = t.rotation;
+  const float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+  const float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  const float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  const Vec3& s = t.scale;
+  return {(1 - 2 * (yy + zz)) * s.x, 2 * (xy - wz) * s.y,       2 * (xz + wy) * s.z,       t.translation.x,
+          2 * (xy + wz) * s.x,       (1 - 2 * (xx + zz)) * s.y, 2 * (yz - wx) * s.z,       t.translation.y,
+          2 * (xz - wy) * s.x,       2 * (yz + wx) * s.y,       (1 - 2 * (xx + yy)) * s.z, t.translation.z};
+}
+
+// One bone into one of the host's streams (the port's writer, for UpdateWorld): the local
+// TRS, or the model-space matrix (times the inverse bind). Non-finite values are not written.
+void WriteBone(const PoseStream& s, int32_t element, const Transform& local, const Transform& in_model,
+               const float* inverse_bind) {
+  unsigned char* at = static_cast<unsigned char*>(s.base) +
+                      static_cast<std::ptrdiff_t>(element) * (s.byte_stride == 0 ? PackedBytes(s) : s.byte_stride);
+  if (s.layout == PoseLayout::kLocalTrs) {
+    if (!IsFinite(local)) return;
+    if (s.translation_offset >= 0) std::memcpy(at + s.translation_offset, &local.translation, 12);
+    const float q[4] = {local.rotation.x, local.rotation.y, local.rotation.z, local.rotation.w};
+    const float wxyz[4] = {q[3], q[0], q[1], q[2]};
+    std::memcpy(at + s.rotation_offset, s.rotation_order == QuatOrder::kXyzw ? q : wxyz, 16);
+    if (s.scale_offset >= 0) std::memcpy(at + s.scale_offset, &local.scale, 12);
+    return;
+  }
+  std::array<float, 12> m = AffineOf(in_model);
+  if (s.layout == PoseLayout::kSkinningMatrix) {
+    const std::array<float, 12> a = m;  // a * inverse_bind, the latter column-major 4x4
+    for (int32_t r = 0; r < 3; ++r)
+      for (int32_t c = 0; c < 4; ++c)
+        m[r * 4 + c] = a[r * 4] * inverse_bind[c * 4] + a[r * 4 + 1] * inverse_bind[c * 4 + 1] +
+                       a[r * 4 + 2] * inverse_bind[c * 4 + 2] + (c == 3 ? a[r * 4 + 3] : 0.0f);
+  }
+  for (float v : m)
+    if (!std::isfinite(v)) return;
+  if (s.matrix_form == MatrixForm::kRowMajor3x4) {
+    std::memcpy(at, m.data(), sizeof(float) * 12);
+    return;
+  }
+  float column_major[16];
+  for (int32_t c = 0; c < 4; ++c) {
+    for (int32_t r = 0; r < 3; ++r) column_major[c * 4 + r] = m[r * 4 + c];
+    column_major[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
+  }
+  std::memcpy(at, column_major, sizeof(column_major));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<VrmAvatar>> VrmAvatar::Bind(World& world, std::shared_ptr<const VrmAvatarArchetype> kind,
                                                    const Transform& model_world) {
+  VrmAvatarBinding binding;
+  binding.model_world = model_world;
+  return Bind(world, std::move(kind), binding);
+}
+
+Result<std::unique_ptr<VrmAvatar>> VrmAvatar::Bind(World& world, std::shared_ptr<const VrmAvatarArchetype> kind,
+                                                   const VrmAvatarBinding& binding) {
   if (kind == nullptr) return Error{ErrorCode::kNullBuffer, -1, "kind", "no avatar archetype"};
+  const int32_t bones = kind->bone_count();
+  if (Error e = CheckStreams(binding.pose_streams, bones); e.code != ErrorCode::kNone) return e;
   std::unique_ptr<VrmAvatar> a(new VrmAvatar());
   a->kind_ = std::move(kind);
   const SkeletonSettings& sk = a->kind_->asset().skeleton;
-  a->model_world = model_world;
+  a->model_world = binding.model_world;
   a->animated_local = sk.rest_local;
   a->output_local = sk.rest_local;
   a->output_world.resize(sk.rest_local.size());
+  // The host's streams, kept: a null model_world is the avatar's own model frame, and the
+  // element maps and inverse binds are copied (the host's may go after Bind).
+  const std::size_t stream_count = binding.pose_streams.size();
+  a->streams_.assign(binding.pose_streams.begin(), binding.pose_streams.end());
+  a->stream_elements_.resize(stream_count);
+  a->stream_inverse_binds_.resize(stream_count);
+  for (std::size_t i = 0; i < stream_count; ++i) {
+    PoseStream& s = a->streams_[i];
+    if (s.model_world == nullptr) s.model_world = &a->model_world;
+    std::vector<int32_t>& elements = a->stream_elements_[i];
+    elements.resize(static_cast<std::size_t>(bones));
+    for (int32_t b = 0; b < bones; ++b) elements[b] = s.element_of_bone.empty() ? b : s.element_of_bone[b];
+    s.element_of_bone = elements;
+    a->stream_inverse_binds_[i].assign(s.inverse_bind.begin(), s.inverse_bind.end());
+    s.inverse_bind = a->stream_inverse_binds_[i];
+  }
   a->UpdateWorld();
   a->world_ = &world;
   if (a->kind_->character().generation != 0) {
@@ -369,12 +761,40 @@ Result<std::unique_ptr<VrmAvatar>> VrmAvatar::Bind(World& world, std::shared_ptr
     b.animated_local = a->animated_local;
     b.output_local = a->output_local;
     b.output_world = a->output_world;
+    b.pose_streams = a->streams_;
     auto bound = world.BindCharacter(b);
-    if (!bound.ok()) return bound.error();
+    if (!bound.ok()) {
+      a->world_ = nullptr;
+      return bound.error();
+    }
     a->character = bound.value();
   }
+  // Each chain's streams: its nodes' elements and inverse binds, picked from the avatar's
+  // by bone (a virtual tip has no bone: -1, and an identity it never reads).
+  std::vector<PoseStream> chain_streams(stream_count);
+  std::vector<std::vector<int32_t>> chain_elements(stream_count);
+  std::vector<std::vector<float>> chain_inverse_binds(stream_count);
   for (std::size_t c = 0; c < a->kind_->chains().size(); ++c) {
     const VrmChain& chain = a->kind_->chains()[c];
+    for (std::size_t i = 0; i < stream_count; ++i) {
+      const PoseStream& s = a->streams_[i];
+      chain_streams[i] = s;
+      chain_elements[i].clear();
+      chain_inverse_binds[i].clear();
+      for (int32_t bone : chain.bone_map) {
+        chain_elements[i].push_back(bone < 0 ? -1 : s.element_of_bone[bone]);
+        if (s.layout != PoseLayout::kSkinningMatrix) continue;
+        if (bone < 0) {
+          const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+          chain_inverse_binds[i].insert(chain_inverse_binds[i].end(), identity, identity + 16);
+        } else {
+          const float* m = s.inverse_bind.data() + 16 * bone;
+          chain_inverse_binds[i].insert(chain_inverse_binds[i].end(), m, m + 16);
+        }
+      }
+      chain_streams[i].element_of_bone = chain_elements[i];
+      chain_streams[i].inverse_bind = chain_inverse_binds[i];
+    }
     ChainBinding b;
     b.archetype = a->kind_->chain_archetypes()[c];
     b.root_parent_world = chain.parent_bone >= 0 ? &a->output_world[chain.parent_bone] : &a->model_world;
@@ -382,9 +802,13 @@ Result<std::unique_ptr<VrmAvatar>> VrmAvatar::Bind(World& world, std::shared_ptr
     b.output_local = a->output_local;
     b.bone_map = chain.bone_map;
     b.collider_frames = a->output_world;
+    b.pose_streams = chain_streams;
+    // The simulated bones' world frames, over the animated ones (see the file note).
+    if (a->kind_->chain_writes_world(c)) b.output_world = a->output_world;
     auto bound = world.BindChain(b);
     if (!bound.ok()) {
       Error e = bound.error();
+      e.message = "chain " + std::to_string(c) + " (" + chain.settings.name + "): " + e.message;
       (void)a->Unbind();
       return e;
     }
@@ -398,6 +822,17 @@ void VrmAvatar::UpdateWorld() {
   for (std::size_t b = 0; b < sk.parents.size(); ++b) {
     const int32_t p = sk.parents[b];
     output_world[b] = Compose(p >= 0 ? output_world[p] : model_world, animated_local[b]);
+  }
+  // With a character, the character writes the streams inside Step.
+  if (character.generation != 0 || kind_->character().generation != 0) return;
+  for (const PoseStream& s : streams_) {
+    const Transform model = *s.model_world;
+    for (std::size_t b = 0; b < sk.parents.size(); ++b) {
+      const int32_t e = s.element_of_bone[b];
+      if (e < 0) continue;
+      WriteBone(s, e, animated_local[b], Relative(model, output_world[b]),
+                s.inverse_bind.empty() ? nullptr : s.inverse_bind.data() + 16 * b);
+    }
   }
 }
 

@@ -13,143 +13,185 @@ namespace {
 
 constexpr float kRadToDeg = 180.0f / 3.14159265358979f;
 
-Vec3 ReadVec3(const json::Value& v) {
-  return Vec3{v[0].Float(), v[1].Float(), v[2].Float()};
+using json::Node;
+using json::Reader;
+
+// [x, y, z]: exactly three numbers.
+Vec3 ReadVec3(Reader& r, const Node& v) {
+  if (r.ArraySize(v) != 3 && r.ok()) r.Fail(v, "expected 3 numbers [x, y, z], got " + std::to_string(v.json->size()));
+  return Vec3{r.Float(r.Element(v, 0)), r.Float(r.Element(v, 1)), r.Float(r.Element(v, 2))};
 }
-Quat ReadQuat(const json::Value& v) {  // [x, y, z, w]
-  return Normalize(Quat{v[0].Float(), v[1].Float(),
-                        v[2].Float(), v[3].Float()});
-}
-float ReadFloat(const json::Value& v, float fallback) {
-  return v.IsNumber() ? v.Float() : fallback;
+// [x, y, z, w]: four numbers, not all (near) zero; normalised.
+Quat ReadQuat(Reader& r, const Node& v) {
+  if (r.ArraySize(v) != 4 && r.ok()) r.Fail(v, "expected 4 numbers [x, y, z, w], got " + std::to_string(v.json->size()));
+  const Quat q{r.Float(r.Element(v, 0)), r.Float(r.Element(v, 1)), r.Float(r.Element(v, 2)), r.Float(r.Element(v, 3))};
+  if (!r.ok()) return Quat{};
+  const double len2 = static_cast<double>(q.x) * q.x + static_cast<double>(q.y) * q.y + static_cast<double>(q.z) * q.z +
+                      static_cast<double>(q.w) * q.w;
+  if (!(len2 > 0.25 && len2 < 4.0)) {
+    r.Fail(v, "is far from a unit quaternion (length " + std::to_string(std::sqrt(len2)) + ")");
+    return Quat{};
+  }
+  return Normalize(q);
 }
 
-Error Bad(const std::string& what) { return Error{ErrorCode::kOutOfRange, -1, "file", what}; }
+// A shape's offset from its part: optional (Jolt shapes without a rotated-translated
+// wrapper have none), typed when present.
+Transform ReadOffset(Reader& r, const Node& s) {
+  Transform t;
+  if (r.Has(s, "offset_position")) t.translation = ReadVec3(r, r.Member(s, "offset_position"));
+  if (r.Has(s, "offset_rotation")) t.rotation = ReadQuat(r, r.Member(s, "offset_rotation"));
+  return t;
+}
 
 // One capsule's axis-aligned bounds in the part frame.
-void CapsuleBounds(const json::Value& s, Vec3* lo, Vec3* hi) {
-  const Vec3 centre = ReadVec3(s["offset_position"]);
-  const Quat rotation = ReadQuat(s["offset_rotation"]);
-  const float r = ReadFloat(s["radius"], 0), h = ReadFloat(s["half_height_of_cylinder"], 0);
-  const Vec3 axis = Rotate(rotation, Vec3{0, h, 0});
-  const Vec3 extent{std::fabs(axis.x) + r, std::fabs(axis.y) + r, std::fabs(axis.z) + r};
-  *lo = centre - extent;
-  *hi = centre + extent;
+void CapsuleBounds(Reader& r, const Node& s, Vec3* lo, Vec3* hi) {
+  const Transform offset = ReadOffset(r, s);
+  const float radius = r.Float(s, "radius"), h = r.Float(s, "half_height_of_cylinder");
+  const Vec3 axis = Rotate(offset.rotation, Vec3{0, h, 0});
+  const Vec3 extent{std::fabs(axis.x) + radius, std::fabs(axis.y) + radius, std::fabs(axis.z) + radius};
+  *lo = offset.translation - extent;
+  *hi = offset.translation + extent;
 }
 
-bool ReadShape(const json::Value& s, PartShapeSettings* out) {
-  const std::string& type = s["type"].String();
-  out->offset = Transform{ReadVec3(s["offset_position"]), ReadQuat(s["offset_rotation"]), {1, 1, 1}};
-  if (type == "capsule") {
-    out->type = PartShape::kCapsule;
-    out->radius = ReadFloat(s["radius"], 0);
-    out->half_height = ReadFloat(s["half_height_of_cylinder"], 0);
-  } else if (type == "tapered_capsule") {
-    out->type = PartShape::kTaperedCapsule;
-    out->top_radius = ReadFloat(s["top_radius"], 0);
-    out->bottom_radius = ReadFloat(s["bottom_radius"], 0);
-    out->half_height = ReadFloat(s["half_height_of_tapered_cylinder"], 0);
-  } else if (type == "box") {
-    out->type = PartShape::kBox;
-    out->half_extents = ReadVec3(s["half_extent"]);
-  } else if (type == "sphere") {
-    out->type = PartShape::kSphere;
-    out->radius = ReadFloat(s["radius"], 0);
-  } else if (type == "compound") {
-    const json::Value& subs = s["sub_shapes"];
-    if (subs.Size() == 0) return false;
+void ReadShape(Reader& r, const Node& s, PartShapeSettings* out) {
+  const Node type_node = r.Member(s, "type");
+  const std::string type = r.String(type_node);
+  if (!r.ok()) return;
+  if (type == "compound") {
+    // No offset of its own: the sub-shapes carry theirs.
+    const Node subs = r.Member(s, "sub_shapes");
+    const std::size_t count = r.ArraySize(subs, 1);
     Vec3 lo{1e9f, 1e9f, 1e9f}, hi{-1e9f, -1e9f, -1e9f};
-    for (std::size_t i = 0; i < subs.Size(); ++i) {
-      if (subs[i]["type"].String() != "capsule") return false;
+    for (std::size_t i = 0; i < count && r.ok(); ++i) {
+      const Node sub = r.Element(subs, i);
+      const Node sub_type = r.Member(sub, "type");
+      if (r.String(sub_type) != "capsule" && r.ok()) r.Fail(sub_type, "a compound's sub-shapes must be capsules here");
       Vec3 a, b;
-      CapsuleBounds(subs[i], &a, &b);
+      CapsuleBounds(r, sub, &a, &b);
       lo = Vec3{std::min(lo.x, a.x), std::min(lo.y, a.y), std::min(lo.z, a.z)};
       hi = Vec3{std::max(hi.x, b.x), std::max(hi.y, b.y), std::max(hi.z, b.z)};
     }
     out->type = PartShape::kBox;
     out->half_extents = (hi - lo) * 0.5f;
     out->offset = Transform{(hi + lo) * 0.5f, {}, {1, 1, 1}};
-  } else {
-    return false;
+    return;
   }
-  return true;
+  out->offset = ReadOffset(r, s);
+  if (type == "capsule") {
+    out->type = PartShape::kCapsule;
+    out->radius = r.Float(s, "radius");
+    out->half_height = r.Float(s, "half_height_of_cylinder");
+  } else if (type == "tapered_capsule") {
+    out->type = PartShape::kTaperedCapsule;
+    out->top_radius = r.Float(s, "top_radius");
+    out->bottom_radius = r.Float(s, "bottom_radius");
+    out->half_height = r.Float(s, "half_height_of_tapered_cylinder");
+  } else if (type == "box") {
+    out->type = PartShape::kBox;
+    out->half_extents = ReadVec3(r, r.Member(s, "half_extent"));
+  } else if (type == "sphere") {
+    out->type = PartShape::kSphere;
+    out->radius = r.Float(s, "radius");
+  } else {
+    std::string why = "\"";
+    why += type;
+    why += "\" is not a shape this loader reads (capsule, tapered_capsule, box, sphere, compound)";
+    r.Fail(type_node, why);
+  }
 }
 
-}  // namespace
+// A swing-twist joint. The frame and limits are required; friction and the swing motor are
+// optional (absent: none), typed when present.
+void ReadJoint(Reader& r, const Node& j, float mass, JointSettings* joint) {
+  const Node type = r.Member(j, "type");
+  if (const std::string name = r.String(type); name != "swing_twist" && r.ok()) {
+    std::string why = "\"";  // appended, not "\"" + name (g++ 12 warns falsely under -O3)
+    why += name;
+    why += "\" is not a joint this loader reads (swing_twist)";
+    r.Fail(type, why);
+  }
+  joint->type = JointType::kSwingTwist;
+  joint->anchor = ReadVec3(r, r.Member(j, "position1"));
+  joint->twist_axis = NormalizeOr(ReadVec3(r, r.Member(j, "twist_axis1")), {0, 1, 0});
+  joint->plane_axis = NormalizeOr(ReadVec3(r, r.Member(j, "plane_axis1")), {1, 0, 0});
+  joint->child_twist_axis = NormalizeOr(ReadVec3(r, r.Member(j, "twist_axis2")), joint->twist_axis);
+  joint->child_plane_axis = NormalizeOr(ReadVec3(r, r.Member(j, "plane_axis2")), joint->plane_axis);
+  joint->normal_half_cone_degrees = r.Float(j, "normal_half_cone_angle") * kRadToDeg;
+  joint->plane_half_cone_degrees = r.Float(j, "plane_half_cone_angle") * kRadToDeg;
+  joint->twist_min_degrees = r.Float(j, "twist_min_angle") * kRadToDeg;
+  joint->twist_max_degrees = r.Float(j, "twist_max_angle") * kRadToDeg;
+  const float kg = mass > 0 ? mass : 1.0f;
+  joint->friction_torque_per_kg = r.OptionalFloat(j, "max_friction_torque", 0) / kg;
+  if (r.Has(j, "swing_motor")) {
+    const Node motor = r.Member(j, "swing_motor");
+    joint->motor.frequency_hz = r.OptionalFloat(motor, "frequency", 0);
+    joint->motor.damping_ratio = r.OptionalFloat(motor, "damping", 1);
+    joint->motor.max_torque_per_kg = r.OptionalFloat(motor, "max_torque_limit", 0) / kg;
+  }
+}
 
-Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path, bool stabilized_masses) {
+Result<RagdollSettings> ReadRagdoll(const std::string& path, bool stabilized_masses) {
   const json::ParseResult parsed = json::ParseFile(path);
-  if (!parsed.ok) return Bad(path + ": " + parsed.error + " at byte " + std::to_string(parsed.error_offset));
-  const json::Value& root = parsed.value;
-  const json::Value& parts = root["parts"];
-  if (!parts.IsArray() || parts.Size() == 0) return Bad(path + ": no parts");
+  if (!parsed.ok) return json::ParseFailure(parsed);
+  Reader r(path);
+  const Node root = Reader::Root(*parsed.document);
   RagdollSettings out;
-  out.name = root["name"].String();
-  for (std::size_t i = 0; i < parts.Size(); ++i) {
-    const json::Value& p = parts[i];
+  if (r.Has(root, "name")) out.name = r.String(r.Member(root, "name"));
+  const Node parts = r.Member(root, "parts");
+  const std::size_t count = r.ArraySize(parts, 1);
+  for (std::size_t i = 0; i < count && r.ok(); ++i) {
+    const Node p = r.Element(parts, i);
     PartSettings part;
-    part.name = p["name"].String();
-    part.parent = -1;
-    if (!p["parent_index"].IsNull() && !p["parent_index"].Int(-1, static_cast<int32_t>(parts.Size()), &part.parent))
-      return Bad(path + ": part " + std::to_string(i) + "'s parent_index is not -1 or the index of a part");
-    part.pose = Transform{ReadVec3(p["position"]), ReadQuat(p["rotation"]), {1, 1, 1}};
-    if (!ReadShape(p["shape"], &part.shape)) return Bad(path + ": part " + part.name + " has an unsupported shape");
-    part.mass = ReadFloat(p[stabilized_masses ? "mass_after_jolt_stabilize" : "mass"], 0);
-    part.friction = ReadFloat(p["friction"], part.friction);
-    part.restitution = ReadFloat(p["restitution"], part.restitution);
-    part.linear_damping = ReadFloat(p["linear_damping"], part.linear_damping);
-    part.angular_damping = ReadFloat(p["angular_damping"], part.angular_damping);
-    part.gravity_factor = ReadFloat(p["gravity_factor"], part.gravity_factor);
-    part.max_linear_speed = ReadFloat(p["max_linear_velocity"], part.max_linear_speed);
-    part.max_angular_speed = ReadFloat(p["max_angular_velocity"], part.max_angular_speed);
-    const json::Value& j = p["joint"];
-    if (j.IsObject()) {
-      if (j["type"].String() != "swing_twist") return Bad(path + ": part " + part.name + " has an unsupported joint");
-      JointSettings& joint = part.joint;
-      joint.type = JointType::kSwingTwist;
-      joint.anchor = ReadVec3(j["position1"]);
-      joint.twist_axis = NormalizeOr(ReadVec3(j["twist_axis1"]), {0, 1, 0});
-      joint.plane_axis = NormalizeOr(ReadVec3(j["plane_axis1"]), {1, 0, 0});
-      joint.child_twist_axis = NormalizeOr(ReadVec3(j["twist_axis2"]), joint.twist_axis);
-      joint.child_plane_axis = NormalizeOr(ReadVec3(j["plane_axis2"]), joint.plane_axis);
-      joint.normal_half_cone_degrees = ReadFloat(j["normal_half_cone_angle"], 0) * kRadToDeg;
-      joint.plane_half_cone_degrees = ReadFloat(j["plane_half_cone_angle"], 0) * kRadToDeg;
-      joint.twist_min_degrees = ReadFloat(j["twist_min_angle"], 0) * kRadToDeg;
-      joint.twist_max_degrees = ReadFloat(j["twist_max_angle"], 0) * kRadToDeg;
-      const float mass = part.mass > 0 ? part.mass : 1.0f;
-      joint.friction_torque_per_kg = ReadFloat(j["max_friction_torque"], 0) / mass;
-      const json::Value& motor = j["swing_motor"];
-      joint.motor.frequency_hz = ReadFloat(motor["frequency"], 0);
-      joint.motor.damping_ratio = ReadFloat(motor["damping"], 1);
-      joint.motor.max_torque_per_kg = ReadFloat(motor["max_torque_limit"], 0) / mass;
-    }
+    part.name = r.String(r.Member(p, "name"));
+    // parent_index: null (or absent) for the root, else the index of a part.
+    part.parent = r.Has(p, "parent_index") ? r.Int(r.Member(p, "parent_index"), -1, static_cast<int32_t>(count)) : -1;
+    part.pose = Transform{ReadVec3(r, r.Member(p, "position")), ReadQuat(r, r.Member(p, "rotation")), {1, 1, 1}};
+    ReadShape(r, r.Member(p, "shape"), &part.shape);
+    part.mass = r.Float(p, stabilized_masses ? "mass_after_jolt_stabilize" : "mass");
+    // Material and motion limits: Jolt's defaults when absent (the file lists them all).
+    part.friction = r.OptionalFloat(p, "friction", part.friction);
+    part.restitution = r.OptionalFloat(p, "restitution", part.restitution);
+    part.linear_damping = r.OptionalFloat(p, "linear_damping", part.linear_damping);
+    part.angular_damping = r.OptionalFloat(p, "angular_damping", part.angular_damping);
+    part.gravity_factor = r.OptionalFloat(p, "gravity_factor", part.gravity_factor);
+    part.max_linear_speed = r.OptionalFloat(p, "max_linear_velocity", part.max_linear_speed);
+    part.max_angular_speed = r.OptionalFloat(p, "max_angular_velocity", part.max_angular_speed);
+    // joint: null (or absent) for the root, else a swing-twist joint.
+    if (r.Has(p, "joint")) ReadJoint(r, r.Member(p, "joint"), part.mass, &part.joint);
     out.parts.push_back(part);
   }
+  if (!r.ok()) return r.error();
   for (const PartSettings& p : out.parts) out.total_mass += p.mass;
   return out;
 }
 
-Result<JoltAnimation> LoadJoltAnimation(const std::string& path) {
+Result<JoltAnimation> ReadAnimation(const std::string& path) {
   const json::ParseResult parsed = json::ParseFile(path);
-  if (!parsed.ok) return Bad(path + ": " + parsed.error);
-  const json::Value& root = parsed.value;
+  if (!parsed.ok) return json::ParseFailure(parsed);
+  Reader r(path);
+  const Node root = Reader::Root(*parsed.document);
   JoltAnimation a;
-  a.name = root["name"].String();
-  a.looping = root["is_looping"].Bool(true);
-  a.duration = ReadFloat(root["duration"], 0);
-  const json::Value& joints = root["joints"];
-  if (!joints.IsArray() || joints.Size() == 0) return Bad(path + ": no joints");
-  const std::size_t n = joints.Size();
-  const std::size_t key_count = joints[0]["keys"].Size();
-  if (key_count == 0) return Bad(path + ": the first joint has no keys");
+  if (r.Has(root, "name")) a.name = r.String(r.Member(root, "name"));
+  a.looping = r.Has(root, "is_looping") ? r.Bool(r.Member(root, "is_looping")) : true;
+  a.duration = r.OptionalFloat(root, "duration", 0);
+  const Node joints = r.Member(root, "joints");
+  const std::size_t n = r.ArraySize(joints, 1);
+  if (!r.ok()) return r.error();
+  const Node first_keys = r.Member(r.Element(joints, 0), "keys");
+  const std::size_t key_count = r.ArraySize(first_keys, 1);
   // Validated before anything is sized from it: every joint has as many keys as the
   // first, so the storage is the file's own keys, never a product the file made up.
-  for (std::size_t j = 0; j < n; ++j) {
-    if (!joints[j]["name"].IsString()) return Bad(path + ": joint " + std::to_string(j) + " has no name");
-    if (joints[j]["keys"].Size() != key_count)
-      return Bad(path + ": joint '" + joints[j]["name"].String() + "' has a different key count");
+  std::vector<std::string> names(n);
+  for (std::size_t j = 0; j < n && r.ok(); ++j) {
+    const Node joint = r.Element(joints, j);
+    names[j] = r.String(r.Member(joint, "name"));
+    const Node keys = r.Member(joint, "keys");
+    if (r.ArraySize(keys) != key_count && r.ok())
+      r.Fail(keys, "joint '" + names[j] + "' has a different key count (" + std::to_string(keys.json->size()) + ", the first joint has " +
+                       std::to_string(key_count) + ")");
   }
-  for (std::size_t k = 0; k < key_count; ++k) a.key_times.push_back(ReadFloat(joints[0]["keys"][k]["time"], 0));
+  if (!r.ok()) return r.error();
   // The files list joints in any order (the hd ones are not parents first): order them
   // parents first. A joint whose parent comes earlier in the file is placed in its parent's
   // round, one whose parent comes later in the next round after it; rounds in order, the
@@ -157,17 +199,25 @@ Result<JoltAnimation> LoadJoltAnimation(const std::string& path) {
   // along parent links), one counting sort.
   std::unordered_map<std::string, std::size_t> index_of;
   index_of.reserve(n);
-  for (std::size_t j = 0; j < n; ++j) index_of.emplace(joints[j]["name"].String(), j);
+  for (std::size_t j = 0; j < n; ++j)
+    if (!index_of.emplace(names[j], j).second) r.Fail(r.Member(r.Element(joints, j), "name"), "'" + names[j] + "' names two joints");
+  if (!r.ok()) return r.error();
   constexpr std::size_t kUnknown = SIZE_MAX, kVisiting = SIZE_MAX - 1;
   std::vector<std::size_t> parent_of(n, kUnknown), round(n, kUnknown);
-  for (std::size_t j = 0; j < n; ++j) {
-    const json::Value& parent = joints[j]["parent"];
-    if (!parent.IsString()) continue;
-    const auto it = index_of.find(parent.String());
-    if (it == index_of.end() || it->second == j)
-      return Bad(path + ": joint '" + joints[j]["name"].String() + "' names a parent that is not in the file");
+  for (std::size_t j = 0; j < n && r.ok(); ++j) {
+    const Node joint = r.Element(joints, j);
+    if (!r.Has(joint, "parent")) continue;  // null or absent: a root
+    const Node parent = r.Member(joint, "parent");
+    const std::string parent_name = r.String(parent);
+    if (!r.ok()) break;
+    const auto it = index_of.find(parent_name);
+    if (it == index_of.end() || it->second == j) {
+      r.Fail(parent, "joint '" + names[j] + "' names a parent that is not in the file ('" + parent_name + "')");
+      break;
+    }
     parent_of[j] = it->second;
   }
+  if (!r.ok()) return r.error();
   std::vector<std::size_t> path_stack;
   for (std::size_t j = 0; j < n; ++j) {
     // Walk up to a joint whose round is known (or a root), then fill the rounds back down.
@@ -176,7 +226,10 @@ Result<JoltAnimation> LoadJoltAnimation(const std::string& path) {
       path_stack.push_back(at);
       if (parent_of[at] == kUnknown) break;
       at = parent_of[at];
-      if (round[at] == kVisiting) return Bad(path + ": the joints' parents form a cycle");
+      if (round[at] == kVisiting) {
+        r.Fail(joints, "the joints' parents form a cycle (through '" + names[at] + "')");
+        return r.error();
+      }
     }
     while (!path_stack.empty()) {
       const std::size_t at = path_stack.back();
@@ -187,26 +240,56 @@ Result<JoltAnimation> LoadJoltAnimation(const std::string& path) {
   }
   std::vector<std::size_t> per_round(n + 1, 0);
   for (std::size_t j = 0; j < n; ++j) ++per_round[round[j] + 1];
-  for (std::size_t r = 1; r <= n; ++r) per_round[r] += per_round[r - 1];
+  for (std::size_t q = 1; q <= n; ++q) per_round[q] += per_round[q - 1];
   std::vector<std::size_t> order(n), position(n);
   for (std::size_t j = 0; j < n; ++j) order[per_round[round[j]]++] = j;
   for (std::size_t i = 0; i < n; ++i) position[order[i]] = i;
+  // The key times are the first joint's (the files share them across joints).
+  for (std::size_t k = 0; k < key_count && r.ok(); ++k) a.key_times.push_back(r.Float(r.Element(first_keys, k), "time"));
+  for (std::size_t k = 1; k < key_count && r.ok(); ++k)
+    if (!(a.key_times[k] >= a.key_times[k - 1])) r.Fail(first_keys.path + "[" + std::to_string(k) + "].time", "key times decrease");
+  if (!r.ok()) return r.error();
   a.keys.resize(key_count * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const json::Value& joint = joints[order[i]];
-    a.joints.push_back(joint["name"].String());
+  for (std::size_t i = 0; i < n && r.ok(); ++i) {
+    const Node keys = r.Member(r.Element(joints, order[i]), "keys");
+    a.joints.push_back(names[order[i]]);
     const std::size_t p = parent_of[order[i]];
     a.parents.push_back(p == kUnknown ? -1 : static_cast<int32_t>(position[p]));
-    const json::Value& keys = joint["keys"];
-    for (std::size_t k = 0; k < key_count; ++k)
-      a.keys[k * n + i] = Transform{ReadVec3(keys[k]["translation"]), ReadQuat(keys[k]["rotation"]), {1, 1, 1}};
+    for (std::size_t k = 0; k < key_count && r.ok(); ++k) {
+      const Node key = r.Element(keys, k);
+      a.keys[k * n + i] = Transform{ReadVec3(r, r.Member(key, "translation")), ReadQuat(r, r.Member(key, "rotation")), {1, 1, 1}};
+    }
   }
+  if (!r.ok()) return r.error();
   return a;
+}
+
+}  // namespace
+
+// No exception leaves a loader: nlohmann-json's and the standard library's (std::bad_alloc
+// included) become an error naming the file.
+Result<RagdollSettings> LoadJoltHumanRagdoll(const std::string& path, bool stabilized_masses) {
+  try {
+    return ReadRagdoll(path, stabilized_masses);
+  } catch (const std::exception& e) {
+    return Error{ErrorCode::kOutOfRange, -1, "file", path + ": cannot be loaded: " + e.what()};
+  }
+}
+
+Result<JoltAnimation> LoadJoltAnimation(const std::string& path) {
+  try {
+    return ReadAnimation(path);
+  } catch (const std::exception& e) {
+    return Error{ErrorCode::kOutOfRange, -1, "file", path + ": cannot be loaded: " + e.what()};
+  }
 }
 
 void SampleJoltAnimation(const JoltAnimation& a, float time, std::span<Transform> out, bool in_place) {
   const std::size_t n = a.joints.size();
   const std::size_t keys = a.key_times.size();
+  // A loader's animation has keys for every joint; a hand-built one that does not is left
+  // unsampled (out untouched) rather than read past its keys.
+  if (keys == 0 || n == 0 || a.keys.size() / n < keys) return;
   float t = time;
   if (a.looping && a.duration > 0) t = std::fmod(std::fmod(t, a.duration) + a.duration, a.duration);
   std::size_t k1 = 0;
@@ -234,12 +317,14 @@ void SampleJoltAnimation(const JoltAnimation& a, float time, std::span<Transform
 
 void SampleJoltPartPose(const RagdollSettings& ragdoll, const JoltAnimation& animation, float time,
                         std::span<Transform> model, std::span<Quat> local_rotations) {
-  const auto n = static_cast<int32_t>(ragdoll.parts.size());
-  std::vector<Transform> local(n);
+  // Only the parts both spans hold; a parent that does not come before its part (a
+  // ragdoll BuildRagdollArchetype would refuse) composes from the model origin.
+  const auto n = static_cast<int32_t>(std::min({ragdoll.parts.size(), model.size(), local_rotations.size()}));
+  std::vector<Transform> local(static_cast<std::size_t>(n));
   SampleJoltAnimation(animation, time, local);
   for (int32_t j = 0; j < n; ++j) {
     const int32_t p = ragdoll.parts[j].parent;
-    model[j] = Compose(p >= 0 ? model[p] : Transform{}, local[j]);
+    model[j] = Compose(p >= 0 && p < j ? model[p] : Transform{}, local[j]);
     local_rotations[j] = Normalize(local[j].rotation);
   }
 }
@@ -248,7 +333,8 @@ SkeletonSettings JoltSkeleton(const JoltAnimation& neutral) {
   SkeletonSettings s;
   s.names = neutral.joints;
   s.parents = neutral.parents;
-  s.rest_local.assign(neutral.keys.begin(), neutral.keys.begin() + static_cast<std::ptrdiff_t>(neutral.joints.size()));
+  const std::size_t n = std::min(neutral.joints.size(), neutral.keys.size());  // a hand-built animation may have no keys
+  s.rest_local.assign(neutral.keys.begin(), neutral.keys.begin() + static_cast<std::ptrdiff_t>(n));
   return s;
 }
 

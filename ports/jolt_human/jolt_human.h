@@ -22,7 +22,11 @@
 
 namespace tendon::ports {
 
-// Reads `path`; on failure the error's message says what was wrong with the file.
+// Reads `path`; on failure the error says what was wrong with the file: kIo with the
+// system's reason when it cannot be read, "<path>:<line>:<column>: ..." for a syntax error,
+// "<path>: <JSON path>: ..." for a member that is missing, mistyped or out of range (every
+// member the mapping needs is required; material, damping, velocity limits, joint friction
+// and motors may be absent and take Jolt's defaults). No exception leaves either loader.
 // stabilized_masses: each part's mass after Jolt's RagdollSettings::Stabilize (what
 // Jolt's samples use: child/parent ratios within [0.8, 1.2], same total) instead of the
 // masses of the shapes.
@@ -42,7 +46,8 @@ struct JoltAnimation {
 Result<JoltAnimation> LoadJoltAnimation(const std::string& path);
 // The local pose at `time` (wrapped when looping; clamped otherwise): translations lerped,
 // rotations slerped along the shortest arc. With in_place, the root's horizontal (x, z)
-// translation is held at its first key (root motion removed). out: one per joint.
+// translation is held at its first key (root motion removed). out: one per joint (extra
+// joints are not written; an animation without keys for every joint writes nothing).
 void SampleJoltAnimation(const JoltAnimation& animation, float time, std::span<Transform> out, bool in_place = false);
 // The pose at `time` as the ragdoll's parts see it (part j is skeleton joint j): each
 // part's model-space frame, and its normalised local rotation (a motor target). Both

@@ -9,6 +9,12 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WO
 if(rc)
   message(FATAL_ERROR "install failed: ${rc}")
 endif()
+# Every header lands under include/tendon/: nothing in a generic include/ports/ (or any other
+# folder of include/) that other packages install into too.
+file(GLOB _include_entries RELATIVE "${WORK_DIR}/prefix/include" "${WORK_DIR}/prefix/include/*")
+if(NOT _include_entries STREQUAL "tendon")
+  message(FATAL_ERROR "the install put ${_include_entries} in include/; only include/tendon/ is Tendon's")
+endif()
 # With everything: the TBB consumer and the core one.
 function(consumer_build dir)
   execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/${dir}"
@@ -48,12 +54,10 @@ if(_with_c)
     message(FATAL_ERROR "pkg-config tendon_c failed: ${rc}")
   endif()
   separate_arguments(_flags UNIX_COMMAND "${_flags}")
-  list(FILTER _flags INCLUDE REGEX "^-[IlL]")
-  set(_libdirs ${_flags})
-  list(FILTER _libdirs INCLUDE REGEX "^-L")
-  list(TRANSFORM _libdirs REPLACE "^-L" "-Wl,-rpath,")
+  # pkg-config's flags as they are: their -Wl,-rpath must let the program find
+  # libtendon_c.so.0 at run time without LD_LIBRARY_PATH.
   execute_process(COMMAND ${CC} -std=c11 -Wall -Wextra -Wpedantic -Werror "${SOURCE_DIR}/c_consumer.c" ${_flags}
-    ${_libdirs} -lm -o "${WORK_DIR}/c_consumer_pkgconfig" RESULT_VARIABLE rc)
+    -lm -o "${WORK_DIR}/c_consumer_pkgconfig" RESULT_VARIABLE rc)
   if(rc)
     message(FATAL_ERROR "building the C consumer with pkg-config's flags (${_flags}) failed: ${rc}")
   endif()

@@ -1,7 +1,11 @@
 /* ports/c/tests/c_host_test.c: a C11 host of tendon_c (compiled -Wall -Wextra -Wpedantic
  * -Werror). It builds a chain, a ragdoll and a character from plain arrays, binds them on
  * its own buffers, steps, reads poses back, checks every refusal it provokes (code, field,
- * message), writes a trace, and, when ../shared/data is there, loads a VRM avatar.
+ * message), writes a trace, and, when ../shared/data is there, loads a VRM avatar. It
+ * then calls every C counterpart of a World call (ragdoll controls and queries, part info,
+ * archetype removal, handle checks, the wind sampler and simulate predicate, pendulum
+ * state), the defaults functions, and the asset loaders (glTF clips, the Jolt ragdoll and
+ * animations), each with real behaviour and its refusals.
  * Prints "N passed, N failed" and exits non-zero on any failure. */
 #include <math.h>
 #include <stdio.h>
@@ -428,6 +432,657 @@ static void TestDeviceProfile(void) {
   tendon_device_profile_destroy(NULL);
 }
 
+/* ---- the calls of issue 37's first point: each with its behaviour and its refusals ---- */
+
+static TendonWorld* NewWorld(void) {
+  TendonWorldSettings ws;
+  TendonWorld* w = NULL;
+  tendon_world_settings_defaults(&ws);
+  ws.max_distance = INFINITY;
+  ws.render_interpolation = 0;
+  CHECK(tendon_world_create(&ws, &w) == TENDON_OK && w != NULL);
+  return w;
+}
+static int Field(const char* field) { return strcmp(tendon_last_error_field(), field) == 0; }
+static TendonQuat AboutZ(float radians) {
+  TendonQuat q;
+  q.x = q.y = 0.0f;
+  q.z = sinf(0.5f * radians);
+  q.w = cosf(0.5f * radians);
+  return q;
+}
+
+/* A two-part limb hanging from its upper part (as TestCharacterAndRagdoll's), with motors. */
+static void LimbSettings(TendonPartSettings parts[2], TendonRagdollSettings* rs) {
+  tendon_part_settings_defaults(&parts[0]);
+  tendon_part_settings_defaults(&parts[1]);
+  parts[0].name = "upper";
+  parts[0].pose = At(0, 1.5f, 0);
+  parts[0].mass = 3.0f;
+  parts[1].name = "lower";
+  parts[1].parent = 0;
+  parts[1].pose = At(0, 1.2f, 0);
+  parts[1].mass = 2.0f;
+  parts[1].joint_anchor.y = 1.35f;
+  parts[1].motor_frequency_hz = 4.0f;
+  parts[1].motor_max_torque_per_kg = 200.0f;
+  tendon_ragdoll_settings_defaults(rs);
+  rs->name = "c limb";
+  rs->parts = parts;
+  rs->part_count = 2;
+}
+
+static void TestRagdollControls(void) {
+  TendonWorld* w = NewWorld();
+  TendonPartSettings parts[2];
+  TendonRagdollSettings rs;
+  TendonRagdollArchetypeId rarch = 0;
+  TendonRagdollBinding rb;
+  TendonRagdollId ragdoll = 0, stale;
+  TendonRagdollPartInfo info0, info1;
+  TendonTransform out[2], root = At(0, 1.5f, 0), states[2];
+  TendonVec3 lin[2], ang[2], zero = {0, 0, 0}, push = {5, 0, 0};
+  TendonQuat targets[2];
+  int f;
+
+  LimbSettings(parts, &rs);
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_OK);
+  /* Part info: the masses as built (the limb's 5 kg), a shape with volume. */
+  CHECK(tendon_get_ragdoll_part_info(w, rarch, 0, &info0) == TENDON_OK);
+  CHECK(tendon_get_ragdoll_part_info(w, rarch, 1, &info1) == TENDON_OK);
+  CHECK(fabsf(info0.mass + info1.mass - 5.0f) < 1e-3f && info0.volume > 0.0f && info0.principal_inertia.x > 0.0f);
+  CHECK(fabsf(info0.body_pose.translation.y - 1.5f) < 0.2f);
+  CHECK(tendon_get_ragdoll_part_info(w, rarch, 2, &info0) == TENDON_ERROR_BAD_REFERENCE && Field("part"));
+  CHECK(tendon_get_ragdoll_part_info(w, rarch, 0, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  CHECK(tendon_get_ragdoll_part_info(w, rarch + ((uint64_t)1 << 32), 0, &info0) == TENDON_ERROR_STALE_HANDLE);
+
+  tendon_ragdoll_binding_defaults(&rb);
+  rb.archetype = rarch;
+  rb.output_parts = out;
+  rb.output_part_count = 2;
+  CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_OK);
+  CHECK(tendon_ragdoll_is_valid(w, ragdoll) == 1 && tendon_ragdoll_is_enabled(w, ragdoll) == 1);
+  CHECK(tendon_character_of_ragdoll(w, ragdoll) == 0); /* a plain ragdoll has no character */
+
+  /* A part's velocity shows in the velocities at once (no step between). */
+  CHECK(tendon_set_ragdoll_part_velocity(w, ragdoll, 0, push, zero) == TENDON_OK);
+  CHECK(tendon_get_ragdoll_velocities(w, ragdoll, lin, ang, 2) == TENDON_OK);
+  CHECK(fabsf(lin[0].x - 5.0f) < 1e-3f && fabsf(lin[1].x) < 1e-3f);
+  CHECK(tendon_set_ragdoll_part_velocity(w, ragdoll, 7, push, zero) != TENDON_OK && Field("part"));
+  CHECK(tendon_get_ragdoll_velocities(w, ragdoll, lin, ang, 1) == TENDON_ERROR_NULL_BUFFER && Field("linear"));
+  CHECK(tendon_get_ragdoll_velocities(w, ragdoll, NULL, ang, 2) == TENDON_ERROR_NULL_ARGUMENT && Field("linear"));
+  CHECK(tendon_get_ragdoll_velocities(w, ragdoll, lin, ang, -1) == TENDON_ERROR_NULL_BUFFER && Field("count"));
+
+  /* Part states: the whole body put 10 m up, at rest. */
+  states[0] = At(0, 10.0f, 0);
+  states[1] = At(0, 9.7f, 0);
+  CHECK(tendon_set_ragdoll_part_states(w, ragdoll, states, 2, NULL, 0, NULL, 0) == TENDON_OK);
+  CHECK(tendon_get_ragdoll_velocities(w, ragdoll, lin, ang, 2) == TENDON_OK && fabsf(lin[0].x) < 1e-6f);
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(out[0].translation.y > 9.9f && out[0].translation.y < 10.0f); /* falling from 10 m */
+  CHECK(tendon_set_ragdoll_part_states(w, ragdoll, states, 1, NULL, 0, NULL, 0) == TENDON_ERROR_NULL_BUFFER && Field("parts"));
+  CHECK(tendon_set_ragdoll_part_states(w, ragdoll, NULL, 2, NULL, 0, NULL, 0) == TENDON_ERROR_NULL_BUFFER && Field("parts"));
+  CHECK(tendon_set_ragdoll_part_states(w, ragdoll, states, 2, lin, 1, NULL, 0) == TENDON_ERROR_NULL_BUFFER && Field("linear"));
+
+  /* A kinematic root holds the upper part where the host says (back in the build pose, at
+     rest, the lower part hangs straight under it); NULL lets it fall again. */
+  CHECK(tendon_reserve_ragdoll_kinematic_toggle(w, rarch, 1) == TENDON_OK);
+  CHECK(tendon_reserve_ragdoll_kinematic_toggle(w, 0, 1) == TENDON_ERROR_STALE_HANDLE && Field("archetype"));
+  CHECK(tendon_reserve_ragdoll_kinematic_toggle(w, rarch, 1 << 30) == TENDON_ERROR_CAPACITY && Field("instances"));
+  states[0] = At(0, 1.5f, 0);
+  states[1] = At(0, 1.2f, 0);
+  CHECK(tendon_set_ragdoll_part_states(w, ragdoll, states, 2, NULL, 0, NULL, 0) == TENDON_OK);
+  CHECK(tendon_set_ragdoll_kinematic_root(w, ragdoll, &root) == TENDON_OK);
+  for (f = 0; f < 60; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(fabsf(out[0].translation.y - 1.5f) < 1e-3f && fabsf(out[0].translation.x) < 1e-3f);
+  CHECK(fabsf(out[1].rotation.z) < 0.05f); /* the lower part hangs straight */
+
+  /* Motor targets bend the lower part 40 degrees about z against gravity (a powered body
+     may not sleep: at rest it had fallen asleep, and asleep nothing moves it). */
+  CHECK(tendon_ragdoll_is_asleep(w, ragdoll) == 1);
+  CHECK(tendon_set_ragdoll_sleeping(w, ragdoll, 0, 0, INFINITY) == TENDON_OK && tendon_ragdoll_is_asleep(w, ragdoll) == 0);
+  targets[0] = AboutZ(0.0f);
+  targets[1] = AboutZ(0.6981317f);
+  CHECK(tendon_set_ragdoll_motor_targets(w, ragdoll, targets, 2, 1.0f, NULL, 0) == TENDON_OK);
+  for (f = 0; f < 120; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(fabsf(out[1].rotation.z) > 0.25f && fabsf(out[1].rotation.z) < 0.45f); /* sin(20 degrees) = 0.34 */
+  root.translation.x = 1.0f;
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(fabsf(out[0].translation.x - 1.0f) < 1e-3f); /* the root follows the host's frame */
+  CHECK(tendon_set_ragdoll_motor_targets(w, ragdoll, targets, 1, 1.0f, NULL, 0) == TENDON_ERROR_NULL_BUFFER &&
+        Field("local_rotations"));
+  CHECK(tendon_set_ragdoll_motor_targets(w, ragdoll, NULL, 2, 1.0f, NULL, 0) == TENDON_ERROR_NULL_BUFFER &&
+        Field("local_rotations"));
+  CHECK(tendon_set_ragdoll_motor_targets(w, ragdoll, targets, 2, 1.0f, NULL, 3) == TENDON_ERROR_NULL_BUFFER &&
+        Field("local_angular_velocities"));
+  CHECK(tendon_set_ragdoll_motor_targets(w, ragdoll, targets, 2, 0.0f, NULL, 0) == TENDON_OK);
+  CHECK(tendon_set_ragdoll_kinematic_root(w, ragdoll, NULL) == TENDON_OK);
+  for (f = 0; f < 10; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(out[0].translation.y < 1.45f); /* dynamic again: it falls */
+
+  /* Sleeping: with sleep off it never sleeps; a freeze clock freezes it mid-fall. */
+  CHECK(tendon_set_ragdoll_sleeping(w, ragdoll, 0, 0, INFINITY) == TENDON_OK);
+  CHECK(tendon_ragdoll_is_asleep(w, ragdoll) == 0 && tendon_ragdoll_is_frozen(w, ragdoll) == 0);
+  CHECK(tendon_set_ragdoll_sleeping(w, ragdoll, 1, 0, 0.25f) == TENDON_OK);
+  for (f = 0; f < 30; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(tendon_ragdoll_is_frozen(w, ragdoll) == 1);
+  CHECK(tendon_set_ragdoll_sleeping(w, ragdoll, 0, 0, INFINITY) == TENDON_OK); /* sleep off wakes it */
+  CHECK(tendon_ragdoll_is_frozen(w, ragdoll) == 0 && tendon_ragdoll_is_asleep(w, ragdoll) == 0);
+  CHECK(tendon_set_ragdoll_sleeping(w, ragdoll, 1, 0, -1.0f) != TENDON_OK);
+
+  /* While a frame is in flight every control is refused (and says so). */
+  CHECK(tendon_world_frame_in_flight(w) == 0);
+  CHECK(tendon_world_begin_step(w, 1.0f / 60.0f) == TENDON_OK);
+  CHECK(tendon_world_frame_in_flight(w) == 1);
+  CHECK(tendon_set_ragdoll_part_velocity(w, ragdoll, 0, push, zero) == TENDON_ERROR_REENTRANT);
+  CHECK(tendon_set_ragdoll_motor_targets(w, ragdoll, targets, 2, 1.0f, NULL, 0) == TENDON_ERROR_REENTRANT);
+  CHECK(tendon_remove_ragdoll_archetype(w, rarch) == TENDON_ERROR_REENTRANT);
+  tendon_world_finish_step(w, NULL);
+  CHECK(tendon_world_frame_in_flight(w) == 0 && tendon_world_frame_in_flight(NULL) == 0);
+
+  /* Removing: refused while an instance is bound; after, the id is stale everywhere. */
+  CHECK(tendon_remove_ragdoll_archetype(w, rarch) == TENDON_ERROR_IN_USE);
+  stale = ragdoll;
+  CHECK(tendon_unbind_ragdoll(w, ragdoll) == TENDON_OK);
+  CHECK(tendon_ragdoll_is_valid(w, stale) == 0 && tendon_ragdoll_is_frozen(w, stale) == 0);
+  CHECK(tendon_set_ragdoll_part_velocity(w, stale, 0, push, zero) == TENDON_ERROR_STALE_HANDLE && Field("ragdoll"));
+  CHECK(tendon_set_ragdoll_sleeping(w, stale, 1, 0, INFINITY) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_set_ragdoll_kinematic_root(w, stale, &root) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_get_ragdoll_velocities(w, stale, lin, ang, 2) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_remove_ragdoll_archetype(w, rarch) == TENDON_OK);
+  CHECK(tendon_ragdoll_part_count(w, rarch) == 0);
+  CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_remove_ragdoll_archetype(w, rarch) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_remove_ragdoll_archetype(NULL, rarch) == TENDON_ERROR_NULL_ARGUMENT);
+  tendon_world_destroy(w);
+}
+
+/* Host callbacks: the wind sampler, called once per frame, blows the chain; the predicate
+ * skips the chain it is told to. */
+static int g_wind_calls = 0, g_wind_nan = 0, g_nested = -1;
+static TendonWorld* g_callback_world = NULL;
+static TendonVec3 Gale(double time_seconds, void* user) {
+  TendonVec3 v = {30.0f, 0.0f, 0.0f};
+  (void)time_seconds;
+  ++g_wind_calls;
+  ++*(int*)user;
+  if (g_callback_world != NULL) g_nested = (int)tendon_world_set_wind_sampler(g_callback_world, NULL, NULL);
+  if (g_wind_nan) v.x = NAN;
+  return v;
+}
+static int g_mark_result = -1;
+static void DetachWindOnMark(uint64_t frame, void* user) {
+  (void)frame;
+  g_mark_result = (int)tendon_world_set_wind_sampler((TendonWorld*)user, NULL, NULL);
+}
+static int32_t OnlyOthers(TendonChainId chain, TendonVec3 root_world, void* user) {
+  (void)root_world;
+  return chain != *(const TendonChainId*)user;
+}
+
+static void TestCallbacks(void) {
+  TendonWorld* w = NewWorld();
+  enum { kBones = 4 };
+  TendonChainBone bones[kBones];
+  TendonChainArchetypeSettings s;
+  TendonChainArchetypeId arch = 0;
+  TendonTransform roots[2], animated[2][kBones], output[2][kBones];
+  TendonChainBinding b;
+  TendonChainId chains[2] = {0, 0}, skipped;
+  TendonVec3 nodes[kBones];
+  TendonFrameStats st;
+  int i, k, f, user_calls = 0;
+  for (i = 0; i < kBones; ++i) {
+    tendon_chain_bone_defaults(&bones[i]);
+    bones[i].parent = i - 1;
+    bones[i].rest_local = i == 0 ? tendon_transform_identity() : At(0, -0.1f, 0);
+  }
+  tendon_chain_archetype_settings_defaults(&s);
+  s.bones = bones;
+  s.bone_count = kBones;
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_OK && tendon_chain_bone_count(w, arch) == kBones);
+  for (k = 0; k < 2; ++k) {
+    roots[k] = At(2.0f * (float)k, 2.0f, 0);
+    for (i = 0; i < kBones; ++i) animated[k][i] = output[k][i] = bones[i].rest_local;
+    tendon_chain_binding_defaults(&b);
+    CHECK(b.archetype == 0 && b.animated_local == NULL && b.pose_stream_count == 0);
+    b.archetype = arch;
+    b.root_parent_world = &roots[k];
+    b.animated_local = animated[k];
+    b.animated_count = kBones;
+    b.output_local = output[k];
+    b.output_count = kBones;
+    CHECK(tendon_bind_chain(w, &b, &chains[k]) == TENDON_OK && tendon_chain_is_valid(w, chains[k]) == 1);
+  }
+  for (f = 0; f < 30; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(tendon_get_chain_node_positions(w, chains[0], nodes, kBones) == TENDON_OK);
+  CHECK(fabsf(nodes[kBones - 1].x - roots[0].translation.x) < 1e-3f); /* calm: it hangs straight */
+
+  CHECK(tendon_world_set_wind_sampler(NULL, Gale, NULL) == TENDON_ERROR_NULL_ARGUMENT);
+  CHECK(tendon_world_set_wind_sampler(w, Gale, &user_calls) == TENDON_OK);
+  for (f = 0; f < 60; ++f) tendon_world_step(w, 1.0f / 60.0f, &st);
+  CHECK(g_wind_calls >= 58 && g_wind_calls <= 60 && user_calls == g_wind_calls); /* once a frame, with its context */
+  CHECK(tendon_get_chain_node_positions(w, chains[0], nodes, kBones) == TENDON_OK);
+  CHECK(nodes[kBones - 1].x - roots[0].translation.x > 0.05f); /* blown downwind */
+  /* From inside the callback (and mid-frame) a callback cannot change. */
+  g_callback_world = w;
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  g_callback_world = NULL;
+  CHECK(g_nested == TENDON_ERROR_REENTRANT);
+  CHECK(tendon_world_begin_step(w, 1.0f / 60.0f) == TENDON_OK);
+  CHECK(tendon_world_set_wind_sampler(w, NULL, NULL) == TENDON_ERROR_REENTRANT && Field("world"));
+  CHECK(tendon_world_set_simulate_predicate(w, NULL, NULL) == TENDON_ERROR_REENTRANT);
+  tendon_world_finish_step(w, NULL);
+  /* Nor from a profiler hook at the end of finish_step (the World would not take it, and
+     the sampler set must stay the one the World calls). */
+  {
+    TendonProfilerHooks hooks;
+    memset(&hooks, 0, sizeof hooks);
+    hooks.frame_mark = DetachWindOnMark;
+    hooks.user_context = w;
+    CHECK(tendon_world_set_profiler_hooks(w, &hooks) == TENDON_OK);
+    CHECK(tendon_world_begin_step(w, 1.0f / 60.0f) == TENDON_OK);
+    tendon_world_finish_step(w, NULL);
+    CHECK(g_mark_result == TENDON_ERROR_REENTRANT);
+    g_mark_result = -1;
+    tendon_world_step(w, 1.0f / 60.0f, NULL);
+    CHECK(g_mark_result == TENDON_ERROR_REENTRANT);
+    CHECK(tendon_world_set_profiler_hooks(w, NULL) == TENDON_OK);
+    k = g_wind_calls;
+    tendon_world_step(w, 1.0f / 60.0f, NULL);
+    CHECK(g_wind_calls == k + 1); /* still the gale */
+  }
+  /* A non-finite wind is no wind that frame, counted as bad input. */
+  g_wind_nan = 1;
+  tendon_world_step(w, 1.0f / 60.0f, &st);
+  g_wind_nan = 0;
+  CHECK(st.snapped_bad_input >= 1 && st.reset_non_finite == 0);
+  CHECK(tendon_world_set_wind_sampler(w, NULL, NULL) == TENDON_OK);
+  k = g_wind_calls;
+  for (f = 0; f < 5; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(g_wind_calls == k); /* detached */
+
+  /* The predicate: chain 0 skipped, chain 1 simulated. */
+  skipped = chains[0];
+  CHECK(tendon_world_set_simulate_predicate(w, OnlyOthers, &skipped) == TENDON_OK);
+  tendon_world_step(w, 1.0f / 60.0f, &st);
+  CHECK(tendon_chain_is_simulated(w, chains[0]) == 0 && tendon_chain_is_simulated(w, chains[1]) == 1);
+  CHECK(st.simulated_chains == 1);
+  CHECK(tendon_world_set_simulate_predicate(w, NULL, NULL) == TENDON_OK);
+  tendon_world_step(w, 1.0f / 60.0f, &st);
+  CHECK(tendon_chain_is_simulated(w, chains[0]) == 1 && st.simulated_chains == 2);
+
+  /* Removing a chain archetype: refused while bound, then stale. */
+  CHECK(tendon_remove_chain_archetype(w, arch) == TENDON_ERROR_IN_USE);
+  CHECK(tendon_unbind_chain(w, chains[0]) == TENDON_OK && tendon_unbind_chain(w, chains[1]) == TENDON_OK);
+  CHECK(tendon_chain_is_valid(w, chains[0]) == 0);
+  CHECK(tendon_remove_chain_archetype(w, arch) == TENDON_OK && tendon_chain_bone_count(w, arch) == 0);
+  CHECK(tendon_bind_chain(w, &b, &chains[0]) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_remove_chain_archetype(w, arch) == TENDON_ERROR_STALE_HANDLE);
+  tendon_world_destroy(w);
+}
+
+static void TestPendulumState(void) {
+  TendonWorld* w = NewWorld();
+  TendonPendulumSettings ps;
+  TendonTransform joint = At(0, 1.5f, 0), offset = tendon_transform_identity();
+  TendonPendulumId pendulum = 0;
+  TendonVec3 bob, first;
+  float swing = -1.0f, most = 0.0f;
+  int f;
+  tendon_pendulum_settings_defaults(&ps);
+  CHECK(tendon_bind_pendulum(w, &ps, &joint, &offset, &pendulum) == TENDON_OK && tendon_pendulum_is_valid(w, pendulum) == 1);
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(tendon_get_pendulum_state(w, pendulum, &first, &swing) == TENDON_OK);
+  CHECK(isfinite(first.x) && isfinite(first.y) && isfinite(first.z) && swing >= 0.0f);
+  for (f = 0; f < 60; ++f) { /* the joint jerks sideways: the bob lags and swings */
+    joint.translation.x = (f / 10) % 2 == 0 ? 0.0f : 0.5f;
+    tendon_world_step(w, 1.0f / 60.0f, NULL);
+    CHECK(tendon_get_pendulum_state(w, pendulum, &bob, &swing) == TENDON_OK);
+    CHECK(isfinite(bob.x) && isfinite(bob.y) && isfinite(bob.z) && isfinite(swing));
+    if (swing > most) most = swing;
+  }
+  CHECK(most > 0.05f && Dist(bob, first) > 1e-3f);
+  CHECK(tendon_get_pendulum_state(w, pendulum, NULL, NULL) == TENDON_OK); /* either output may be NULL */
+  CHECK(tendon_get_pendulum_state(NULL, pendulum, &bob, &swing) == TENDON_ERROR_NULL_ARGUMENT);
+  CHECK(tendon_unbind_pendulum(w, pendulum) == TENDON_OK && tendon_pendulum_is_valid(w, pendulum) == 0);
+  CHECK(tendon_get_pendulum_state(w, pendulum, &bob, &swing) == TENDON_ERROR_STALE_HANDLE);
+  tendon_world_destroy(w);
+}
+
+/* The humanoid of TestCharacterAndRagdoll: part info maps parts to bones; a part impulse
+ * changes that part's velocity by impulse / mass; the ragdoll knows its character. */
+static void TestCharacterParts(void) {
+  TendonWorld* w = NewWorld();
+  TendonTransform rest[kHumanBones], animated[kHumanBones], output[kHumanBones], model = At(0, 0, 0);
+  TendonCharacterSettings cs;
+  TendonCharacterArchetypeId arch = 0, explicit_arch = 0;
+  TendonCharacterBinding cb;
+  TendonCharacterId character = 0;
+  TendonCharacterPartInfo info;
+  TendonCharacterPartSettings list[3];
+  TendonJointLimitOverride limit;
+  TendonRagdollId ragdoll;
+  TendonVec3 lin0[32], ang0[32], lin1[32], ang1[32], j = {0, 0, 0};
+  int i, n, hips, hand, bone_ok = 1;
+  for (i = 0; i < kHumanBones; ++i) rest[i] = animated[i] = output[i] = At(kOffsets[i][0], kOffsets[i][1], kOffsets[i][2]);
+  tendon_character_settings_defaults(&cs);
+  CHECK(cs.parts == NULL && cs.part_count == 0 && cs.ragdoll == NULL && cs.limit_override_count == 0);
+  cs.bone_count = kHumanBones;
+  cs.bone_names = kNames;
+  cs.bone_parents = kParents;
+  cs.bone_rest_local = rest;
+  tendon_joint_limit_override_defaults(&limit);
+  limit.part = "LeftLowerArm";
+  limit.swing_degrees = 20.0f;
+  cs.limit_overrides = &limit;
+  cs.limit_override_count = 1;
+  CHECK(tendon_build_character_archetype(w, &cs, &arch) == TENDON_OK);
+  n = tendon_character_part_count(w, arch);
+  CHECK(n >= 10 && n <= 32);
+  for (i = 0; i < n; ++i) {
+    CHECK(tendon_get_character_part_info(w, arch, i, &info) == TENDON_OK);
+    bone_ok &= info.bone >= 0 && info.bone < kHumanBones && info.name[0] != '\0' && info.name_truncated == 0 &&
+               info.parent < i && info.mass > 0.0f;
+  }
+  CHECK(bone_ok);
+  hips = tendon_find_character_part(w, arch, "Hips");
+  CHECK(tendon_get_character_part_info(w, arch, hips, &info) == TENDON_OK && info.bone == 0 && info.parent == -1);
+  CHECK(strcmp(info.name, "Hips") == 0);
+  CHECK(tendon_get_character_part_info(w, arch, tendon_find_character_part(w, arch, "LeftLowerArm"), &info) == TENDON_OK);
+  CHECK(info.bone == 5 && info.joint == TENDON_JOINT_HINGE && info.hinge_max_degrees - info.hinge_min_degrees <= 40.5f);
+  CHECK(tendon_get_character_part_info(w, arch, n, &info) == TENDON_ERROR_BAD_REFERENCE && Field("part"));
+  CHECK(tendon_get_character_part_info(w, arch, 0, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  CHECK(tendon_get_character_part_info(w, 0, 0, &info) == TENDON_ERROR_STALE_HANDLE);
+  limit.swing_degrees = 500.0f;
+  CHECK(tendon_build_character_archetype(w, &cs, &explicit_arch) == TENDON_ERROR_OUT_OF_RANGE);
+  CHECK(strstr(tendon_last_error_field(), "limit_overrides") != NULL);
+  cs.limit_override_count = -1;
+  CHECK(tendon_build_character_archetype(w, &cs, &explicit_arch) == TENDON_ERROR_NULL_BUFFER && Field("limit_overrides"));
+  cs.limit_overrides = NULL;
+  cs.limit_override_count = 0;
+
+  /* Explicit parts: hips -> spine -> head, a chain of three capsules. */
+  for (i = 0; i < 3; ++i) tendon_character_part_settings_defaults(&list[i]);
+  CHECK(list[0].radius > 0.0f && list[0].has_hinge == 0 && list[0].hinge.max_degrees > list[0].hinge.min_degrees);
+  list[0].bone = "hips";
+  list[0].to = "spine";
+  list[1].bone = "spine";
+  list[1].to = "head";
+  list[2].bone = "head";
+  list[2].length = 0.2f;
+  list[2].name = "Skull";
+  list[2].has_hinge = 1;
+  cs.parts = list;
+  cs.part_count = 3;
+  CHECK(tendon_build_character_archetype(w, &cs, &explicit_arch) == TENDON_OK);
+  CHECK(tendon_character_part_count(w, explicit_arch) == 3);
+  CHECK(tendon_get_character_part_info(w, explicit_arch, 2, &info) == TENDON_OK);
+  CHECK(strcmp(info.name, "Skull") == 0 && info.bone == 3 && info.parent == 1 && info.joint == TENDON_JOINT_HINGE);
+  list[1].bone = "tail"; /* no such bone: refused by item and field */
+  CHECK(tendon_build_character_archetype(w, &cs, &explicit_arch) != TENDON_OK);
+  CHECK(strstr(tendon_last_error_field(), "parts[1]") != NULL);
+  cs.part_count = -2;
+  CHECK(tendon_build_character_archetype(w, &cs, &explicit_arch) == TENDON_ERROR_NULL_BUFFER && Field("parts"));
+
+  tendon_character_binding_defaults(&cb);
+  cb.archetype = arch;
+  cb.model_world = &model;
+  cb.animated_local = animated;
+  cb.output_local = output;
+  cb.bone_count = kHumanBones;
+  CHECK(tendon_bind_character(w, &cb, &character) == TENDON_OK && tendon_character_is_valid(w, character) == 1);
+  CHECK(tendon_bound_character_count(w) == 1 && tendon_active_character_count(w) == 0);
+  hand = tendon_find_character_part(w, arch, "LeftHand");
+  CHECK(hand >= 0);
+  CHECK(tendon_apply_character_part_impulse(w, character, hand, j, model.translation) == TENDON_ERROR_INACTIVE);
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(tendon_activate_character(w, character, NULL) == TENDON_OK && tendon_active_character_count(w) == 1);
+  ragdoll = tendon_character_ragdoll(w, character);
+  CHECK(tendon_character_of_ragdoll(w, ragdoll) == character);
+  CHECK(tendon_get_character_part_info(w, arch, hand, &info) == TENDON_OK);
+  CHECK(tendon_get_ragdoll_velocities(w, ragdoll, lin0, ang0, n) == TENDON_OK);
+  j.x = 3.0f * info.mass;
+  CHECK(tendon_apply_character_part_impulse(w, character, hand, j, output[6].translation) == TENDON_OK);
+  CHECK(tendon_get_ragdoll_velocities(w, ragdoll, lin1, ang1, n) == TENDON_OK);
+  CHECK(fabsf(lin1[hand].x - lin0[hand].x - 3.0f) < 1e-3f); /* impulse / mass, on that part alone */
+  CHECK(fabsf(lin1[hips].x - lin0[hips].x) < 1e-6f);
+  CHECK(tendon_apply_character_part_impulse(w, character, 99, j, model.translation) != TENDON_OK && Field("part"));
+  /* Archetypes in use are not removed; the character's ragdoll archetype goes with it. */
+  CHECK(tendon_remove_character_archetype(w, arch) == TENDON_ERROR_IN_USE);
+  CHECK(tendon_unbind_character(w, character) == TENDON_OK && tendon_character_is_valid(w, character) == 0);
+  CHECK(tendon_character_of_ragdoll(w, ragdoll) == 0 && tendon_ragdoll_is_valid(w, ragdoll) == 0);
+  CHECK(tendon_apply_character_part_impulse(w, character, hand, j, model.translation) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_remove_character_archetype(w, arch) == TENDON_OK && tendon_character_part_count(w, arch) == 0);
+  CHECK(tendon_bind_character(w, &cb, &character) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_bound_character_count(w) == 0);
+  tendon_world_destroy(w);
+}
+
+/* Defaults of every struct a host fills: the C++ defaults, and empty arrays. */
+static void TestDefaults(void) {
+  TendonChainBone bone;
+  TendonChainNodeOverride node;
+  TendonCollider collider;
+  TendonStaticWorldSettings sw;
+  TendonHumanoidBone humanoid;
+  TendonSampledClip clip;
+  TendonCharacterHinge hinge;
+  memset(&bone, 0x7f, sizeof bone);
+  tendon_chain_bone_defaults(&bone);
+  CHECK(bone.parent == -1 && bone.rest_local.rotation.w == 1.0f && bone.rest_local.scale.y == 1.0f && bone.virtual_tip == 0);
+  memset(&node, 0x7f, sizeof node);
+  tendon_chain_node_override_defaults(&node);
+  CHECK(node.has_damping == 0 && node.has_stiffness == 0 && node.has_pinned == 0);
+  memset(&collider, 0x7f, sizeof collider);
+  tendon_collider_defaults(&collider);
+  CHECK(collider.shape == TENDON_COLLIDER_SPHERE && collider.inside == 0);
+  memset(&sw, 0x7f, sizeof sw);
+  tendon_static_world_settings_defaults(&sw);
+  CHECK(sw.plane_normals == NULL && sw.plane_count == 0 && sw.heightfield_samples_x == 0 && sw.mesh_index_count == 0);
+  tendon_humanoid_bone_defaults(&humanoid);
+  CHECK(humanoid.role == NULL && humanoid.bone == -1);
+  tendon_sampled_clip_defaults(&clip);
+  CHECK(clip.name == NULL && clip.frame_count == 0 && clip.local == NULL);
+  tendon_character_hinge_defaults(&hinge);
+  CHECK(hinge.axis.x == 1.0f && hinge.min_degrees == 0.0f && hinge.max_degrees == 140.0f);
+  tendon_chain_bone_defaults(NULL); /* NULL is a no-op */
+  tendon_static_world_settings_defaults(NULL);
+}
+
+/* A two-bone glTF with one clip sliding the tip from x 0 to 2 over a second. */
+static const char kSlideGltf[] =
+    "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+    "\"nodes\":[{\"name\":\"root\",\"children\":[1]},{\"name\":\"tip\",\"translation\":[0,1,0]}],"
+    "\"buffers\":[{\"byteLength\":32,\"uri\":\"data:application/octet-stream;base64,"
+    "AAAAAAAAgD8AAAAAAAAAAAAAAAAAAABAAAAAAAAAAAA=\"}],"
+    "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,\"byteLength\":24}],"
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
+    "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],"
+    "\"animations\":[{\"name\":\"slide\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}}],"
+    "\"samplers\":[{\"input\":0,\"output\":1,\"interpolation\":\"LINEAR\"}]}]}";
+
+static void TestGltfAsset(void) {
+  TendonGltfAsset* a = NULL;
+  TendonTransform pose[2];
+  TendonCharacterSettings cs;
+  char path[1024];
+  const char* data = getenv("TENDON_SHARED_DATA");
+  int32_t joints[128];
+  float inverse[16 * 128];
+  CHECK(tendon_gltf_import_from_memory(kSlideGltf, sizeof kSlideGltf - 1, "slide.gltf", &a) == TENDON_OK && a != NULL);
+  CHECK(tendon_gltf_asset_bone_count(a) == 2 && strcmp(tendon_gltf_asset_bone_name(a, 1), "tip") == 0);
+  CHECK(tendon_gltf_asset_bone_parent(a, 1) == 0 && tendon_gltf_asset_bone_parent(a, 0) == -1);
+  CHECK(tendon_gltf_asset_bone_name(a, 2) == NULL && tendon_gltf_asset_bone_parent(a, -1) == -2);
+  CHECK(tendon_gltf_asset_clip_count(a) == 1 && strcmp(tendon_gltf_asset_clip_name(a, 0), "slide") == 0);
+  CHECK(tendon_gltf_asset_clip_duration(a, 0) == 1.0f && tendon_gltf_asset_clip_name(a, 1) == NULL);
+  CHECK(tendon_gltf_asset_rest_local(a, pose, 2) == TENDON_OK && pose[1].translation.y == 1.0f);
+  CHECK(tendon_gltf_sample_clip(a, 0, 0.25f, pose, 2) == TENDON_OK);
+  CHECK(fabsf(pose[1].translation.x - 0.5f) < 1e-6f && pose[1].translation.y == 0.0f);
+  CHECK(tendon_gltf_sample_clip(a, 0, 9.0f, pose, 2) == TENDON_OK && fabsf(pose[1].translation.x - 2.0f) < 1e-6f);
+  CHECK(tendon_gltf_sample_clip(a, 0, 0.5f, pose, 1) == TENDON_ERROR_NULL_BUFFER && Field("locals"));
+  CHECK(tendon_gltf_sample_clip(a, 3, 0.5f, pose, 2) == TENDON_ERROR_BAD_REFERENCE && Field("clip"));
+  CHECK(tendon_gltf_sample_clip(a, 0, NAN, pose, 2) == TENDON_ERROR_NOT_FINITE && Field("time"));
+  CHECK(tendon_gltf_sample_clip(NULL, 0, 0.5f, pose, 2) == TENDON_ERROR_NULL_ARGUMENT && Field("asset"));
+  tendon_gltf_asset_destroy(a);
+  tendon_gltf_asset_destroy(NULL);
+  a = (TendonGltfAsset*)&cs; /* overwritten with NULL on failure */
+  CHECK(tendon_gltf_import_from_memory("{\"asset\":{}}", 12, "broken.gltf", &a) != TENDON_OK && a == NULL);
+  CHECK(strstr(tendon_last_error(), "broken.gltf") != NULL);
+  CHECK(tendon_gltf_import("/nonexistent/x.glb", &a) == TENDON_ERROR_IO && strstr(tendon_last_error(), "/nonexistent/x.glb") != NULL);
+  CHECK(tendon_gltf_import("/tmp", &a) == TENDON_ERROR_IO && strstr(tendon_last_error(), "directory") != NULL);
+  CHECK(tendon_gltf_import(NULL, &a) == TENDON_ERROR_NULL_ARGUMENT && Field("path"));
+  if (data == NULL) return;
+  snprintf(path, sizeof path, "%s/vrm/godette/Godette_vrm_v4.vrm", data);
+  if (tendon_gltf_import(path, &a) != TENDON_OK) {
+    printf("c_host_test: %s not imported (%s), the Godette part is skipped\n", path, tendon_last_error());
+    return;
+  }
+  CHECK(tendon_gltf_asset_bone_count(a) == 71 && tendon_gltf_asset_skin_count(a) == 1);
+  CHECK(tendon_gltf_asset_skin_joint_count(a, 0) > 0 && tendon_gltf_asset_skin_joint_count(a, 0) <= 128);
+  CHECK(tendon_gltf_asset_skin_joints(a, 0, joints, tendon_gltf_asset_skin_joint_count(a, 0), inverse,
+                                      16 * tendon_gltf_asset_skin_joint_count(a, 0)) == TENDON_OK);
+  CHECK(joints[0] >= 0 && joints[0] < 71 && inverse[15] == 1.0f);
+  CHECK(tendon_gltf_asset_skin_joints(a, 0, joints, 1, NULL, 0) == TENDON_ERROR_NULL_BUFFER && Field("joints"));
+  CHECK(tendon_gltf_asset_skin_joints(a, 1, joints, 1, NULL, 0) == TENDON_ERROR_BAD_REFERENCE && Field("skin"));
+  /* Its skeleton and humanoid build a character through the ordinary call. */
+  {
+    TendonWorld* w = NewWorld();
+    TendonCharacterArchetypeId arch = 0;
+    TendonCharacterPartInfo info;
+    int head_bone = -1, h;
+    tendon_character_settings_defaults(&cs);
+    CHECK(tendon_gltf_asset_character_settings(a, &cs) == TENDON_OK);
+    CHECK(cs.bone_count == 71 && cs.humanoid_bone_count == 45 && cs.total_mass == 70.0f);
+    CHECK(tendon_build_character_archetype(w, &cs, &arch) == TENDON_OK);
+    for (h = 0; h < cs.humanoid_bone_count; ++h)
+      if (strcmp(cs.humanoid_bones[h].role, "head") == 0) head_bone = cs.humanoid_bones[h].bone;
+    CHECK(head_bone > 0 && strcmp(cs.bone_names[head_bone], tendon_gltf_asset_bone_name(a, head_bone)) == 0);
+    /* The Head part sits on the bone the humanoid table names head. */
+    CHECK(tendon_get_character_part_info(w, arch, tendon_find_character_part(w, arch, "Head"), &info) == TENDON_OK);
+    CHECK(info.bone == head_bone);
+    tendon_world_destroy(w);
+  }
+  tendon_gltf_asset_destroy(a);
+}
+
+/* The Jolt "Human": its ragdoll built as a ragdoll, posed by an animation's motor targets,
+ * and as a character over the animation's skeleton. */
+static void TestJolt(void) {
+  char ragdoll_path[1024], neutral_path[1024], pose_path[1024], dir[1024];
+  const char* data = getenv("TENDON_SHARED_DATA");
+  TendonJoltRagdoll* jr = NULL;
+  TendonJoltAnimation* anim = NULL;
+  TendonJoltAnimation* pose = NULL;
+  TendonRagdollSettings rs;
+  TendonCharacterSettings cs;
+  TendonSampledClip clip;
+  TendonWorld* w;
+  TendonRagdollArchetypeId rarch = 0;
+  TendonRagdollBinding rb;
+  TendonRagdollId ragdoll = 0;
+  TendonCharacterArchetypeId carch = 0;
+  TendonCharacterBinding cb;
+  TendonCharacterId character = 0;
+  TendonCharacterPartInfo info;
+  TendonTransform parts_out[64], model_parts[64], model = At(3, 0, 0);
+  TendonTransform animated[128], output[128];
+  TendonQuat rotations[64];
+  int i, f, n, joints, finite = 1;
+  CHECK(tendon_jolt_ragdoll_load("/nonexistent/ragdoll.json", 0, &jr) == TENDON_ERROR_IO && jr == NULL);
+  CHECK(strstr(tendon_last_error(), "/nonexistent/ragdoll.json") != NULL && Field("path"));
+  CHECK(tendon_jolt_animation_load("/tmp", &anim) == TENDON_ERROR_IO && anim == NULL);
+  CHECK(tendon_jolt_ragdoll_settings(NULL, &rs) == TENDON_ERROR_NULL_ARGUMENT && Field("ragdoll"));
+  if (data == NULL) return;
+  snprintf(ragdoll_path, sizeof ragdoll_path, "%s/jolt-human/ragdoll.json", data);
+  snprintf(neutral_path, sizeof neutral_path, "%s/jolt-human/hd/animations/neutral_hd.json", data);
+  snprintf(pose_path, sizeof pose_path, "%s/jolt-human/animations/dead_pose1.json", data);
+  snprintf(dir, sizeof dir, "%s/jolt-human", data);
+  CHECK(tendon_jolt_ragdoll_load(dir, 0, &jr) == TENDON_ERROR_IO && strstr(tendon_last_error(), "directory") != NULL);
+  if (tendon_jolt_ragdoll_load(ragdoll_path, 0, &jr) != TENDON_OK) {
+    printf("c_host_test: %s not loaded (%s), the Jolt part is skipped\n", ragdoll_path, tendon_last_error());
+    return;
+  }
+  CHECK(tendon_jolt_animation_load(neutral_path, &anim) == TENDON_OK && anim != NULL);
+  CHECK(tendon_jolt_animation_load(pose_path, &pose) == TENDON_OK && pose != NULL);
+  if (anim == NULL || pose == NULL) {
+    tendon_jolt_animation_destroy(anim);
+    tendon_jolt_animation_destroy(pose);
+    tendon_jolt_ragdoll_destroy(jr);
+    return;
+  }
+  CHECK(tendon_jolt_ragdoll_settings(jr, &rs) == TENDON_OK && rs.part_count == 23 && rs.parts[0].name != NULL);
+  joints = tendon_jolt_animation_joint_count(anim);
+  CHECK(joints == 71 && tendon_jolt_animation_joint_count(pose) == 23 && tendon_jolt_animation_duration(NULL) == 0.0f);
+  w = NewWorld();
+  /* As a ragdoll: the file's own pose, then a dead pose's frames and motor targets (part j
+     is the pose's joint j). */
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_OK && tendon_ragdoll_part_count(w, rarch) == 23);
+  n = rs.part_count;
+  tendon_ragdoll_binding_defaults(&rb);
+  rb.archetype = rarch;
+  rb.output_parts = parts_out;
+  rb.output_part_count = n;
+  CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_OK);
+  CHECK(tendon_jolt_animation_sample_parts(jr, pose, 0.0f, model_parts, rotations, n) == TENDON_OK);
+  CHECK(tendon_jolt_animation_sample_parts(jr, pose, 0.0f, model_parts, rotations, n - 1) == TENDON_ERROR_NULL_BUFFER &&
+        Field("model"));
+  for (i = 0; i < n; ++i) model_parts[i].translation.y += 2.0f; /* 2 m up */
+  CHECK(tendon_set_ragdoll_part_states(w, ragdoll, model_parts, n, NULL, 0, NULL, 0) == TENDON_OK);
+  CHECK(tendon_set_ragdoll_motor_targets(w, ragdoll, rotations, n, 1.0f, NULL, 0) == TENDON_OK);
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(fabsf(parts_out[0].translation.y - model_parts[0].translation.y) < 0.01f); /* placed where the pose said */
+  for (f = 0; f < 30; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  for (i = 0; i < n; ++i) finite &= FiniteT(&parts_out[i]);
+  CHECK(finite && parts_out[0].translation.y < model_parts[0].translation.y - 0.5f); /* and falling */
+  CHECK(tendon_unbind_ragdoll(w, ragdoll) == TENDON_OK);
+  /* As a character: the animation's skeleton, the whole ragdoll, limits learned from it. */
+  tendon_character_settings_defaults(&cs);
+  CHECK(tendon_jolt_animation_character_settings(anim, &cs) == TENDON_OK && cs.bone_count == 71);
+  CHECK(tendon_jolt_animation_clip(anim, &clip) == TENDON_OK && clip.frame_count >= 1 && clip.local != NULL);
+  cs.name = "jolt human";
+  cs.ragdoll = &rs;
+  cs.limit_source = TENDON_LIMITS_CLIPS;
+  cs.limit_clips = &clip;
+  cs.limit_clip_count = 1;
+  CHECK(tendon_build_character_archetype(w, &cs, &carch) == TENDON_OK);
+  CHECK(tendon_character_part_count(w, carch) == 23);
+  CHECK(tendon_get_character_part_info(w, carch, 0, &info) == TENDON_OK && strcmp(info.name, rs.parts[0].name) == 0);
+  CHECK(strcmp(cs.bone_names[info.bone], rs.parts[0].name) == 0); /* part 0 sits on its bone */
+  CHECK(tendon_jolt_animation_sample(anim, 0.0f, 1, animated, joints) == TENDON_OK);
+  CHECK(tendon_jolt_animation_sample(anim, 0.0f, 1, animated, joints + 1) == TENDON_ERROR_NULL_BUFFER && Field("out"));
+  for (i = 0; i < joints; ++i) output[i] = animated[i];
+  tendon_character_binding_defaults(&cb);
+  cb.archetype = carch;
+  cb.model_world = &model;
+  cb.animated_local = animated;
+  cb.output_local = output;
+  cb.bone_count = joints;
+  CHECK(tendon_bind_character(w, &cb, &character) == TENDON_OK);
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(tendon_activate_character(w, character, NULL) == TENDON_OK);
+  for (f = 0; f < 60; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  finite = 1;
+  for (i = 0; i < joints; ++i) finite &= FiniteT(&output[i]);
+  CHECK(finite);
+  /* A ragdoll whose enum is no TendonPartShape is refused naming the nested field. */
+  {
+    TendonPartSettings bad[64];
+    TendonRagdollSettings bad_rs = rs;
+    for (i = 0; i < n; ++i) bad[i] = rs.parts[i];
+    bad[3].shape = (TendonPartShape)9;
+    bad_rs.parts = bad;
+    cs.ragdoll = &bad_rs;
+    CHECK(tendon_build_character_archetype(w, &cs, &carch) == TENDON_ERROR_OUT_OF_RANGE && Field("ragdoll.parts.shape"));
+  }
+  tendon_world_destroy(w);
+  tendon_jolt_animation_destroy(anim);
+  tendon_jolt_animation_destroy(pose);
+  tendon_jolt_ragdoll_destroy(jr);
+  tendon_jolt_animation_destroy(NULL);
+  tendon_jolt_ragdoll_destroy(NULL);
+}
+
 int main(void) {
   TendonWorldSettings ws;
   TendonWorld* w = NULL;
@@ -486,6 +1141,13 @@ int main(void) {
   }
   TestCharacterAndRagdoll(w);
   TestVrm(w);
+  TestRagdollControls();
+  TestCallbacks();
+  TestPendulumState();
+  TestCharacterParts();
+  TestDefaults();
+  TestGltfAsset();
+  TestJolt();
   CHECK(tendon_world_set_trace_file(w, NULL) == TENDON_OK);
   trace = fopen("/tmp/tendon_c_host_test_trace.json", "rb");
   CHECK(trace != NULL);

@@ -112,7 +112,8 @@ class ChainBinding(C.Structure):
                 ("animated_local", C.POINTER(Transform)), ("animated_count", _i32),
                 ("output_local", C.POINTER(Transform)), ("output_count", _i32), ("bone_map", C.POINTER(_i32)),
                 ("bone_map_count", _i32), ("collider_frames", C.POINTER(Transform)), ("collider_frame_count", _i32),
-                ("pose_streams", C.POINTER(PoseStream)), ("pose_stream_count", _i32)]
+                ("pose_streams", C.POINTER(PoseStream)), ("pose_stream_count", _i32),
+                ("output_world", C.POINTER(Transform)), ("output_world_count", _i32)]
 
 
 class HumanoidBone(C.Structure):
@@ -127,7 +128,9 @@ class CharacterSettings(C.Structure):
                                          "drive_frequency_hz", "drive_damping_ratio", "drive_torque_per_kg",
                                          "joint_friction_per_kg")] + \
                [("limit_source", C.c_int), ("limit_clips", C.c_void_p), ("limit_clip_count", _i32),
-                ("limits_margin_degrees", C.c_float), ("collision_group", C.c_uint32), ("collision_mask", C.c_uint32)]
+                ("limits_margin_degrees", C.c_float), ("collision_group", C.c_uint32), ("collision_mask", C.c_uint32),
+                ("parts", C.c_void_p), ("part_count", _i32), ("ragdoll", C.c_void_p),
+                ("limit_overrides", C.c_void_p), ("limit_override_count", _i32)]
 
 
 class CharacterBinding(C.Structure):
