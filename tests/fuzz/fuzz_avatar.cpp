@@ -229,6 +229,11 @@ void FuzzHandBuiltAvatar(FuzzInput& in) {
     if (!world->IsValid(v.character)) v.UpdateWorld();
     const FrameStats& stats = world->Step(1.0f / 60.0f);
     if (Tracing())
+      for (std::size_t b = 0; b < v.animated_local.size(); ++b)
+        if (v.animated_local[b].scale.x != 1 || v.animated_local[b].scale.y != 1 || v.animated_local[b].scale.z != 1)
+          std::fprintf(stderr, "animated bone %zu scale %g %g %g\n", b, v.animated_local[b].scale.x, v.animated_local[b].scale.y,
+                       v.animated_local[b].scale.z);
+    if (Tracing())
       std::fprintf(stderr, "frame %d: simulated chains %d, sleeping %d, snapped (teleport %d, wake %d, bad input %d), reset %d\n", f,
                    stats.simulated_chains, stats.sleeping_chains, stats.snapped_teleport, stats.snapped_wake,
                    stats.snapped_bad_input, stats.reset_non_finite);
