@@ -237,6 +237,14 @@ void FuzzHandBuiltAvatar(FuzzInput& in) {
       std::fprintf(stderr, "frame %d: simulated chains %d, sleeping %d, snapped (teleport %d, wake %d, bad input %d), reset %d\n", f,
                    stats.simulated_chains, stats.sleeping_chains, stats.snapped_teleport, stats.snapped_wake,
                    stats.snapped_bad_input, stats.reset_non_finite);
+    if (Tracing() && !v.chains.empty()) {
+      std::vector<Vec3> nodes(8);
+      if (world->GetChainNodePositions(v.chains[0], nodes).code == ErrorCode::kNone)
+        std::fprintf(stderr, "  chain node 0 at %g %g %g; character %s; head world %g %g %g; bone 17 world %g %g %g\n", nodes[0].x,
+                     nodes[0].y, nodes[0].z, world->IsValid(v.character) ? "bound" : "none", v.output_world[4].translation.x,
+                     v.output_world[4].translation.y, v.output_world[4].translation.z, v.output_world[17].translation.x,
+                     v.output_world[17].translation.y, v.output_world[17].translation.z);
+    }
     RequireFinite(v.output_local, "an avatar's output_local after Step");
     RequireFinite(v.output_world, "an avatar's output_world after Step");
     // A frame that held a chain against bad input (a degenerate frame the host wrote) keeps
