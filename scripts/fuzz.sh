@@ -1,53 +1,114 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang 14, AddressSanitizer + UndefinedBehaviorSanitizer) and
-# runs each a fixed number of executions from its seed corpus; CI runs this after the tests.
-#   bash scripts/fuzz.sh [RUNS]      default 20000 executions per target
-# CI's run is reproducible: libFuzzer's seed is fixed (TENDON_FUZZ_SEED, 1 by default), so a
-# run that passed here passes there. Set TENDON_FUZZ_SEED=0 for a random seed when
-# exploring (libFuzzer then picks one and prints it).
-# A finding stops the script with the input saved in build/fuzz/findings/; make it a named
-# regression test (tests/hostile_input_test.cpp) before fixing it.
+# runs each in two passes; CI runs this after the tests.
+#   bash scripts/fuzz.sh [RUNS] [TARGET...]   default 20000 executions per target, every target
+#
+# Pass 1, the replay: RUNS executions from the seed corpus with libFuzzer's seed fixed
+# (TENDON_FUZZ_SEED, 1 by default), so the same inputs run on every machine and a run that
+# passed here passes there. A finding stops the script with the input in
+# build/fuzz/findings/.
+#
+# Pass 2, the exploration: TENDON_FUZZ_EXPLORE_SECONDS (60 by default; 0 skips it) of each
+# target with a fresh seed (TENDON_FUZZ_EXPLORE_SEED, or one drawn here and printed), from
+# the corpus pass 1 grew, so CI keeps looking where the fixed seed has already been. Its
+# log (with the seed) and any crashing input go to build/artifacts/fuzz/, which CI keeps.
+# A finding here FAILS the run, like one in pass 1: it is a real crash, hang or broken
+# promise reachable from the public API, and the artefact holds its reproducer, so nothing
+# is lost by failing, whereas a warning nobody reads lets it ship. The price is that a run
+# may fail on a bug the commit under test did not introduce: replay the artefact
+#   build/fuzz/tests/fuzz/tendon_fuzz_TARGET build/artifacts/fuzz/TARGET-crash-...
+# make it a named regression test (tests/hostile_input_test.cpp, or the target's corpus
+# under tests/fuzz/corpus/TARGET/regression_*), fix it, and the fixed-seed pass replays it
+# from then on.
+#
+# The loaders also take the real assets in ../shared/data (TENDON_SHARED_DATA): those under
+# 128 KB behind every loader's selector byte, and a bigger .vrm / .glb (Godette, 591 KB)
+# behind the glTF importer's and the VRM skeleton's, so the importer, Build, Bind, a
+# knock-down and Step see a real avatar (-max_len grows to hold it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-20000}"
+shift || true
+targets=("$@")
+((${#targets[@]})) || targets=(loaders build world api avatar c_abi)
 seed="${TENDON_FUZZ_SEED:-1}"
+explore_seconds="${TENDON_FUZZ_EXPLORE_SECONDS:-60}"
+explore_seed="${TENDON_FUZZ_EXPLORE_SEED:-$(( ($(date +%s) ^ $$ ^ RANDOM) % 2147483646 + 1 ))}"
 export TENDON_SETUP_CLANG=1
 bash scripts/setup.sh
-cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 \
   -DTENDON_SANITIZE=address,undefined -DTENDON_FUZZ=ON -DTENDON_BUILD_TESTS=OFF -DTENDON_BUILD_BENCH=OFF \
   -DTENDON_BUILD_DEMO=OFF -DTENDON_BUILD_TBB=OFF >/dev/null
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake --build build/fuzz -j "$jobs" --target tendon_fuzz_loaders tendon_fuzz_build tendon_fuzz_world
+cmake --build build/fuzz -j "$jobs" --target "${targets[@]/#/tendon_fuzz_}"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
-mkdir -p build/fuzz/findings
+artifacts=build/artifacts/fuzz
+mkdir -p build/fuzz/findings "$artifacts"
 shared="${TENDON_SHARED_DATA:-../shared/data}"
-for target in loaders build world; do
+
+# Runs one pass of one target; prints its figures, and on a finding its log's tail.
+fuzz_pass() {  # target pass-name log artifact-prefix libFuzzer-args...
+  local target=$1 pass=$2 log=$3 prefix=$4
+  shift 4
+  local start=$SECONDS rc
+  set +e
+  ./build/fuzz/tests/fuzz/tendon_fuzz_$target -timeout=20 -rss_limit_mb=2048 -max_len="$max_len" \
+    -artifact_prefix="$prefix" -print_final_stats=1 "$@" >"$log" 2>&1
+  rc=$?
+  set -e
+  local execs
+  execs=$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
+  echo "fuzz: tendon_fuzz_$target $pass: $execs executions in $((SECONDS - start)) s (rc $rc)"
+  if ((rc != 0)); then
+    tail -n 40 "$log" >&2
+    echo "fuzz: tendon_fuzz_$target $pass found something; the input is under $prefix*" >&2
+    return 1
+  fi
+}
+
+failed=0
+for target in "${targets[@]}"; do
   work="build/fuzz/corpus/$target"
   rm -rf "$work" && mkdir -p "$work"
   cp tests/fuzz/corpus/$target/* "$work"/ 2>/dev/null || true
-  seeds=("$work")
+  max_len=4096
   if [[ "$target" == loaders && -d "$shared" ]]; then
-    # The real assets, each behind every loader's selector byte.
+    # The real assets, each behind every loader's selector byte (fuzz_loaders.cpp).
     i=0
     while IFS= read -r -d '' f; do
-      for sel in 0 1 2 3 4; do printf "\\x0$sel" | cat - "$f" > "$work/asset_${i}_$sel"; done
+      if (($(stat -c %s "$f") < 131072)); then
+        for sel in 0 1 2 3 4 5; do printf "\\x0$sel" | cat - "$f" >"$work/asset_${i}_$sel"; done
+      elif [[ "$f" == *.vrm || "$f" == *.glb ]]; then
+        # A big avatar only where it is a real input: the glTF importer (4) and the VRM
+        # skeleton (3). (The big Jolt animations add nothing the small ones don't reach, and
+        # would slow every execution that mutates them.)
+        for sel in 3 4; do printf "\\x0$sel" | cat - "$f" >"$work/asset_${i}_$sel"; done
+      fi
       i=$((i + 1))
-    done < <(find "$shared" -type f \( -name '*.json' -o -name '*.vrm' -o -name '*.glb' -o -name '*.gltf' \) -size -128k -print0)
+    done < <(find "$shared" -type f \( -name '*.json' -o -name '*.vrm' -o -name '*.glb' -o -name '*.gltf' \) -print0 | sort -z)
+    # Room for the largest seed (Godette with its selector byte); mutations start small
+    # (libFuzzer's len_control) and grow toward this only where coverage does.
+    max_len=$(find "$work" -type f -printf '%s\n' | sort -n | tail -n 1)
+    ((max_len < 131072)) && max_len=131072
   fi
-  echo "fuzz: tendon_fuzz_$target, $runs executions"
-  set +e
-  max_len=4096
-  [[ "$target" == loaders ]] && max_len=131072
-  ./build/fuzz/tests/fuzz/tendon_fuzz_$target -seed="$seed" -runs="$runs" -max_len=$max_len -timeout=20 -rss_limit_mb=2048 \
-    -artifact_prefix=build/fuzz/findings/$target- -print_final_stats=1 "${seeds[@]}" > build/fuzz/$target.log 2>&1
-  rc=$?
-  set -e
-  grep -E '^(Done [0-9]+ runs|stat::number_of_executed_units|INFO: seed corpus)' build/fuzz/$target.log || true
-  if ((rc != 0)); then
-    tail -n 40 build/fuzz/$target.log >&2
-    echo "fuzz: tendon_fuzz_$target failed (rc $rc); inputs in build/fuzz/findings/" >&2
-    exit 1
+  fuzz_pass "$target" "replay (seed $seed)" "build/fuzz/$target.log" "build/fuzz/findings/$target-" \
+    -seed="$seed" -runs="$runs" "$work" || exit 1
+  if ((explore_seconds > 0)); then
+    # The corpus pass 1 grew, and a fresh seed; findings (and the log that names the seed)
+    # are kept as artefacts.
+    log="$artifacts/$target.explore.log"
+    echo "fuzz: tendon_fuzz_$target exploring for $explore_seconds s with seed $explore_seed (log: $log)"
+    echo "explore seed $explore_seed, $explore_seconds s, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')" >"$log.seed"
+    if ! fuzz_pass "$target" "exploration (seed $explore_seed)" "$log" "$artifacts/$target-" \
+      -seed="$explore_seed" -max_total_time="$explore_seconds" "$work"; then
+      cat "$log.seed" >>"$log"
+      failed=1  # the other targets still explore; the run fails at the end
+    fi
   fi
 done
+if ((failed)); then
+  echo "fuzz: the exploration found something: reproducers and logs in $artifacts/" >&2
+  exit 1
+fi
 echo "fuzz: no findings"

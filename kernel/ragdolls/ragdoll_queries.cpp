@@ -39,6 +39,38 @@ Error RagdollSystem::GetVelocities(RagdollId id, std::span<Vec3> linear, std::sp
   return {};
 }
 
+Error RagdollSystem::EnergyForTest(RagdollId id, Vec3 gravity, std::span<PartEnergy> out) const {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  const RagdollSlot& r = store_.slots[id.index];
+  if (static_cast<int32_t>(out.size()) < r.part_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "out", "the span is shorter than the part count");
+  RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
+  const RigidBlockView view = g.ViewOfLane(r.lane);
+  const int32_t l = g.LaneInBlock(r.lane);
+  for (int32_t j = 0; j < r.part_count; ++j) {
+    const RigidPartConstants& c = g.constants[j];
+    const Vec3 x{view.Part(kRbXx, j)[l], view.Part(kRbXy, j)[l], view.Part(kRbXz, j)[l]};
+    const Quat q{view.Part(kRbQx, j)[l], view.Part(kRbQy, j)[l], view.Part(kRbQz, j)[l], view.Part(kRbQw, j)[l]};
+    const Vec3 v{view.Part(kRbVx, j)[l], view.Part(kRbVy, j)[l], view.Part(kRbVz, j)[l]};
+    const Vec3 w{view.Part(kRbWx, j)[l], view.Part(kRbWy, j)[l], view.Part(kRbWz, j)[l]};
+    PartEnergy& e = out[j];
+    e = PartEnergy{};
+    e.kinematic = c.inv_mass == 0.0f;
+    e.centre = x;
+    if (e.kinematic) continue;
+    const double m = 1.0 / c.inv_mass;
+    e.mass = static_cast<float>(m);
+    e.linear = 0.5 * m * static_cast<double>(LengthSquared(v));
+    // Rotational: the angular velocity in the body's principal axes.
+    const Vec3 wb = Rotate(Conjugate(q), w);
+    const float wbs[3] = {wb.x, wb.y, wb.z};
+    for (int k = 0; k < 3; ++k)
+      if (c.inv_inertia[k] > 0.0f) e.angular += 0.5 * static_cast<double>(wbs[k]) * wbs[k] / c.inv_inertia[k];
+    e.potential = -m * static_cast<double>(Dot(gravity, x));
+  }
+  return {};
+}
+
 bool RagdollSystem::Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const {
   if (!RayReady(origin, dir, max_distance)) return false;
   float best = max_distance;

@@ -48,6 +48,7 @@
 #include "kernel/contacts/islands.h"
 #include "kernel/contacts/pair_contacts.h"
 #include "kernel/core/frame_counters.h"
+#include "kernel/ragdolls/part_energy.h"
 #include "kernel/ragdolls/ragdoll_domains.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 #include "kernel/rigid/ragdoll_store.h"
@@ -161,6 +162,8 @@ class RagdollSystem {
   bool OverlapsHostBuffers(const void* data, std::size_t bytes) const;
   // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
   void PoisonStateForTest(RagdollId id);
+  // Each part's energy from its lane (WorldAccess::RagdollEnergy; tests only).
+  Error EnergyForTest(RagdollId id, Vec3 gravity, std::span<PartEnergy> out) const;
   int32_t LaneForTest(RagdollId id) const { return IsValid(id) ? store_.slots[id.index].lane : -1; }
 
   // ---- the frame (ragdoll_frame.cpp) ----

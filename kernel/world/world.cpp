@@ -495,6 +495,9 @@ int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.
 void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
   world.impl_->ragdolls.PoisonStateForTest(ragdoll);
 }
+Error detail::WorldAccess::RagdollEnergy(const World& world, RagdollId ragdoll, std::span<PartEnergy> out) {
+  return world.impl_->ragdolls.EnergyForTest(ragdoll, world.impl_->settings.gravity, out);
+}
 int32_t detail::WorldAccess::RagdollLane(const World& world, RagdollId ragdoll) {
   return world.impl_->ragdolls.LaneForTest(ragdoll);
 }

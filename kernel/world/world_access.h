@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
+#include "kernel/ragdolls/part_energy.h"
 #include "tendon/world.h"
 
 namespace tendon::detail {
@@ -42,6 +44,9 @@ struct WorldAccess {
   // domains the last frame had (0 or 1: it ran substep by substep).
   static void SetRagdollDomains(World& world, bool enabled);
   static int32_t RagdollDomains(const World& world);
+  // Each part's energy (out.size() >= the part count; kStaleHandle, kNullBuffer as
+  // GetRagdollVelocities), from the lane state: what the last substep left.
+  static Error RagdollEnergy(const World& world, RagdollId ragdoll, std::span<PartEnergy> out);
   // Replaces the CPU counter for the phase times (null ms: the counter again).
   static void SetPhaseClock(World& world, PhaseClock clock);
 };

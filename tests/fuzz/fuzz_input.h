@@ -70,4 +70,31 @@ inline void RequireFinite(std::span<const Transform> written, const char* what) 
   for (const Transform& t : written) Require(IsFinite(t), what);
 }
 
+// The promise of every pose a host skins from (issue 37, section 3): a simulated bone's
+// output_world is its output_local composed on its parent's output_world (model_world for a
+// root), so the hair a chain moves shows in both. Checked for `bones` (those the avatar
+// says its chains write into output_world) where everything is finite, to a millimetre
+// plus float rounding of the distances involved.
+inline void RequireWorldFromLocal(std::span<const int32_t> bones, std::span<const int32_t> parents,
+                                  const Transform& model_world, std::span<const Transform> output_local,
+                                  std::span<const Transform> output_world, const char* what) {
+  if (output_local.size() != parents.size() || output_world.size() != parents.size()) return;
+  for (const int32_t bone : bones) {
+    if (bone < 0 || static_cast<std::size_t>(bone) >= parents.size()) continue;
+    const auto b = static_cast<std::size_t>(bone);
+    const int32_t p = parents[b];
+    if (p >= bone) continue;  // not parents-first: another check's finding
+    const Transform& parent = p >= 0 ? output_world[static_cast<std::size_t>(p)] : model_world;
+    if (!IsFinite(parent) || !IsFinite(output_local[b]) || !IsFinite(output_world[b])) continue;
+    const Vec3 expected = Compose(parent, output_local[b]).translation;
+    const float tolerance = 1e-3f + 1e-4f * (Length(expected) + Length(output_world[b].translation));
+    if (!(Length(expected - output_world[b].translation) <= tolerance)) {
+      std::fprintf(stderr, "bone %zu: output_world at %g %g %g, its output_local composed puts it at %g %g %g\n", b,
+                   output_world[b].translation.x, output_world[b].translation.y, output_world[b].translation.z,
+                   expected.x, expected.y, expected.z);
+      Finding(what);
+    }
+  }
+}
+
 }  // namespace tendon::fuzz

@@ -2,12 +2,16 @@
 // may refuse a file (with a reason), never crash, hang, allocate absurdly or hit undefined
 // behaviour (built with AddressSanitizer and UndefinedBehaviorSanitizer). The first byte
 // picks the loader (mod 6: JSON, Jolt ragdoll, Jolt animation, VRM skeleton, glTF / VRM,
-// device profile); the rest is the file. Seeds: tests/fuzz/corpus/loaders and the real
-// assets in ../shared/data.
+// device profile); the rest is the file. A glTF / VRM that imports goes on through
+// VrmAvatarArchetype::Build, VrmAvatar::Bind, three animated frames, a knock-down
+// (ActivateCharacter) and three ragdoll frames, with output_local and output_world checked
+// finite after each. Seeds: tests/fuzz/corpus/loaders and the real assets in
+// ../shared/data, Godette's VRM included (scripts/fuzz.sh).
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -20,6 +24,17 @@
 #include "ports/vrm/vrm_skeleton.h"
 
 namespace {
+
+// The bones an avatar's chains write into output_world (VrmAvatarArchetype's file note:
+// a chain another chain reads, and bones below a simulated one, keep animated frames).
+std::vector<int32_t> WorldWrittenBones(const tendon::ports::VrmAvatarArchetype& kind) {
+  std::vector<int32_t> bones;
+  for (std::size_t c = 0; c < kind.chains().size(); ++c)
+    if (kind.chain_writes_world(c))
+      for (int32_t b : kind.chains()[c].bone_map)
+        if (b >= 0) bones.push_back(b);
+  return bones;
+}
 
 // The loaders read paths: one scratch file per process.
 const std::string& ScratchPath() {
@@ -41,6 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const uint8_t which = data[0] % 6;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   using namespace tendon;
+  // TENDON_FUZZ_TRACE=1 says how far an imported asset got (Build, Bind, the knock-down).
+  static const bool trace = std::getenv("TENDON_FUZZ_TRACE") != nullptr;
   switch (which) {
     case 0: {
       const json::ParseResult parsed = json::Parse(text);
@@ -105,22 +122,45 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       if (bones > 0 && bones <= 256) {
         auto world = World::Create(WorldSettings{}).value();
         auto kind = ports::VrmAvatarArchetype::Build(*world, a);
+        if (trace) std::fprintf(stderr, "Build: %s\n", kind.ok() ? "built" : kind.error().message.c_str());
         if (!kind.ok()) {
           fuzz::Require(!kind.error().message.empty(), "an avatar refused says why");
           break;
         }
         auto avatar = ports::VrmAvatar::Bind(*world, kind.value(), Transform{});
+        if (trace) std::fprintf(stderr, "Bind: %s\n", avatar.ok() ? "bound" : avatar.error().message.c_str());
         if (!avatar.ok()) {
           fuzz::Require(!avatar.error().message.empty(), "a bind refused says why");
           break;
         }
         ports::VrmAvatar& v = *avatar.value();
-        for (int f = 0; f < 3; ++f) {
+        const std::vector<int32_t> written = WorldWrittenBones(*kind.value());
+        // Every buffer the avatar offers the host is finite from Bind on: output_world is
+        // what a host skins from (hostile finding 2 was inf there with every local finite).
+        fuzz::RequireFinite(v.output_local, "an avatar's bound local pose is finite");
+        fuzz::RequireFinite(v.output_world, "an avatar's bound world pose is finite");
+        // Three animated frames, then (with a character) a knock-down: activated with an
+        // impulse from the input's last byte, three ragdoll frames, and handed back.
+        const auto push = static_cast<float>(data[size - 1]) - 128.0f;
+        for (int f = 0; f < 7; ++f) {
           v.model_world.translation.x = 0.1f * static_cast<float>(f);
-          if (v.character.generation == 0) v.UpdateWorld();
-          world->Step(1.0f / 60.0f);
-          for (const Transform& t : v.output_local) fuzz::Require(IsFinite(t), "an avatar's pose is finite");
+          if (f == 3 && world->IsValid(v.character)) {
+            Error why;
+            const bool activated = world->ActivateCharacter(v.character, {.impulse = {push * 0.2f, 5, 0}}, &why);
+            if (trace) std::fprintf(stderr, "ActivateCharacter: %s\n", activated ? "active" : why.message.c_str());
+            if (!activated) fuzz::Require(!why.message.empty(), "a refused activation says why");
+          }
+          if (f == 6 && world->IsValid(v.character)) (void)world->DeactivateCharacter(v.character, 0.1f);
+          if (!world->IsValid(v.character)) v.UpdateWorld();
+          const FrameStats& stats = world->Step(1.0f / 60.0f);
+          fuzz::RequireFinite(v.output_local, "an avatar's local pose is finite");
+          fuzz::RequireFinite(v.output_world, "an avatar's world pose is finite");
+          // (A frame that held a chain against bad input keeps its last good pose.)
+          if (stats.snapped_bad_input == 0 && stats.reset_non_finite == 0)
+            fuzz::RequireWorldFromLocal(written, a.skeleton.parents, v.model_world, v.output_local, v.output_world,
+                                        "an avatar's output_world is not its output_local composed (simulated bones missing)");
         }
+        fuzz::Require(v.Unbind().code == ErrorCode::kNone, "an avatar unbinds");
       }
       break;
     }
