@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -311,6 +312,31 @@ TEST(VrmAvatarArchetypeChecks, AHandBuiltAssetThatIsWellFormedBuildsAndSteps) {
   for (const Transform& t : avatar->output_world) EXPECT_TRUE(IsFinite(t));
 }
 
+// A NaN the host writes into animated_local (or model_world) never reaches output_world:
+// UpdateWorld holds the bone's last good frame and counts it, and the Step after it keeps
+// every output finite.
+TEST(VrmAvatarArchetypeChecks, UpdateWorldHoldsABoneWhoseHostPoseIsNotFiniteAndCountsIt) {
+  auto world = MakeWorld();
+  auto kind = VrmAvatarArchetype::Build(*world, Hanging(), {.character = false});
+  ASSERT_TRUE(kind.ok()) << kind.error().message;
+  auto avatar = VrmAvatar::Bind(*world, kind.value(), Transform{}).value();
+  Walk(*world, *avatar, 3);
+  const Transform head_before = avatar->output_world[1];
+  EXPECT_EQ(avatar->held_bad_input(), 0);
+  avatar->animated_local[1].rotation.x = std::nanf("");
+  avatar->UpdateWorld();
+  EXPECT_GE(avatar->held_bad_input(), 1);
+  ExpectNear(avatar->output_world[1], head_before, 1e-6f, "the head keeps its last good frame");
+  (void)world->Step(1.0f / 60.0f);
+  for (const Transform& t : avatar->output_world) EXPECT_TRUE(IsFinite(t));
+  for (const Transform& t : avatar->output_local) EXPECT_TRUE(IsFinite(t));
+  avatar->model_world.translation.y = std::numeric_limits<float>::infinity();
+  avatar->animated_local[1] = Hanging().skeleton.rest_local[1];
+  avatar->UpdateWorld();
+  (void)world->Step(1.0f / 60.0f);
+  for (const Transform& t : avatar->output_world) EXPECT_TRUE(IsFinite(t));
+}
+
 // Each malformed skeleton or index is refused by Build, naming the field and index, before
 // anything reads it (these read and wrote past buffers in Bind, UpdateWorld and VrmChains).
 TEST(VrmAvatarArchetypeChecks, EveryMalformedSkeletonOrBoneIndexIsRefusedNamingTheFieldAndIndex) {
@@ -351,6 +377,19 @@ TEST(VrmAvatarArchetypeChecks, EveryMalformedSkeletonOrBoneIndexIsRefusedNamingT
        "skins[0].inverse_bind", ErrorCode::kBadReference},
       {"a humanoid bone outside the skeleton", [](ports::GltfAsset& a) { a.humanoid.emplace_back("head", 12); },
        "humanoid[0]", ErrorCode::kBadReference},
+      {"rest poses each finite that overflow when composed (scale 1e3 over scale 1e3)",
+       [](ports::GltfAsset& a) {
+         a.skeleton.rest_local[1].scale = {1e3f, 1e3f, 1e3f};
+         a.skeleton.rest_local[2].scale = {1e3f, 1e3f, 1e3f};
+       },
+       "skeleton.rest_local[2]", ErrorCode::kOutOfRange},
+      {"a bone simulated by two springs",
+       [](ports::GltfAsset& a) {
+         ports::VrmSpring again;
+         again.joints.push_back(ports::VrmJoint{.bone = 2, .tail_bone = 3});
+         a.spring_bones.springs.push_back(again);
+       },
+       "spring_bones.springs[1].joints[0].bone", ErrorCode::kBadReference},
       {"a clip channel on no bone",
        [](ports::GltfAsset& a) {
          a.clips.push_back(ports::GltfClip{"idle", 1.0f, {ports::GltfChannel{.bone = 5, .times = {0}, .values = {0, 0, 0}}}});

@@ -64,6 +64,29 @@ Error CheckAsset(const GltfAsset& asset) {
       return Bad(asset, ErrorCode::kNotUnitRotation, item, At("skeleton.rest_local", b) + ".rotation",
                  "is not a unit quaternion (within 1e-3)");
   }
+  // The rest pose composed from the root: locals that are each finite can overflow together
+  // (a scale of 1e30 over a translation of 1e10), and Bind writes these worlds into the
+  // host's output_world. The bounds are the importer's (gltf_import.h), so a hand-built
+  // asset is held to what an imported one is.
+  {
+    std::vector<Transform> rest_world(bones);
+    for (std::size_t b = 0; b < bones; ++b) {
+      const int32_t p = sk.parents[b];
+      rest_world[b] = p < 0 ? sk.rest_local[b] : Compose(rest_world[static_cast<std::size_t>(p)], sk.rest_local[b]);
+      const Transform& w = rest_world[b];
+      const bool in_bounds = IsFinite(w) && std::fabs(w.translation.x) <= kMaxGltfWorldTranslation &&
+                             std::fabs(w.translation.y) <= kMaxGltfWorldTranslation &&
+                             std::fabs(w.translation.z) <= kMaxGltfWorldTranslation &&
+                             std::fabs(w.scale.x) <= kMaxGltfWorldScale && std::fabs(w.scale.y) <= kMaxGltfWorldScale &&
+                             std::fabs(w.scale.z) <= kMaxGltfWorldScale;
+      if (!in_bounds)
+        return Bad(asset, ErrorCode::kOutOfRange, static_cast<int32_t>(b), At("skeleton.rest_local", b),
+                   "composed from the root, is not finite or is past " +
+                       std::to_string(static_cast<int64_t>(kMaxGltfWorldTranslation)) + " m or a scale of " +
+                       std::to_string(static_cast<int64_t>(kMaxGltfWorldScale)) +
+                       " (each local is finite; together they overflow)");
+    }
+  }
   for (std::size_t n = 0; n < asset.bone_of_node.size(); ++n) {
     const int32_t b = asset.bone_of_node[n];
     if (b != -1 && !in_skeleton(b))
@@ -111,6 +134,10 @@ Error CheckAsset(const GltfAsset& asset) {
                    "= " + std::to_string(id) + " is not a collider");
     }
   }
+  // The joint that simulates each bone: a bone is simulated once (the importer keeps the
+  // first root that reaches a bone of a VRM 0.x file; a hand-built asset must do the same),
+  // or two chains, or one chain's bone map, would write it twice.
+  std::vector<std::pair<int32_t, int32_t>> simulated_by(bones, {-1, -1});
   for (std::size_t s = 0; s < sb.springs.size(); ++s) {
     const VrmSpring& spring = sb.springs[s];
     const std::string f = At("spring_bones.springs", s);
@@ -124,6 +151,13 @@ Error CheckAsset(const GltfAsset& asset) {
       if (!in_skeleton(joint.bone))
         return Bad(asset, ErrorCode::kBadReference, item, jf + ".bone",
                    "= " + std::to_string(joint.bone) + " is not a bone of the skeleton");
+      auto& owner = simulated_by[static_cast<std::size_t>(joint.bone)];
+      if (owner.first >= 0)
+        return Bad(asset, ErrorCode::kBadReference, item, jf + ".bone",
+                   "= " + std::to_string(joint.bone) + " is simulated already by " +
+                       At("spring_bones.springs", static_cast<std::size_t>(owner.first)) +
+                       At(".joints", static_cast<std::size_t>(owner.second)) + ": a bone is simulated by one joint");
+      owner = {static_cast<int32_t>(s), item};
       if (joint.tail_bone != -1 && !in_skeleton(joint.tail_bone))
         return Bad(asset, ErrorCode::kBadReference, item, jf + ".tail_bone",
                    "= " + std::to_string(joint.tail_bone) + " is not a bone of the skeleton (or -1: a virtual tip)");
@@ -819,19 +853,34 @@ Result<std::unique_ptr<VrmAvatar>> VrmAvatar::Bind(World& world, std::shared_ptr
 
 void VrmAvatar::UpdateWorld() {
   const SkeletonSettings& sk = kind_->asset().skeleton;
+  // A bone whose pose comes out non-finite (a NaN or an overflow in the host's model_world or
+  // animated_local) keeps its last good world frame, as the kernel holds a chain against bad
+  // input, and is counted: nothing non-finite reaches output_world or a stream.
   for (std::size_t b = 0; b < sk.parents.size(); ++b) {
     const int32_t p = sk.parents[b];
-    output_world[b] = Compose(p >= 0 ? output_world[p] : model_world, animated_local[b]);
+    const Transform w = Compose(p >= 0 ? output_world[p] : model_world, animated_local[b]);
+    if (IsFinite(w)) {
+      output_world[b] = w;
+    } else {
+      ++held_bad_input_;
+    }
   }
   // With a character, the character writes the streams inside Step.
   if (character.generation != 0 || kind_->character().generation != 0) return;
   for (const PoseStream& s : streams_) {
     const Transform model = *s.model_world;
+    if (!IsFinite(model)) continue;  // the streams keep their last good pose
     for (std::size_t b = 0; b < sk.parents.size(); ++b) {
       const int32_t e = s.element_of_bone[b];
       if (e < 0) continue;
-      WriteBone(s, e, animated_local[b], Relative(model, output_world[b]),
-                s.inverse_bind.empty() ? nullptr : s.inverse_bind.data() + 16 * b);
+      const int32_t p = sk.parents[b];
+      // The local the world frame was made of: the host's, or the held one's.
+      const Transform& host_local = animated_local[b];
+      const Transform local =
+          IsFinite(host_local) ? host_local : Relative(p >= 0 ? output_world[p] : model_world, output_world[b]);
+      const Transform in_model = Relative(model, output_world[b]);
+      if (!IsFinite(local) || !IsFinite(in_model)) continue;
+      WriteBone(s, e, local, in_model, s.inverse_bind.empty() ? nullptr : s.inverse_bind.data() + 16 * b);
     }
   }
 }

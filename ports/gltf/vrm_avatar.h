@@ -185,8 +185,12 @@ class VrmAvatar {
 
   // Forward kinematics of model_world and animated_local into output_world, and every
   // bone into the pose streams, for an avatar without a character (the character writes
-  // both itself inside Step). The chains then write their bones inside the Step.
+  // both itself inside Step). The chains then write their bones inside the Step. A bone
+  // whose pose comes out non-finite (NaN or overflow in the host's input) keeps its last
+  // good world frame and is counted in held_bad_input().
   void UpdateWorld();
+  // Bones UpdateWorld held at their last good frame against non-finite host input, in all.
+  int64_t held_bad_input() const { return held_bad_input_; }
 
   const VrmAvatarArchetype& kind() const { return *kind_; }
 
@@ -205,6 +209,7 @@ class VrmAvatar {
   std::vector<PoseStream> streams_;
   std::vector<std::vector<int32_t>> stream_elements_;
   std::vector<std::vector<float>> stream_inverse_binds_;
+  int64_t held_bad_input_ = 0;
 };
 
 }  // namespace tendon::ports
