@@ -337,6 +337,24 @@ TEST(VrmAvatarArchetypeChecks, UpdateWorldHoldsABoneWhoseHostPoseIsNotFiniteAndC
   for (const Transform& t : avatar->output_world) EXPECT_TRUE(IsFinite(t));
 }
 
+// A host rotation that is not unit (a blend that was not renormalised) is used as the
+// rotation it points at, as the kernel reads the frames a chain hangs from: so output_world
+// stays a rigid frame and a chain root's output_world is its output_local composed on it.
+TEST(VrmAvatarArchetypeChecks, UpdateWorldNormalisesAHostRotationThatIsNotUnit) {
+  auto world = MakeWorld();
+  auto kind = VrmAvatarArchetype::Build(*world, Hanging(), {.character = false});
+  ASSERT_TRUE(kind.ok()) << kind.error().message;
+  auto avatar = VrmAvatar::Bind(*world, kind.value(), Transform{}).value();
+  const float s = std::sqrt(0.5f) * 0.7f;  // a 90 degree turn about z, 0.7 long
+  avatar->animated_local[1].rotation = Quat{0, 0, s, s};
+  avatar->UpdateWorld();
+  EXPECT_NEAR(Dot(avatar->output_world[1].rotation, avatar->output_world[1].rotation), 1.0f, 1e-5f);
+  EXPECT_EQ(avatar->held_bad_input(), 0);
+  (void)world->Step(1.0f / 60.0f);
+  const Transform composed = Compose(avatar->output_world[1], avatar->output_local[2]);
+  EXPECT_LT(Length(composed.translation - avatar->output_world[2].translation), 1e-4f);
+}
+
 // Each malformed skeleton or index is refused by Build, naming the field and index, before
 // anything reads it (these read and wrote past buffers in Bind, UpdateWorld and VrmChains).
 TEST(VrmAvatarArchetypeChecks, EveryMalformedSkeletonOrBoneIndexIsRefusedNamingTheFieldAndIndex) {

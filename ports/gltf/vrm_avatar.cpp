@@ -851,15 +851,34 @@ Result<std::unique_ptr<VrmAvatar>> VrmAvatar::Bind(World& world, std::shared_ptr
   return a;
 }
 
+namespace {
+// The host's local as a rigid frame: its rotation normalised, as the kernel normalises the
+// frames it reads (a chain hanging from this bone composes with the unit rotation, so
+// output_world must too), or not usable (non-finite, or a rotation too near zero to have a
+// direction).
+bool UsableLocal(const Transform& host, Transform* local) {
+  *local = host;
+  const float n2 = Dot(host.rotation, host.rotation);
+  if (!IsFinite(host) || !(n2 > 1e-12f)) return false;
+  const float inv = 1.0f / std::sqrt(n2);
+  local->rotation = Quat{host.rotation.x * inv, host.rotation.y * inv, host.rotation.z * inv, host.rotation.w * inv};
+  return IsFinite(*local);
+}
+}  // namespace
+
 void VrmAvatar::UpdateWorld() {
   const SkeletonSettings& sk = kind_->asset().skeleton;
   // A bone whose pose comes out non-finite (a NaN or an overflow in the host's model_world or
   // animated_local) keeps its last good world frame, as the kernel holds a chain against bad
   // input, and is counted: nothing non-finite reaches output_world or a stream.
+  Transform model_frame = model_world;
+  const bool model_ok = UsableLocal(model_world, &model_frame);
   for (std::size_t b = 0; b < sk.parents.size(); ++b) {
     const int32_t p = sk.parents[b];
-    const Transform w = Compose(p >= 0 ? output_world[p] : model_world, animated_local[b]);
-    if (IsFinite(w)) {
+    Transform local;
+    const bool local_ok = UsableLocal(animated_local[b], &local);
+    const Transform w = Compose(p >= 0 ? output_world[p] : model_frame, local);
+    if (local_ok && (p >= 0 || model_ok) && IsFinite(w)) {
       output_world[b] = w;
     } else {
       ++held_bad_input_;
@@ -874,10 +893,10 @@ void VrmAvatar::UpdateWorld() {
       const int32_t e = s.element_of_bone[b];
       if (e < 0) continue;
       const int32_t p = sk.parents[b];
-      // The local the world frame was made of: the host's, or the held one's.
-      const Transform& host_local = animated_local[b];
-      const Transform local =
-          IsFinite(host_local) ? host_local : Relative(p >= 0 ? output_world[p] : model_world, output_world[b]);
+      // The local the world frame was made of: the host's (its rotation normalised), or the
+      // held frame's.
+      Transform local;
+      if (!UsableLocal(animated_local[b], &local)) local = Relative(p >= 0 ? output_world[p] : model_world, output_world[b]);
       const Transform in_model = Relative(model, output_world[b]);
       if (!IsFinite(local) || !IsFinite(in_model)) continue;
       WriteBone(s, e, local, in_model, s.inverse_bind.empty() ? nullptr : s.inverse_bind.data() + 16 * b);
