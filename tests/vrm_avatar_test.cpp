@@ -120,6 +120,30 @@ TEST(VrmAvatarOutputs, OutputWorldOfMovedHairIsTheForwardKinematicsOfOutputLocal
   }
 }
 
+// A host pose whose rotations are off unit (an unnormalised blend: each 0.6 long) is read
+// as the rotations it points at, by the character, UpdateWorld and the chains alike: every
+// output_world rotation is unit and output_world is still output_local composed (a raw
+// compose would shrink each bone below by 0.36 where the hair's roots do not).
+TEST(VrmAvatarOutputs, AHostPoseWithRotationsOffUnitGivesRigidOutputsThatAgree) {
+  TENDON_NEED_SHARED_DATA();
+  for (const bool character : {true, false}) {
+    SCOPED_TRACE(character ? "with a character" : "without a character");
+    auto world = MakeWorld();
+    auto kind = VrmAvatarArchetype::Load(*world, GodettePath(), {.character = character});
+    ASSERT_TRUE(kind.ok()) << kind.error().message;
+    auto avatar = VrmAvatar::Bind(*world, kind.value(), Transform{}).value();
+    for (Transform& t : avatar->animated_local)
+      t.rotation = Quat{t.rotation.x * 0.6f, t.rotation.y * 0.6f, t.rotation.z * 0.6f, t.rotation.w * 0.6f};
+    Walk(*world, *avatar, 10);
+    const std::vector<Transform> fk = Forward(*kind.value(), avatar->model_world, avatar->output_local);
+    for (std::size_t b = 0; b < fk.size(); ++b) {
+      const std::string bone = "bone " + std::to_string(b) + " " + kind.value()->skeleton().names[b];
+      EXPECT_NEAR(Dot(avatar->output_world[b].rotation, avatar->output_world[b].rotation), 1.0f, 1e-4f) << bone;
+      ExpectNear(avatar->output_world[b], fk[b], 1e-4f, bone);
+    }
+  }
+}
+
 // The kernel's side: a chain bound with output_world writes every bone's world frame (its
 // root frame composed with the locals it wrote: on a frame of bad input, the last good root
 // frame it stepped under), and a buffer too small for its bones is refused by name.

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "kernel/core/finite.h"
 #include "kernel/core/validation.h"
 #include "kernel/rigid/ragdoll_archetype.h"
 
@@ -391,8 +392,14 @@ std::string NormalizeBoneName(std::string_view name) {
 
 void ForwardKinematics(const std::vector<int32_t>& parents, const Transform& model, const Transform* local,
                        Transform* world) {
-  for (std::size_t b = 0; b < parents.size(); ++b)
-    world[b] = Compose(parents[b] >= 0 ? world[parents[b]] : model, local[b]);
+  for (std::size_t b = 0; b < parents.size(); ++b) {
+    // A host rotation off unit is the rotation it points at (as the chains read the frames
+    // they hang from): composed raw, it would scale everything below it by its squared
+    // length. A unit one keeps its bits.
+    Transform l = local[b];
+    if (!NearUnit(l.rotation)) l.rotation = Normalize(l.rotation);
+    world[b] = Compose(parents[b] >= 0 ? world[parents[b]] : model, l);
+  }
 }
 
 // The largest rest skeleton accepted, m (its bounding box's diagonal): giants fit, a

@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "kernel/character/character_slot.h"
+#include "kernel/core/finite.h"
 #include "kernel/ragdolls/ragdoll_system.h"
 
 namespace tendon::detail {
@@ -133,7 +134,8 @@ void CharacterSystem::AfterPhysics() {
         const int32_t p = a.part_of_bone[b];
         const int32_t parent = a.parents[b];
         const Transform& parent_world = parent >= 0 ? c.output_world[parent] : model;
-        const Transform animated = c.animated_ok ? c.animated_local[b] : c.output_local[b];
+        Transform animated = c.animated_ok ? c.animated_local[b] : c.output_local[b];
+        if (!NearUnit(animated.rotation)) animated.rotation = Normalize(animated.rotation);  // as ForwardKinematics
         if (p >= 0) {
           Transform world = c.part_frames[p];
           world.scale = Mul(parent >= 0 ? parent_world.scale : Vec3{1, 1, 1}, animated.scale);
@@ -149,7 +151,9 @@ void CharacterSystem::AfterPhysics() {
       for (int32_t b = 0; b < bones; ++b) {
         const Transform& parent_world = a.parents[b] >= 0 ? c.output_world[a.parents[b]] : model;
         if (t >= 1.0f) {
-          store(b, c.anim_world[b], c.animated_local[b]);
+          Transform local = c.animated_local[b];
+          if (!NearUnit(local.rotation)) local.rotation = Normalize(local.rotation);  // as anim_world was composed
+          store(b, c.anim_world[b], local);
         } else if (c.blend_in_world) {
           // World space: from where the body lay to where the animation puts the bone now.
           const Transform world = Blend(c.blend_from[b], c.anim_world[b], t);
