@@ -390,6 +390,10 @@ class Godette(unittest.TestCase):
         with self.assertRaises(TendonError) as caught:
             check(lib.tendon_bind_vrm_avatar_with(self.world, kind, binding, ffi.new("TendonVrmAvatarId*")))
         self.assertIn("layout", caught.exception.field)
+        # The arrays the streams name die with this function: unbind first, as the C ABI
+        # asks (an unbind hands the animated pose back through the streams, and
+        # tendon_world_destroy unbinds whatever is still bound).
+        check(lib.tendon_unbind_vrm_avatar(self.world, avatar[0]))
 
 
 if __name__ == "__main__":
