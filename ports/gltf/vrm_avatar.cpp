@@ -858,10 +858,8 @@ namespace {
 // direction).
 bool UsableLocal(const Transform& host, Transform* local) {
   *local = host;
-  const float n2 = Dot(host.rotation, host.rotation);
-  if (!IsFinite(host) || !(n2 > 1e-12f)) return false;
-  const float inv = 1.0f / std::sqrt(n2);
-  local->rotation = Quat{host.rotation.x * inv, host.rotation.y * inv, host.rotation.z * inv, host.rotation.w * inv};
+  if (!IsFinite(host) || !(Dot(host.rotation, host.rotation) > 1e-12f)) return false;  // no direction: bad input
+  local->rotation = Normalize(host.rotation);  // math.h's, as the kernel normalises
   return IsFinite(*local);
 }
 }  // namespace
