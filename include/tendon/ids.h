@@ -27,6 +27,7 @@ struct RagdollArchetypeTag;
 struct RagdollTag;
 struct CharacterArchetypeTag;
 struct CharacterTag;
+struct HostBodyTag;
 // A built, immutable chain archetype (topology + settings).
 using ChainArchetypeId = Id<ChainArchetypeTag>;
 // A bound chain instance (one host skeleton's copy of an archetype).
@@ -39,5 +40,7 @@ using RagdollArchetypeId = Id<RagdollArchetypeTag>;
 using RagdollId = Id<RagdollTag>;
 using CharacterArchetypeId = Id<CharacterArchetypeTag>;
 using CharacterId = Id<CharacterTag>;
+// A kinematic body the host moves itself (tendon/host_body.h).
+using HostBodyId = Id<HostBodyTag>;
 
 }  // namespace tendon

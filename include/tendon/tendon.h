@@ -8,6 +8,7 @@
 #include "tendon/device_calibration.h"
 #include "tendon/device_profile.h"
 #include "tendon/errors.h"
+#include "tendon/host_body.h"
 #include "tendon/ids.h"
 #include "tendon/isa.h"
 #include "tendon/landing.h"

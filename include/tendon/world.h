@@ -43,6 +43,7 @@
 #include "tendon/character.h"
 #include "tendon/errors.h"
 #include "tendon/export.h"
+#include "tendon/host_body.h"
 #include "tendon/ids.h"
 #include "tendon/isa.h"
 #include "tendon/math.h"
