@@ -150,6 +150,27 @@ class TENDON_API World {
   // Every part's centre-of-mass velocity (m/s) and angular velocity (rad/s), world space.
   Error GetRagdollVelocities(RagdollId ragdoll, std::span<Vec3> linear, std::span<Vec3> angular) const;
 
+  // ---- host bodies (tendon/host_body.h) ----
+  // A kinematic shape the host moves (a player's capsule, a car, a platform, a door):
+  // ragdoll parts collide with it one way, chains by their archetype's host_body_mask.
+  // Bodies alike (shape, size, surface, filter) share an internal archetype and its lanes;
+  // adding, moving or removing one never rebuilds the static world. Allocates.
+  Result<HostBodyId> AddHostBody(const HostBodySettings& settings);
+  Error RemoveHostBody(HostBodyId body);
+  bool IsValid(HostBodyId body) const;
+  // The body is at `transform` now and moves on with these velocities (m/s at its origin,
+  // rad/s) through the next frames' substeps until told otherwise: set it every frame from
+  // the host's own simulation. The velocity is what friction and restitution see.
+  Error SetHostBodyMotion(HostBodyId body, const Transform& transform, Vec3 linear_velocity, Vec3 angular_velocity);
+  // The body reaches `target` at the end of the next frame that steps, moving there at the
+  // velocity that takes it (derived over that frame's fixed steps, then kept): for a host
+  // that only knows where its body is each frame (an animated door).
+  Error MoveHostBodyTo(HostBodyId body, const Transform& target);
+  // Where the body is after the last Step, its velocities, and (triggers) how many
+  // ragdoll parts overlapped it in that Step.
+  Error GetHostBodyState(HostBodyId body, HostBodyState* out) const;
+  int32_t HostBodyCount() const;
+
   // Characters (character.h). Building validates the skeleton and the parts (which item,
   // which field, why) and builds the ragdoll archetype under them.
   Result<CharacterArchetypeId> BuildCharacterArchetype(const CharacterSettings& settings);

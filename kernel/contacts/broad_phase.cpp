@@ -116,7 +116,7 @@ bool BroadPhase::SweepOne(int32_t oa, const RagdollStore& store, float frame_sec
     const RagdollGroup& gb = store.groups[sb.group];
     // Filtered by groups, or one is in 'static' collide mode and the other is not.
     if ((ga.collision_group & gb.collision_mask) == 0 || (gb.collision_group & ga.collision_mask) == 0 ||
-        sa.collide_mode != sb.collide_mode)
+        sa.collide_mode != sb.collide_mode || (ga.kinematic_bodies && gb.kinematic_bodies))
       continue;
     if (sa.asleep && sb.asleep) {
       if (defer_sleepers && !emit(-2, ob)) return false;

@@ -29,6 +29,8 @@ void PairContacts::Reserve(std::size_t pair_capacity) {
   contact_begin_.resize(pair_capacity);
   touching_.resize(pair_capacity);
   pushing_.resize(pair_capacity);
+  overlap_.resize(pair_capacity);
+  overlaps_.reserve(pair_capacity);
   // Zeroed once: a lane's rows past its pair's contacts keep a former batch's values,
   // which the kernel reads and never uses (pair_kernel_impl.h), so they are always set.
   lanes_.assign(static_cast<std::size_t>(WorkerSlots(settings_.tasks)), PairLanes{});
@@ -47,11 +49,24 @@ int32_t PairContacts::Find(std::span<PartPair> pairs, float frame_seconds) {
   // every pair in reach.
   int32_t kept = 0;
   std::size_t packed = 0;
+  overlaps_.clear();  // capacity reserved: no allocation
   for (int32_t i = 0; i < pair_count; ++i) {
     const int32_t found = pairs[i].found;
     assert(i == 0 || found > pairs[i - 1].found);  // the copy below runs forward
     const int32_t count = contact_count_[found];
     if (count == 0) continue;
+    // A trigger's pairs are overlaps to report, never contacts to solve.
+    const PairBody& ba = broad_.body(pairs[i].a);
+    const PairBody& bb = broad_.body(pairs[i].b);
+    const bool trigger_a = store_.groups[ba.group].trigger, trigger_b = store_.groups[bb.group].trigger;
+    if (trigger_a || trigger_b) {
+      if (overlap_[found] != 0 && !(trigger_a && trigger_b)) {
+        const PairBody& t = trigger_a ? ba : bb;
+        const PairBody& o = trigger_a ? bb : ba;
+        overlaps_.push_back(TriggerOverlap{t.slot, o.slot, o.part});
+      }
+      continue;
+    }
     const std::size_t from = static_cast<std::size_t>(found) * kContactsPerPair;
     for (int32_t k = 0; k < count && packed != from; ++k) contacts_[packed + k] = contacts_[from + k];
     contact_begin_[found] = static_cast<int32_t>(packed);
@@ -98,6 +113,7 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   Contact* contacts = &contacts_[static_cast<std::size_t>(pair.found) * kContactsPerPair];
   int32_t& count = contact_count_[pair.found];
   count = 0;
+  overlap_[pair.found] = 0;
   // The pair's reach over the frame (the broad phase kept it only if their bounding
   // spheres get within it).
   const PairMotion& ma = broad_.motion(pair.a);
@@ -178,6 +194,9 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   };
   find(a, ga, pa.part, b, cb, gb, pb.part, true);
   find(b, gb, pb.part, a, ca, ga, pa.part, false);
+  // Whether the shapes overlap now (a sample sphere inside the other shape): what a
+  // trigger's pair reports.
+  for (int32_t k = 0; k < count; ++k) overlap_[pair.found] |= separation[k] < 0.0f ? 1 : 0;
 }
 
 // Fixes a contact's points and normal in its bodies from a measurement: the sample

@@ -46,6 +46,12 @@
 
 namespace tendon::detail {
 
+// A trigger body's part overlapping a ragdoll's part this frame (by ragdoll slot).
+struct TriggerOverlap {
+  int32_t trigger_slot = -1;
+  int32_t slot = -1, part = -1;
+};
+
 struct PairContactSettings {
   TaskHooks tasks{};
   const ProfilerHooks* profiler = nullptr;  // the World's, or null (profile.h)
@@ -79,6 +85,10 @@ class PairContacts {
   // `worker`: a schedule that keeps each island with its bodies' blocks runs them.
   void SolveIslandPositions(int32_t island, float h, uint32_t worker);
   void SolveIslandVelocities(int32_t island, float h, uint32_t worker);
+  // Find's overlaps of trigger bodies (RagdollGroup::trigger) with parts, in pair order;
+  // their pairs are not kept for the solve.
+  std::span<const TriggerOverlap> TriggerOverlaps() const { return overlaps_; }
+  void ClearTriggerOverlaps() { overlaps_.clear(); }
 
  private:
   // A contact of a pair, found once per frame and re-measured every substep from points
@@ -133,6 +143,8 @@ class PairContacts {
   std::vector<int32_t> contact_count_, contact_begin_;
   std::vector<uint8_t> touching_;       // per kept pair: 1 when a contact pushed this substep
   std::vector<uint8_t> pushing_;        // per kept pair: 1 when a contact was pushed out at the bounded speed
+  std::vector<uint8_t> overlap_;        // per pair found: 1 when its shapes overlap now (FindOne)
+  std::vector<TriggerOverlap> overlaps_;  // Find's trigger overlaps (capacity: the pair capacity)
   std::vector<PairLanes> lanes_;        // per worker slot: a batch's pairs in lanes
 };
 

@@ -133,6 +133,9 @@ void RagdollSystem::EmitStreams(RagdollSlot& slot) {
 Error RagdollSystem::Unbind(RagdollId id) {
   if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
   RagdollSlot& slot = store_.slots[id.index];
+  if (slot.internal != kHostRagdoll) --internal_live_;
+  slot.internal = kHostRagdoll;
+  slot.has_targets = false;
   RemoveLane(slot);
   slot.enabled = false;  // a free slot is never enabled (RagdollSlot::enabled)
   by_output_.erase(slot.output);
@@ -145,7 +148,10 @@ Error RagdollSystem::Unbind(RagdollId id) {
 int32_t RagdollSystem::UnbindAll() {
   int32_t count = 0;
   for (uint32_t i = 0; i < store_.handles.SlotCount(); ++i) {
-    if (store_.handles.IsLiveAt(i) && Unbind(store_.handles.HandleAt(i)).code == ErrorCode::kNone) ++count;
+    // The World's own instances (host bodies, characters' twins) go with their owners.
+    if (store_.handles.IsLiveAt(i) && store_.slots[i].internal == kHostRagdoll &&
+        Unbind(store_.handles.HandleAt(i)).code == ErrorCode::kNone)
+      ++count;
   }
   return count;
 }

@@ -55,6 +55,7 @@ void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, con
 bool RagdollSystem::BeginFrame(int32_t substeps, double step_seconds, const StaticWorld& static_world,
                                FrameStats& stats) {
   int32_t count = 0, enabled = 0;
+  internal_enabled_ = 0;
   for (int32_t gi = 0; gi < static_cast<int32_t>(store_.groups.size()); ++gi) {
     // Only blocks with enabled lanes are work: disabled instances cost the solver nothing.
     const int32_t width = store_.groups[gi].block_lanes;
@@ -63,8 +64,10 @@ bool RagdollSystem::BeginFrame(int32_t substeps, double step_seconds, const Stat
     for (int32_t b = 0; b < blocks; ++b) work_[count++] = {gi, b};
     enabled += store_.groups[gi].lanes_enabled;
   }
-  stats.bound_ragdolls = LiveCount();
-  stats.disabled_ragdolls = LiveCount() - enabled;
+  // The World's own instances (host bodies, characters' twins) are not the host's ragdolls.
+  for (const RagdollSlot& r : store_.slots) internal_enabled_ += r.enabled && r.internal != kHostRagdoll ? 1 : 0;
+  stats.bound_ragdolls = LiveCount() - internal_live_;
+  stats.disabled_ragdolls = LiveCount() - internal_live_ - (enabled - internal_enabled_);
   stats.simulated_ragdolls = 0;
   if (count == 0) return false;
   frame_.substeps = substeps;
@@ -111,6 +114,15 @@ void RagdollSystem::Prepare(uint32_t thread) {
           }
         }
       }
+      if (g.kinematic_bodies) {
+        // Host bodies and twins moving to targets: the velocities that reach them.
+        for (int32_t l = 0; l < g.block_lanes; ++l) {
+          const int32_t lane = work_[i].block * g.block_lanes + l;
+          const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
+          if (owner >= 0) AimKinematicLane(store_.slots[owner], view, l, frame_.frame_seconds);
+        }
+        continue;
+      }
       for (int32_t l = 0; l < g.block_lanes; ++l) {
         const int32_t lane = work_[i].block * g.block_lanes + l;
         const int32_t owner = lane < g.lanes_enabled ? g.lane_owner[lane] : -1;
@@ -147,6 +159,7 @@ void RagdollSystem::Prepare(uint32_t thread) {
 void RagdollSystem::FindPairs(FrameStats& stats, uint32_t thread) {
   stats.ragdoll_pairs = stats.dropped_ragdoll_pairs = stats.contact_ragdoll_pairs = 0;
   broad_.Clear();
+  contacts_.ClearTriggerOverlaps();
   int32_t pair_count = 0;
   if (frame_.substeps > 0 && frame_.enabled > 1) {
     {
@@ -168,6 +181,10 @@ void RagdollSystem::FindPairs(FrameStats& stats, uint32_t thread) {
 void RagdollSystem::SolveBlock(int32_t i, int32_t which, bool find_static) {
   RagdollGroup& g = store_.groups[work_[i].group];
   const RigidBlockView view = g.View(work_[i].block);
+  if (g.kinematic_bodies) {
+    AdvanceKinematic(view, which, frame_.params.substeps, frame_.params.dt);
+    return;
+  }
   RigidSolveParams local = frame_.params;
   local.parts = g.constants.data();
   local.part_count = g.part_count;
@@ -324,13 +341,13 @@ void RagdollSystem::EndFrame(FrameStats& stats) {
   }
   int32_t asleep = 0, frozen = 0;
   for (const RagdollSlot& r : store_.slots) {
-    if (!r.enabled) continue;  // a free slot is never enabled
+    if (!r.enabled || r.internal != kHostRagdoll) continue;  // a free slot is never enabled
     asleep += r.asleep ? 1 : 0;
     frozen += r.frozen ? 1 : 0;
   }
   stats.sleeping_ragdolls = asleep;
   stats.frozen_ragdolls = frozen;
-  stats.simulated_ragdolls = frame_.enabled - asleep;
+  stats.simulated_ragdolls = frame_.enabled - internal_enabled_ - asleep;
 }
 
 }  // namespace tendon::detail

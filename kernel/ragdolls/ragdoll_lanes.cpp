@@ -40,6 +40,8 @@ RagdollGroup RagdollSystem::MakeGroup(int32_t archetype, bool kinematic) const {
   RagdollGroup g;
   g.archetype = archetype;
   g.kinematic_root = kinematic;
+  g.kinematic_bodies = a.kinematic_bodies;
+  g.trigger = a.trigger;
   g.part_count = n;
   g.constants = RigidConstants(a, kinematic);
   g.self_pairs = a.self_collision_pairs;

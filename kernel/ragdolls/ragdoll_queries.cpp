@@ -76,7 +76,7 @@ bool RagdollSystem::Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHi
   float best = max_distance;
   bool found = false;
   for (uint32_t i = 0; i < store_.handles.SlotCount(); ++i) {
-    if (!store_.handles.IsLiveAt(i)) continue;
+    if (!store_.handles.IsLiveAt(i) || store_.slots[i].internal != kHostRagdoll) continue;
     const RagdollSlot& r = store_.slots[i];
     const RagdollGroup& g = store_.groups[r.group];
     const RagdollArchetype& a = archetypes_[g.archetype];

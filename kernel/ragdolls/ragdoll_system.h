@@ -120,6 +120,29 @@ class RagdollSystem {
   // Forgets an archetype and frees its lanes; kInUse while instances of it are bound.
   Error RemoveArchetype(RagdollArchetypeId id);
 
+  // ---- kinematic bodies the World moves (ragdoll_kinematic.cpp) ----
+  // An archetype of `settings` whose every part is kinematic, moved along the velocity it
+  // is given (a host body; a character's animated twin); trigger: it meets parts as
+  // overlaps (TriggerOverlaps) and pushes nothing.
+  Result<RagdollArchetypeId> BuildKinematicArchetype(const RagdollSettings& settings, bool trigger);
+  // An instance the World makes for itself (kind: RagdollSlotKind; owner: the host body's
+  // or character's index and generation): never asleep, and not one of the host's ragdolls
+  // (FrameStats, RaycastRagdolls and UnbindAll leave it out).
+  Result<RagdollId> BindInternal(const RagdollBinding& binding, int32_t kind, uint32_t owner_index,
+                                 uint32_t owner_generation);
+  // A kinematic-body instance's part frames now and the velocities (at each part's
+  // origin) it moves on with from there, until told otherwise.
+  Error SetKinematicMotion(RagdollId id, std::span<const Transform> part_frames, std::span<const Vec3> linear,
+                           std::span<const Vec3> angular);
+  // The part frames it reaches at the end of the next frame that steps; the velocities are
+  // derived then (and kept after it).
+  Error SetKinematicTargets(RagdollId id, std::span<const Transform> part_frames);
+  // The last frame's overlaps of trigger bodies with ragdoll parts: (trigger slot, ragdoll
+  // slot, part), in the broad phase's order.
+  std::span<const TriggerOverlap> TriggerOverlaps() const { return contacts_.TriggerOverlaps(); }
+  const RagdollSlot& SlotForWorld(int32_t index) const { return store_.slots[index]; }
+  int32_t InternalLiveCount() const { return internal_live_; }
+
   // ---- instances (World's calls of the same names, less "Ragdoll"; ragdoll_binding.cpp) ----
   Result<RagdollId> Bind(const RagdollBinding& binding);
   Error Unbind(RagdollId id);
@@ -250,6 +273,10 @@ class RagdollSystem {
   // The kernel over work item i: 0 the whole substeps, 1 positions, 2 velocities; static
   // contacts found when find_static (a frame's first substep).
   void SolveBlock(int32_t i, int32_t which, bool find_static);
+  // Kinematic bodies (ragdoll_kinematic.cpp).
+  Error CheckKinematicBodies(RagdollId id) const;
+  static void AimKinematicLane(RagdollSlot& slot, const RigidBlockView& view, int32_t l, float frame_seconds);
+  static void AdvanceKinematic(const RigidBlockView& view, int32_t which, int32_t steps, float h);
 
   RagdollSystemSettings settings_;
   int32_t frame_substeps_ = settings_.ragdoll_substeps;
@@ -266,6 +293,8 @@ class RagdollSystem {
   bool domains_enabled_ = true;
   int32_t last_domains_ = 0;
   int32_t total_parts_ = 0;
+  int32_t internal_live_ = 0;  // bound internal instances (BindInternal)
+  int32_t internal_enabled_ = 0;  // of them enabled this frame (BeginFrame)
   Frame frame_;
   std::vector<RagdollWorkItem> work_;  // per block, sized at bind time
   std::vector<int32_t> resets_;        // per work item

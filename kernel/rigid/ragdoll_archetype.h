@@ -69,6 +69,10 @@ struct RagdollArchetype {
   float total_mass = 0;
   uint32_t collision_group = 1, collision_mask = 0xffffffffu;
   std::vector<std::pair<int32_t, int32_t>> self_collision_pairs;
+  // Every part kinematic, moved by the ragdoll system along the velocity it is given (a
+  // host body, a character's animated twin: RagdollSystem::BuildKinematicArchetype).
+  bool kinematic_bodies = false;
+  bool trigger = false;  // kinematic_bodies only: meets parts as overlaps, pushes nothing
 };
 
 Error BuildRagdollArchetype(const RagdollSettings& settings, RagdollArchetype* out);

@@ -34,6 +34,10 @@ namespace tendon::detail {
 struct RagdollGroup {
   int32_t archetype = -1;
   bool kinematic_root = false;
+  // Every part kinematic and moved by the system along its velocity rows (host bodies,
+  // characters' twins); the rigid kernels never run these groups (AdvanceKinematic does).
+  bool kinematic_bodies = false;
+  bool trigger = false;  // kinematic_bodies only: overlaps are reported, nothing is pushed
   int32_t part_count = 0;
   std::vector<RigidPartConstants> constants;
   std::vector<Transform> body_in_part;  // per part, to turn bodies into part frames
@@ -194,7 +198,19 @@ struct RagdollSlot {
   float freeze_after_seconds = INFINITY;
   RagdollCollideMode collide_mode = RagdollCollideMode::kAll;
   std::vector<detail::BoundPoseStream> streams;  // the host's pose streams, written with output
+  // Instances the World made for itself (a host body, a character's kinematic twin): not
+  // the host's ragdolls, so not counted in FrameStats' ragdolls, hit by RaycastRagdolls or
+  // unbound by UnbindAll. owner: the host body's or the character's index and generation.
+  int32_t internal = 0;  // RagdollSlotKind
+  uint32_t owner_index = 0, owner_generation = 0;
+  // Kinematic bodies moving to targets (RagdollSystem::SetKinematicTargets): each body's
+  // frame at the end of the next frame that steps; the velocity to reach it is derived
+  // then. Sized at bind for kinematic-body groups.
+  std::vector<Transform> kinematic_targets;
+  bool has_targets = false;
 };
+
+enum RagdollSlotKind : int32_t { kHostRagdoll = 0, kHostBodySlot = 1, kCharacterTwinSlot = 2 };
 
 // Every instance of the world, by slot, and the groups their lanes are in. `handles` says
 // which slots are bound (IsLiveAt) and hands out their ids; `slots` holds the payload by

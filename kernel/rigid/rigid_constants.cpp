@@ -46,7 +46,7 @@ std::vector<RigidPartConstants> RigidConstants(const RagdollArchetype& a, bool k
     const RigidPartArchetype& p = a.parts[j];
     RigidPartConstants& c = out[j];
     c.parent = p.parent;
-    const bool kinematic = kinematic_root && j == 0;
+    const bool kinematic = a.kinematic_bodies || (kinematic_root && j == 0);
     c.inv_mass = kinematic ? 0.0f : p.inv_mass;
     c.inv_inertia[0] = kinematic ? 0.0f : p.inv_inertia.x;
     c.inv_inertia[1] = kinematic ? 0.0f : p.inv_inertia.y;

@@ -407,6 +407,34 @@ int32_t World::DrainCharacterEvents(std::span<CharacterEvent> out) {
 int32_t World::ActiveCharacterCount() const { return impl_->characters.ActiveCount(); }
 int32_t World::BoundCharacterCount() const { return impl_->characters.BoundCount(); }
 
+// ---- host bodies ----
+
+Result<HostBodyId> World::AddHostBody(const HostBodySettings& settings) {
+  if (impl_->stepping) return Reentrant();
+  Result<HostBodyId> added = impl_->host_bodies.Add(settings);
+  if (added.ok()) impl_->host_shapes.reserve(static_cast<std::size_t>(impl_->host_bodies.Count()));
+  return added;
+}
+Error World::RemoveHostBody(HostBodyId body) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->host_bodies.Remove(body);
+}
+bool World::IsValid(HostBodyId body) const { return impl_->host_bodies.IsValid(body); }
+Error World::SetHostBodyMotion(HostBodyId body, const Transform& transform, Vec3 linear_velocity,
+                               Vec3 angular_velocity) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->host_bodies.SetMotion(body, transform, linear_velocity, angular_velocity);
+}
+Error World::MoveHostBodyTo(HostBodyId body, const Transform& target) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->host_bodies.MoveTo(body, target);
+}
+Error World::GetHostBodyState(HostBodyId body, HostBodyState* out) const {
+  if (impl_->stepping) return Reentrant();
+  return impl_->host_bodies.GetState(body, out);
+}
+int32_t World::HostBodyCount() const { return impl_->host_bodies.Count(); }
+
 int32_t World::UnbindAll() {
   impl_->dependencies_dirty = true;
   if (impl_->stepping) return 0;

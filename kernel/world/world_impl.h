@@ -20,6 +20,7 @@
 #include "kernel/core/tick_clock.h"
 #include "kernel/world/world_access.h"
 #include "kernel/pendulums/pendulum_system.h"
+#include "kernel/ragdolls/host_bodies.h"
 #include "kernel/ragdolls/ragdoll_system.h"
 #include "kernel/rigid/rigid_kernels.h"
 #include "kernel/world/fixed_clock.h"
@@ -83,6 +84,10 @@ struct World::Impl {
   detail::PendulumSystem pendulums;
   detail::RagdollSystem ragdolls;
   detail::CharacterSystem characters;  // above ragdolls: drives some of them
+  detail::HostBodies host_bodies;      // the host's kinematic bodies, kinematic lanes of `ragdolls`
+  // Every host body's world shape at the frame's start (OpenFrame), for the chains;
+  // capacity reserved by AddHostBody.
+  std::vector<detail::HostShape> host_shapes;
 
   Impl(const WorldSettings& s, Isa resolved)
       : settings(s),
@@ -91,7 +96,8 @@ struct World::Impl {
         chains(detail::ChainSettingsOf(s, resolved)),
         pendulums({s.tasks, s.gravity, s.pendulum_max_distance, s.teleport_distance}),
         ragdolls(detail::RagdollSettingsOf(s), detail::RigidKernelsFor(resolved)),
-        characters(ragdolls) {
+        characters(ragdolls),
+        host_bodies(ragdolls) {
     characters.SetMaxActive(s.max_active_characters);
   }
 
