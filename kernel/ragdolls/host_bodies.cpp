@@ -7,6 +7,7 @@
 
 #include "kernel/core/finite.h"
 #include "kernel/core/rotation.h"
+#include "kernel/core/validation.h"
 
 namespace tendon::detail {
 namespace {

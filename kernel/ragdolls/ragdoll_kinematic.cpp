@@ -18,6 +18,7 @@
 
 #include "kernel/core/finite.h"
 #include "kernel/core/rotation.h"
+#include "kernel/core/validation.h"
 #include "kernel/ragdolls/ragdoll_system.h"
 
 namespace tendon::detail {

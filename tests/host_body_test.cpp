@@ -1,0 +1,316 @@
+// Host bodies (tendon/host_body.h): kinematic shapes the host moves, which push, carry and
+// block ragdolls one way, filtered by groups, as triggers, and at the broad phase's cost.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ports/jolt_human/jolt_human.h"
+#include "ports/shared_data.h"
+#include "test_util.h"
+
+namespace tendon::test {
+namespace {
+
+constexpr float kStep = 1.0f / 60.0f;
+
+RagdollSettings Crate(float half = 0.25f, float mass = 10.0f) {
+  RagdollSettings s;
+  PartSettings p;
+  p.shape = {.type = PartShape::kBox, .half_extents = {half, half, half}};
+  p.mass = mass;
+  p.friction = 0.8f;
+  s.parts.push_back(p);
+  return s;
+}
+
+RagdollSettings Human() { return ports::LoadJoltHumanRagdoll(ports::SharedDataPath("jolt-human/ragdoll.json")).value(); }
+
+float DistanceToSegment(Vec3 p, Vec3 a, Vec3 b) {
+  const Vec3 ab = b - a;
+  const float t = std::clamp(Dot(p - a, ab) / std::max(Dot(ab, ab), 1e-12f), 0.0f, 1.0f);
+  return Length(p - (a + ab * t));
+}
+
+Vec3 Mean(const std::vector<Transform>& parts) {
+  Vec3 sum{};
+  for (const Transform& t : parts) sum = sum + t.translation;
+  return sum * (1.0f / static_cast<float>(parts.size()));
+}
+
+TEST(HostBodies, ACapsuleWalkingIntoALyingBodyPushesItWithoutPassingIn) {
+  auto w = MakeWorld();
+  ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+  const RagdollArchetypeId human = w->BuildRagdollArchetype(Human()).value();
+  const int32_t parts = w->RagdollPartCount(human);
+  std::vector<Transform> out(static_cast<std::size_t>(parts));
+  RagdollBinding b;
+  b.archetype = human;
+  // Lying along z, face up, a little above the ground.
+  b.placement.rotation = Normalize(Quat{-0.70710678f, 0, 0, 0.70710678f});
+  b.placement.translation = {0, 0.3f, 0};
+  b.output_parts = out;
+  const RagdollId body = w->BindRagdoll(b).value();
+  for (int f = 0; f < 90; ++f) w->Step(kStep);
+  const Vec3 before = Mean(out);
+  HostBodySettings cs;
+  cs.shape = HostBodyShape::kCapsule;
+  cs.radius = 0.3f;
+  cs.half_height = 0.6f;
+  cs.transform.translation = {-1.5f, 0.95f, before.z};
+  const HostBodyId capsule = w->AddHostBody(cs).value();
+  const float speed = 1.5f;
+  float deepest = 0;  // how far a part's origin came inside the capsule's radius
+  for (int f = 0; f < 120; ++f) {
+    const float x = -1.5f + speed * kStep * static_cast<float>(f);
+    ASSERT_TRUE(w->SetHostBodyMotion(capsule, Transform{{x, 0.95f, before.z}, {}, {1, 1, 1}}, {speed, 0, 0}, {}).ok());
+    w->Step(kStep);
+    HostBodyState state;
+    ASSERT_TRUE(w->GetHostBodyState(capsule, &state).ok());
+    const Vec3 c = state.transform.translation;
+    for (const Transform& t : out)
+      deepest = std::max(deepest, cs.radius - DistanceToSegment(t.translation, c - Vec3{0, 0.6f, 0}, c + Vec3{0, 0.6f, 0}));
+  }
+  const Vec3 after = Mean(out);
+  EXPECT_GT(after.x - before.x, 1.0f) << "the capsule walked 3 m through where the body lay: it pushed it along";
+  EXPECT_LT(deepest, 0.0f) << "no part's centre came inside the capsule's radius";
+  for (const Transform& t : out) EXPECT_GT(t.translation.y, 0.0f) << "and it was not pushed into the ground";
+  EXPECT_TRUE(w->IsValid(body));
+}
+
+TEST(HostBodies, AMovingPlatformCarriesASleepingBodyOnIt) {
+  auto w = MakeWorld();
+  HostBodySettings ps;
+  ps.shape = HostBodyShape::kBox;
+  ps.half_extents = {3.0f, 0.1f, 3.0f};
+  ps.transform.translation = {0, -0.1f, 0};
+  const HostBodyId platform = w->AddHostBody(ps).value();
+  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate()).value();
+  std::vector<Transform> out(1);
+  RagdollBinding b;
+  b.archetype = crate;
+  b.placement.translation = {-2.0f, 0.3f, 0};
+  b.output_parts = out;
+  const RagdollId id = w->BindRagdoll(b).value();
+  for (int f = 0; f < 240 && !w->IsRagdollAsleep(id); ++f) w->Step(kStep);
+  ASSERT_TRUE(w->IsRagdollAsleep(id)) << "the crate came to rest on the still platform";
+  EXPECT_NEAR(out[0].translation.y, 0.25f, 0.02f);
+  const float x0 = out[0].translation.x;
+  // The platform moves at 3 m/s for a second; the host says where it is every frame.
+  for (int f = 0; f < 60; ++f) {
+    const float x = 3.0f * kStep * static_cast<float>(f);
+    ASSERT_TRUE(w->SetHostBodyMotion(platform, Transform{{x, -0.1f, 0}, {}, {1, 1, 1}}, {3, 0, 0}, {}).ok());
+    w->Step(kStep);
+  }
+  EXPECT_NEAR(out[0].translation.x - x0, 3.0f, 0.3f) << "carried along by friction at the platform's speed";
+  EXPECT_NEAR(out[0].translation.y, 0.25f, 0.03f) << "and still on top of it";
+}
+
+TEST(HostBodies, AFastBoxLaunchesAStandingBodyNoFasterThanItself) {
+  auto w = MakeWorld();
+  ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+  const RagdollSettings settings = Human();
+  const RagdollArchetypeId human = w->BuildRagdollArchetype(settings).value();
+  const int32_t parts = w->RagdollPartCount(human);
+  std::vector<Transform> out(static_cast<std::size_t>(parts));
+  RagdollBinding b;
+  b.archetype = human;
+  b.output_parts = out;
+  const RagdollId body = w->BindRagdoll(b).value();
+  std::vector<float> mass(static_cast<std::size_t>(parts));
+  float total = 0;
+  for (int32_t j = 0; j < parts; ++j) {
+    RagdollPartInfo info;
+    ASSERT_TRUE(w->GetRagdollPartInfo(human, j, &info).ok());
+    mass[j] = info.mass;
+    total += info.mass;
+  }
+  HostBodySettings car;
+  car.shape = HostBodyShape::kBox;
+  car.half_extents = {0.5f, 0.6f, 0.8f};
+  car.transform.translation = {-1.2f, 0.7f, 0};
+  car.linear_velocity = {10, 0, 0};
+  const HostBodyId box = w->AddHostBody(car).value();
+  float fastest = 0;
+  std::vector<Vec3> v(static_cast<std::size_t>(parts)), av(static_cast<std::size_t>(parts));
+  for (int f = 0; f < 30; ++f) {
+    w->Step(kStep);
+    ASSERT_TRUE(w->GetRagdollVelocities(body, v, av).ok());
+    Vec3 momentum{};
+    for (int32_t j = 0; j < parts; ++j) momentum = momentum + v[j] * mass[j];
+    fastest = std::max(fastest, momentum.x / total);
+  }
+  HostBodyState state;
+  ASSERT_TRUE(w->GetHostBodyState(box, &state).ok());
+  EXPECT_NEAR(state.linear_velocity.x, 10.0f, 1e-4f) << "the host body is never pushed";
+  EXPECT_GT(fastest, 4.0f) << "the box launched the body";
+  EXPECT_LE(fastest, 10.0f + 0.25f) << "no faster than the box (restitution 0)";
+}
+
+TEST(HostBodies, ATriggerReportsOverlapsAndPushesNothing) {
+  auto w = MakeWorld();
+  ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate()).value();
+  std::vector<Transform> out(1);
+  RagdollBinding b;
+  b.archetype = crate;
+  b.placement.translation = {0, 0.25f, 0};
+  b.output_parts = out;
+  ASSERT_TRUE(w->BindRagdoll(b).ok());
+  HostBodySettings ts;
+  ts.shape = HostBodyShape::kSphere;
+  ts.radius = 0.4f;
+  ts.trigger = true;
+  ts.transform.translation = {0.3f, 0.3f, 0};
+  const HostBodyId trigger = w->AddHostBody(ts).value();
+  for (int f = 0; f < 30; ++f) w->Step(kStep);
+  HostBodyState state;
+  ASSERT_TRUE(w->GetHostBodyState(trigger, &state).ok());
+  EXPECT_EQ(state.overlapping_parts, 1);
+  EXPECT_NEAR(out[0].translation.x, 0.0f, 1e-3f) << "a trigger pushes nothing";
+  ASSERT_TRUE(w->SetHostBodyMotion(trigger, Transform{{3, 0.3f, 0}, {}, {1, 1, 1}}, {}, {}).ok());
+  w->Step(kStep);
+  ASSERT_TRUE(w->GetHostBodyState(trigger, &state).ok());
+  EXPECT_EQ(state.overlapping_parts, 0);
+}
+
+TEST(HostBodies, CollisionGroupsAndMasksFilterThem) {
+  auto run = [](uint32_t host_group) {
+    auto w = MakeWorld();
+    HostBodySettings ps;
+    ps.shape = HostBodyShape::kBox;
+    ps.half_extents = {2, 0.1f, 2};
+    ps.collision_group = host_group;
+    ps.transform.translation = {0, -0.1f, 0};
+    EXPECT_TRUE(w->AddHostBody(ps).ok());
+    RagdollSettings s = Crate();
+    s.collision_mask = ~2u;  // meets everything but group 2
+    const RagdollArchetypeId crate = w->BuildRagdollArchetype(s).value();
+    std::vector<Transform> out(1);
+    RagdollBinding b;
+    b.archetype = crate;
+    b.placement.translation = {0, 0.5f, 0};
+    b.output_parts = out;
+    EXPECT_TRUE(w->BindRagdoll(b).ok());
+    for (int f = 0; f < 60; ++f) w->Step(kStep);
+    return out[0].translation.y;
+  };
+  EXPECT_NEAR(run(1), 0.25f, 0.02f) << "group 1: the crate lands on the platform";
+  EXPECT_LT(run(2), -1.0f) << "group 2 is masked out: it falls through";
+}
+
+TEST(HostBodies, HundredsOfDistantBodiesMakeNoPairsAndLeaveTheStaticWorld) {
+  auto w = MakeWorld();
+  ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate()).value();
+  std::vector<Transform> out(1);
+  RagdollBinding b;
+  b.archetype = crate;
+  b.placement.translation = {0, 0.25f, 0};
+  b.output_parts = out;
+  ASSERT_TRUE(w->BindRagdoll(b).ok());
+  std::vector<HostBodyId> bodies;
+  for (int i = 0; i < 300; ++i) {
+    HostBodySettings cs;
+    cs.transform.translation = {5.0f + 0.8f * static_cast<float>(i % 20), 0.9f, 0.8f * static_cast<float>(i / 20)};
+    cs.linear_velocity = {0, 0, 0.5f};
+    bodies.push_back(w->AddHostBody(cs).value());
+  }
+  EXPECT_EQ(w->HostBodyCount(), 300);
+  for (int f = 0; f < 20; ++f) w->Step(kStep);
+  EXPECT_EQ(w->LastStats().ragdoll_pairs, 0) << "host bodies never pair with each other, nor with a far crate";
+  EXPECT_EQ(w->LastStats().bound_ragdolls, 1) << "host bodies are not the host's ragdolls";
+  for (int i = 0; i < 300; i += 2) ASSERT_TRUE(w->RemoveHostBody(bodies[i]).ok());
+  EXPECT_EQ(w->HostBodyCount(), 150);
+  for (int f = 0; f < 30; ++f) w->Step(kStep);
+  EXPECT_NEAR(out[0].translation.y, 0.25f, 0.01f) << "the static world is still there";
+  EXPECT_FALSE(w->IsValid(bodies[0]));
+  EXPECT_EQ(w->RemoveHostBody(bodies[0]).code, ErrorCode::kStaleHandle);
+}
+
+TEST(HostBodies, AreNotRaycastOrUnboundAsRagdolls) {
+  auto w = MakeWorld();
+  HostBodySettings s;
+  s.shape = HostBodyShape::kSphere;
+  s.radius = 0.5f;
+  const HostBodyId id = w->AddHostBody(s).value();
+  w->Step(kStep);
+  EXPECT_FALSE(w->RaycastRagdolls({0, 5, 0}, {0, -1, 0}, 10, nullptr));
+  EXPECT_EQ(w->UnbindAll(), 0);
+  EXPECT_TRUE(w->IsValid(id));
+  EXPECT_EQ(w->LastStats().bound_ragdolls, 0);
+}
+
+TEST(HostBodies, MoveToReachesTheTargetAtTheFrameEndWithTheVelocityThatTakesItThere) {
+  WorldSettings ws;
+  ws.render_interpolation = false;
+  auto w = MakeWorld(ws);
+  HostBodySettings s;
+  const HostBodyId id = w->AddHostBody(s).value();
+  const Quat turn = Normalize(Quat{0, std::sin(0.05f), 0, std::cos(0.05f)});  // 0.1 rad about y
+  ASSERT_TRUE(w->MoveHostBodyTo(id, Transform{{0.1f, 0, 0}, turn, {1, 1, 1}}).ok());
+  w->Step(kStep);
+  HostBodyState st;
+  ASSERT_TRUE(w->GetHostBodyState(id, &st).ok());
+  EXPECT_NEAR(st.transform.translation.x, 0.1f, 1e-4f);
+  EXPECT_NEAR(st.linear_velocity.x, 0.1f / kStep, 0.01f);
+  EXPECT_NEAR(st.angular_velocity.y, 0.1f / kStep, 0.01f);
+  EXPECT_NEAR(std::fabs(Dot(Vec3{st.transform.rotation.x, st.transform.rotation.y, st.transform.rotation.z},
+                            Vec3{0, 1, 0})),
+              std::sin(0.05f), 1e-3f);
+}
+
+TEST(HostBodies, BadSettingsAndMotionAreRefusedByField) {
+  auto w = MakeWorld();
+  auto refused = [&](HostBodySettings s, const char* field) {
+    const Result<HostBodyId> r = w->AddHostBody(s);
+    EXPECT_FALSE(r.ok()) << field;
+    if (!r.ok()) {
+      EXPECT_EQ(r.error().field, field) << r.error().message;
+    }
+  };
+  HostBodySettings s;
+  s.radius = 0;
+  refused(s, "radius");
+  s = {};
+  s.shape = HostBodyShape::kCapsule;
+  s.half_height = -1;
+  refused(s, "half_height");
+  s = {};
+  s.shape = HostBodyShape::kBox;
+  s.half_extents = {1, 0, 1};
+  refused(s, "half_extents");
+  s = {};
+  s.shape = static_cast<HostBodyShape>(9);
+  refused(s, "shape");
+  s = {};
+  s.friction = NAN;
+  refused(s, "friction");
+  s = {};
+  s.restitution = 2;
+  refused(s, "restitution");
+  s = {};
+  s.collision_group = 0;
+  refused(s, "collision_group");
+  s = {};
+  s.transform.translation.x = INFINITY;
+  refused(s, "transform");
+  s = {};
+  s.transform.rotation = Quat{0, 0, 0, 0};
+  refused(s, "transform");
+  s = {};
+  s.linear_velocity = {2000, 0, 0};
+  refused(s, "linear_velocity");
+  s = {};
+  s.angular_velocity = {0, NAN, 0};
+  refused(s, "angular_velocity");
+  EXPECT_EQ(w->HostBodyCount(), 0);
+  const HostBodyId id = w->AddHostBody(HostBodySettings{}).value();
+  EXPECT_EQ(w->SetHostBodyMotion(id, Transform{{NAN, 0, 0}, {}, {1, 1, 1}}, {}, {}).field, "transform");
+  EXPECT_EQ(w->MoveHostBodyTo(id, Transform{{0, 0, 0}, {0, 0, 0, 0}, {1, 1, 1}}).field, "transform");
+  EXPECT_EQ(w->GetHostBodyState(id, nullptr).code, ErrorCode::kNullBuffer);
+  EXPECT_EQ(w->SetHostBodyMotion(HostBodyId{}, Transform{}, {}, {}).code, ErrorCode::kStaleHandle);
+}
+
+}  // namespace
+}  // namespace tendon::test
