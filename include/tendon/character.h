@@ -83,6 +83,16 @@ struct SampledClip {
   std::vector<Transform> local{};
 };
 
+// What a character's parts do while it is not active (animated).
+enum class CharacterInactiveBodies : uint8_t {
+  kNone,       // nothing: ragdolls and host bodies pass through the animated character
+  kKinematic,  // kinematic bodies that follow the animated pose (at the velocity that takes
+               // them from the last frame's pose to this one's, so they lag it by one
+               // frame): an active ragdoll lands on the standing character, a walking one
+               // pushes a lying one. They push and are never pushed (a hit needs
+               // HitCharacter or ActivateCharacter to react).
+};
+
 enum class LimitSource : uint8_t {
   kTable,  // the default table (below) with overrides; explicit parts use their own angles
   // Learned: every joint's swing and twist range over every frame of limit_clips, plus a
@@ -133,6 +143,10 @@ struct CharacterSettings {
   float limits_margin_degrees = 10.0f;              // [0, 90], added on each side of a learned range
   uint32_t collision_group = 1;
   uint32_t collision_mask = 0xffffffffu;
+  // While inactive (tendon/character.h's CharacterInactiveBodies): kNone (the default)
+  // costs nothing; kKinematic keeps a kinematic copy of the parts in the ragdoll lanes
+  // (one lane of its own group per character) and meets ragdolls by the same groups.
+  CharacterInactiveBodies inactive_bodies = CharacterInactiveBodies::kNone;
 };
 
 // What building made of one part.

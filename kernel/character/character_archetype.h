@@ -35,6 +35,8 @@ struct CharacterArchetype {
   std::vector<CharacterPartInfo> parts;
   RagdollSettings ragdoll;            // what the World builds the rigid archetype from
   RagdollArchetypeId ragdoll_archetype{};
+  // CharacterInactiveBodies::kKinematic: the kinematic copy's archetype (null otherwise).
+  RagdollArchetypeId twin_archetype{};
   float total_mass = 0;
   int32_t torso_part = 0;          // the part whose front says how the body lies (spine or root)
   Vec3 forward_in_torso{0, 0, 1};  // the rig's facing direction in the torso part's frame

@@ -162,6 +162,8 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
   activation.linear = c.scratch_v;
   activation.angular = c.scratch_w;
   if (Error e = ragdolls_.Activate(c.ragdoll, activation); !Ok(e)) return refuse([&] { return e; });
+  // The kinematic copy steps aside for the ragdoll (which cannot fail: the twin is live).
+  if (!c.twin.IsNull()) MustSucceed(ragdolls_.SetEnabled(c.twin, false));
   c.strength = strength;
   c.anchored = anchored;
   c.kinematic = anchored;
@@ -182,6 +184,14 @@ bool CharacterSystem::Activate(CharacterId id, const CharacterActivateOptions& o
 Error CharacterSystem::Release(Slot& c, CharacterEndReason reason, float blend_seconds, HandBackSpace space) {
   if (!c.active) return {};
   if (Error e = ragdolls_.SetEnabled(c.ragdoll, false); !Ok(e)) return e;
+  if (!c.twin.IsNull()) {
+    // The kinematic copy comes back where the body lies, still, and follows the animation
+    // (crossfade included) from the next frame on.
+    const std::size_t n = c.part_frames.size();
+    MustSucceed(ragdolls_.SetEnabled(c.twin, true));
+    c.scratch_v.assign(n, Vec3{});
+    MustSucceed(ragdolls_.SetKinematicMotion(c.twin, c.part_frames, c.scratch_v, c.scratch_v));
+  }
   c.blend_in_world = space == HandBackSpace::kWorld || (space == HandBackSpace::kAuto && !c.anchored && !c.hit_mode);
   c.active = false;
   --active_count_;

@@ -85,8 +85,15 @@ void CharacterSystem::BeforePhysics(float frame_dt, float sim_seconds, double no
       if (c.blend_elapsed >= c.blend_total) c.blending = false;
     }
     if (!c.active) {
-      // Switched off: the parts follow the animation (raycasts see them there).
+      // Switched off: the parts follow the animation (raycasts see them there), and so
+      // does the kinematic copy, if any. Non-finite input holds it where it is.
       for (int32_t j = 0; j < n; ++j) c.part_frames[j] = Rigid(c.anim_world[a.part_bone[j]]);
+      // While the hand-back crossfades, the copy follows the pose shown (last frame's), not
+      // the animation's: it does not sweep through what lies around the body.
+      if (!c.twin.IsNull() && c.animated_ok &&
+          !Ok(ragdolls_.SetKinematicTargets(c.twin, c.blending ? std::span<const Transform>(c.shown_cur)
+                                                               : std::span<const Transform>(c.part_frames))))
+        ++bad_inputs_;
       continue;
     }
     // Powered: the motors pull toward the animated pose; the anchor follows the hips.

@@ -57,6 +57,10 @@ struct CharacterSystem::Slot {
   int32_t index = 0;  // its CharacterId::index
   int32_t archetype = -1;
   RagdollId ragdoll{};
+  // The kinematic copy that follows the animation while inactive (null: none), and the
+  // frames it writes.
+  RagdollId twin{};
+  std::vector<Transform> twin_frames;
   const Transform* model_world = nullptr;
   Transform last_good_model{};  // the model frame at the last Step it was finite (rigid)
   std::span<const Transform> animated_local;

@@ -70,11 +70,20 @@ Result<CharacterArchetypeId> CharacterSystem::BuildArchetype(const CharacterSett
   Result<RagdollArchetypeId> rigid = ragdolls_.BuildArchetype(a.ragdoll);
   if (!rigid.ok()) return rigid.error();
   a.ragdoll_archetype = rigid.value();
+  if (settings.inactive_bodies == CharacterInactiveBodies::kKinematic) {
+    Result<RagdollArchetypeId> twin = ragdolls_.BuildKinematicArchetype(a.ragdoll, false);
+    if (!twin.ok()) {
+      MustSucceed(ragdolls_.RemoveArchetype(a.ragdoll_archetype));  // bound by no one yet
+      return twin.error();
+    }
+    a.twin_archetype = twin.value();
+  }
   a.total_mass = 0;
   for (int32_t j = 0; j < static_cast<int32_t>(a.parts.size()); ++j) {
     RagdollPartInfo info;
     if (Error e = ragdolls_.GetPartInfo(a.ragdoll_archetype, j, &info); !Ok(e)) {
       MustSucceed(ragdolls_.RemoveArchetype(a.ragdoll_archetype));  // bound by no one yet
+      if (!a.twin_archetype.IsNull()) MustSucceed(ragdolls_.RemoveArchetype(a.twin_archetype));
       return e;
     }
     a.parts[j].mass = info.mass;
@@ -110,6 +119,8 @@ Error CharacterSystem::RemoveArchetype(CharacterArchetypeId id) {
   if (bound > 0)
     return Fail(ErrorCode::kInUse, -1, "archetype", std::to_string(bound) + " characters of this archetype are still bound");
   if (Error e = ragdolls_.RemoveArchetype(archetypes_[id.index].ragdoll_archetype); !Ok(e)) return e;
+  if (!archetypes_[id.index].twin_archetype.IsNull())
+    MustSucceed(ragdolls_.RemoveArchetype(archetypes_[id.index].twin_archetype));  // its twins went with their characters
   removed_[id.index] = true;
   archetypes_[id.index] = CharacterArchetype{};
   return {};
@@ -117,7 +128,7 @@ Error CharacterSystem::RemoveArchetype(CharacterArchetypeId id) {
 
 bool CharacterSystem::UsesRagdollArchetype(RagdollArchetypeId id) const {
   for (std::size_t i = 0; i < archetypes_.size(); ++i)
-    if (!removed_[i] && archetypes_[i].ragdoll_archetype == id) return true;
+    if (!removed_[i] && (archetypes_[i].ragdoll_archetype == id || archetypes_[i].twin_archetype == id)) return true;
   return false;
 }
 
@@ -229,6 +240,23 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
   }
   c.ragdoll = r.value();
   const CharacterId id = handles_.Allocate();
+  if (!a->twin_archetype.IsNull()) {
+    // The kinematic copy, where the animation is now, switched on (the character starts inactive).
+    c.twin_frames = c.part_frames;
+    RagdollBinding tb;
+    tb.archetype = a->twin_archetype;
+    tb.start_parts = c.twin_frames;
+    tb.output_parts = c.twin_frames;
+    tb.collide_mode = b.collide_mode;
+    Result<RagdollId> twin = ragdolls_.BindInternal(tb, kCharacterTwinSlot, id.index, id.generation);
+    if (!twin.ok()) {
+      handles_.Free(id);
+      MustSucceed(ragdolls_.Unbind(c.ragdoll));
+      MustSucceed(ragdolls_.ReserveKinematicToggle(a->ragdoll_archetype, -1));
+      return twin.error();
+    }
+    c.twin = twin.value();
+  }
   const auto index = static_cast<int32_t>(id.index);
   c.index = index;
   if (slots_.size() < handles_.SlotCount()) slots_.resize(handles_.SlotCount());
@@ -281,6 +309,7 @@ Error CharacterSystem::Unbind(CharacterId id) {
     if (Error e = Release(*c, CharacterEndReason::kRemoved, 0); !Ok(e)) return e;
   }
   if (Error e = ragdolls_.Unbind(c->ragdoll); !Ok(e)) return e;
+  if (!c->twin.IsNull()) MustSucceed(ragdolls_.Unbind(c->twin));
   // The reservation Bind made; its archetype is live while this character's is.
   MustSucceed(ragdolls_.ReserveKinematicToggle(archetypes_[c->archetype].ragdoll_archetype, -1));
   // Torn down: the host's bones go back to the animation.
