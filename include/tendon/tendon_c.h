@@ -67,6 +67,7 @@ typedef uint64_t TendonCharacterArchetypeId;
 typedef uint64_t TendonCharacterId;
 typedef uint64_t TendonVrmKindId;   /* an imported avatar kind (per world) */
 typedef uint64_t TendonVrmAvatarId; /* a bound avatar (per world) */
+typedef uint64_t TendonHostBodyId;  /* a kinematic body the host moves (tendon/host_body.h) */
 
 /* ---- results: tendon::ErrorCode's values, then the C layer's own ---- */
 typedef enum TendonResult {
@@ -590,6 +591,45 @@ TENDON_C_API int32_t tendon_raycast_ragdolls(const TendonWorld* world, TendonVec
 TENDON_C_API int32_t tendon_raycast_static(const TendonWorld* world, TendonVec3 origin, TendonVec3 direction,
                                            float max_distance, TendonRaycastHit* hit);
 
+/* ---- host bodies (tendon/host_body.h): kinematic shapes the host moves ---- */
+typedef enum TendonHostBodyShape {
+  TENDON_HOST_BODY_SPHERE = 0,
+  TENDON_HOST_BODY_CAPSULE = 1, /* along its local Y axis */
+  TENDON_HOST_BODY_BOX = 2
+} TendonHostBodyShape;
+typedef struct TendonHostBodySettings {
+  TendonHostBodyShape shape;
+  float radius;      /* m, (0, 100]: spheres and capsules */
+  float half_height; /* m, [0, 100]: a capsule's half segment */
+  TendonVec3 half_extents; /* m, each (0, 1000]: boxes */
+  TendonTransform transform;
+  TendonVec3 linear_velocity, angular_velocity; /* m/s, rad/s; each at most 1000 */
+  uint32_t collision_group, collision_mask;
+  int32_t trigger; /* bool: reports overlaps, pushes nothing */
+  float friction;    /* [0, 10] */
+  float restitution; /* [0, 1] */
+} TendonHostBodySettings;
+TENDON_C_API void tendon_host_body_settings_defaults(TendonHostBodySettings* settings);
+typedef struct TendonHostBodyState {
+  TendonTransform transform;
+  TendonVec3 linear_velocity, angular_velocity;
+  int32_t overlapping_parts; /* triggers: parts inside it after the last step */
+} TendonHostBodyState;
+TENDON_C_API TendonResult tendon_add_host_body(TendonWorld* world, const TendonHostBodySettings* settings,
+                                               TendonHostBodyId* out);
+TENDON_C_API TendonResult tendon_remove_host_body(TendonWorld* world, TendonHostBodyId body);
+TENDON_C_API int32_t tendon_host_body_is_valid(const TendonWorld* world, TendonHostBodyId body);
+/* Where it is now and the velocities it moves on with (World::SetHostBodyMotion). */
+TENDON_C_API TendonResult tendon_set_host_body_motion(TendonWorld* world, TendonHostBodyId body,
+                                                      const TendonTransform* transform, TendonVec3 linear_velocity,
+                                                      TendonVec3 angular_velocity);
+/* Where it is at the end of the next frame that steps (World::MoveHostBodyTo). */
+TENDON_C_API TendonResult tendon_move_host_body_to(TendonWorld* world, TendonHostBodyId body,
+                                                   const TendonTransform* target);
+TENDON_C_API TendonResult tendon_get_host_body_state(const TendonWorld* world, TendonHostBodyId body,
+                                                     TendonHostBodyState* out);
+TENDON_C_API int32_t tendon_host_body_count(const TendonWorld* world);
+
 /* ---- characters ---- */
 typedef struct TendonHumanoidBone {
   const char* role; /* "hips", "spine", "leftUpperLeg", ... (VRM's humanoid names) */
@@ -599,6 +639,11 @@ typedef struct TendonHumanoidBone {
 TENDON_C_API void tendon_humanoid_bone_defaults(TendonHumanoidBone* bone);
 
 typedef enum TendonLimitSource { TENDON_LIMITS_TABLE = 0, TENDON_LIMITS_CLIPS = 1 } TendonLimitSource;
+/* What an inactive character's parts do (tendon::CharacterInactiveBodies). */
+typedef enum TendonInactiveBodies {
+  TENDON_INACTIVE_BODIES_NONE = 0,
+  TENDON_INACTIVE_BODIES_KINEMATIC = 1 /* kinematic bodies that follow the animated pose */
+} TendonInactiveBodies;
 
 typedef struct TendonSampledClip {
   const char* name;
@@ -659,6 +704,7 @@ typedef struct TendonCharacterSettings {
   const TendonRagdollSettings* ragdoll;
   const TendonJointLimitOverride* limit_overrides; /* applied after the table */
   int32_t limit_override_count;
+  TendonInactiveBodies inactive_bodies;
 } TendonCharacterSettings;
 TENDON_C_API void tendon_character_settings_defaults(TendonCharacterSettings* settings);
 TENDON_C_API TendonResult tendon_build_character_archetype(TendonWorld* world, const TendonCharacterSettings* settings,

@@ -84,7 +84,7 @@ struct MirrorTable<TendonCharacterSettings, CharacterSettings> : TableOf<TendonC
       Field<&C::joint_friction_per_kg, &P::joint_friction_per_kg>, Field<&C::limit_source, &P::limit_source>,
       ArrayOf<&C::limit_overrides, &C::limit_override_count, &P::limit_overrides>, ByHand<&C::limit_clips, &C::limit_clip_count, &P::limit_clips>,
       Field<&C::limits_margin_degrees, &P::limits_margin_degrees>, Field<&C::collision_group, &P::collision_group>,
-      Field<&C::collision_mask, &P::collision_mask>>;
+      Field<&C::collision_mask, &P::collision_mask>, Field<&C::inactive_bodies, &P::inactive_bodies>>;
 };
 TENDON_C_CHECK_MIRROR(TendonCharacterSettings, tendon::CharacterSettings);
 // The hand-written parts of CharacterToCpp: a skeleton's three arrays, a humanoid entry's
@@ -225,6 +225,7 @@ TendonResult tendon_build_character_archetype(TendonWorld* world, const TendonCh
   if (BadArray(c->humanoid_bones, c->humanoid_bone_count)) return BadArrayError(world, "humanoid_bones");
   if (BadArray(c->limit_clips, c->limit_clip_count)) return BadArrayError(world, "limit_clips");
   if (OutOfEnum(EnumValue(c->limit_source), TENDON_LIMITS_CLIPS)) return BadEnum(world, "limit_source");
+  if (OutOfEnum(EnumValue(c->inactive_bodies), TENDON_INACTIVE_BODIES_KINEMATIC)) return BadEnum(world, "inactive_bodies");
   if (BadArray(c->parts, c->part_count)) return BadArrayError(world, "parts");
   if (BadArray(c->limit_overrides, c->limit_override_count)) return BadArrayError(world, "limit_overrides");
   if (c->ragdoll != nullptr)

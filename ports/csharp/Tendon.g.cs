@@ -491,6 +491,36 @@ namespace Tendon {
     public float distance;
   }
 
+  public enum TendonHostBodyShape : int {
+    TENDON_HOST_BODY_SPHERE = 0,
+    TENDON_HOST_BODY_CAPSULE = 1,
+    TENDON_HOST_BODY_BOX = 2,
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonHostBodySettings {
+    public TendonHostBodyShape shape;
+    public float radius;
+    public float half_height;
+    public TendonVec3 half_extents;
+    public TendonTransform transform;
+    public TendonVec3 linear_velocity;
+    public TendonVec3 angular_velocity;
+    public uint collision_group;
+    public uint collision_mask;
+    public int trigger;
+    public float friction;
+    public float restitution;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonHostBodyState {
+    public TendonTransform transform;
+    public TendonVec3 linear_velocity;
+    public TendonVec3 angular_velocity;
+    public int overlapping_parts;
+  }
+
   [StructLayout(LayoutKind.Sequential)]
   public struct TendonHumanoidBone {
     public IntPtr role;  // const char*
@@ -500,6 +530,11 @@ namespace Tendon {
   public enum TendonLimitSource : int {
     TENDON_LIMITS_TABLE = 0,
     TENDON_LIMITS_CLIPS = 1,
+  }
+
+  public enum TendonInactiveBodies : int {
+    TENDON_INACTIVE_BODIES_NONE = 0,
+    TENDON_INACTIVE_BODIES_KINEMATIC = 1,
   }
 
   [StructLayout(LayoutKind.Sequential)]
@@ -567,6 +602,7 @@ namespace Tendon {
     public IntPtr ragdoll;  // const TendonRagdollSettings*
     public IntPtr limit_overrides;  // const TendonJointLimitOverride*
     public int limit_override_count;
+    public TendonInactiveBodies inactive_bodies;
   }
 
   [StructLayout(LayoutKind.Sequential)]
@@ -977,6 +1013,34 @@ namespace Tendon {
     public static extern int tendon_raycast_static(IntPtr world, TendonVec3 origin, TendonVec3 direction, float max_distance, ref TendonRaycastHit hit);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_raycast_static")]
     public static extern int tendon_raycast_static(IntPtr world, TendonVec3 origin, TendonVec3 direction, float max_distance, IntPtr hit);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_host_body_settings_defaults")]
+    public static extern void tendon_host_body_settings_defaults(ref TendonHostBodySettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_host_body_settings_defaults")]
+    public static extern void tendon_host_body_settings_defaults(IntPtr settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_add_host_body")]
+    public static extern TendonResult tendon_add_host_body(IntPtr world, ref TendonHostBodySettings settings, out ulong @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_add_host_body")]
+    public static extern TendonResult tendon_add_host_body(IntPtr world, IntPtr settings, out ulong @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_add_host_body")]
+    public static extern TendonResult tendon_add_host_body(IntPtr world, IntPtr settings, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_remove_host_body")]
+    public static extern TendonResult tendon_remove_host_body(IntPtr world, ulong body);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_host_body_is_valid")]
+    public static extern int tendon_host_body_is_valid(IntPtr world, ulong body);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_host_body_motion")]
+    public static extern TendonResult tendon_set_host_body_motion(IntPtr world, ulong body, ref TendonTransform transform, TendonVec3 linear_velocity, TendonVec3 angular_velocity);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_host_body_motion")]
+    public static extern TendonResult tendon_set_host_body_motion(IntPtr world, ulong body, IntPtr transform, TendonVec3 linear_velocity, TendonVec3 angular_velocity);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_move_host_body_to")]
+    public static extern TendonResult tendon_move_host_body_to(IntPtr world, ulong body, ref TendonTransform target);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_move_host_body_to")]
+    public static extern TendonResult tendon_move_host_body_to(IntPtr world, ulong body, IntPtr target);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_host_body_state")]
+    public static extern TendonResult tendon_get_host_body_state(IntPtr world, ulong body, out TendonHostBodyState @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_host_body_state")]
+    public static extern TendonResult tendon_get_host_body_state(IntPtr world, ulong body, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_host_body_count")]
+    public static extern int tendon_host_body_count(IntPtr world);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_humanoid_bone_defaults")]
     public static extern void tendon_humanoid_bone_defaults(ref TendonHumanoidBone bone);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_humanoid_bone_defaults")]

@@ -1083,6 +1083,64 @@ static void TestJolt(void) {
   tendon_jolt_ragdoll_destroy(NULL);
 }
 
+
+/* Host bodies: a platform box carries nothing off, a trigger counts, motion and refusals. */
+static void TestHostBodies(void) {
+  TendonWorld* w = NewWorld();
+  TendonHostBodySettings hs;
+  TendonHostBodyId body = 0, trigger = 0;
+  TendonHostBodyState st;
+  TendonFrameStats fs;
+  TendonTransform target = At(0.5f, 0, 0);
+  TendonVec3 v = {1, 0, 0}, zero = {0, 0, 0};
+  int i;
+  tendon_host_body_settings_defaults(&hs);
+  CHECK(hs.shape == TENDON_HOST_BODY_CAPSULE && hs.radius == 0.3f && hs.half_height == 0.6f && hs.trigger == 0);
+  CHECK(hs.collision_group == 1u && hs.collision_mask == 0xffffffffu && hs.friction == 0.6f);
+  tendon_host_body_settings_defaults(NULL);
+  CHECK(tendon_add_host_body(NULL, &hs, &body) == TENDON_ERROR_NULL_ARGUMENT);
+  CHECK(tendon_add_host_body(w, NULL, &body) == TENDON_ERROR_NULL_ARGUMENT && Field("settings"));
+  CHECK(tendon_add_host_body(w, &hs, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  hs.shape = (TendonHostBodyShape)7;
+  CHECK(tendon_add_host_body(w, &hs, &body) == TENDON_ERROR_OUT_OF_RANGE && Field("shape"));
+  tendon_host_body_settings_defaults(&hs);
+  hs.radius = -1.0f;
+  CHECK(tendon_add_host_body(w, &hs, &body) == TENDON_ERROR_OUT_OF_RANGE && Field("radius"));
+  tendon_host_body_settings_defaults(&hs);
+  hs.linear_velocity.x = NAN;
+  CHECK(tendon_add_host_body(w, &hs, &body) == TENDON_ERROR_OUT_OF_RANGE && Field("linear_velocity"));
+  CHECK(tendon_host_body_count(w) == 0 && tendon_host_body_count(NULL) == 0);
+  tendon_host_body_settings_defaults(&hs);
+  CHECK(tendon_add_host_body(w, &hs, &body) == TENDON_OK && body != 0);
+  CHECK(tendon_host_body_is_valid(w, body) == 1 && tendon_host_body_is_valid(NULL, body) == 0);
+  hs.trigger = 1;
+  hs.shape = TENDON_HOST_BODY_SPHERE;
+  hs.transform = At(5, 0, 0);
+  CHECK(tendon_add_host_body(w, &hs, &trigger) == TENDON_OK && tendon_host_body_count(w) == 2);
+  /* Moving to a target: there at the end of the next frame, at the velocity that takes it. */
+  CHECK(tendon_move_host_body_to(w, body, &target) == TENDON_OK);
+  tendon_world_step(w, 1.0f / 60.0f, &fs);
+  CHECK(tendon_get_host_body_state(w, body, &st) == TENDON_OK);
+  CHECK(fabsf(st.transform.translation.x - 0.5f) < 1e-4f && fabsf(st.linear_velocity.x - 30.0f) < 0.01f);
+  CHECK(fs.bound_ragdolls == 0);
+  /* Moving on at a velocity. */
+  CHECK(tendon_set_host_body_motion(w, body, &target, v, zero) == TENDON_OK);
+  for (i = 0; i < 60; ++i) tendon_world_step(w, 1.0f / 60.0f, &fs);
+  CHECK(tendon_get_host_body_state(w, body, &st) == TENDON_OK && fabsf(st.transform.translation.x - 1.5f) < 1e-3f);
+  CHECK(tendon_get_host_body_state(w, trigger, &st) == TENDON_OK && st.overlapping_parts == 0);
+  /* Refusals. */
+  CHECK(tendon_set_host_body_motion(w, body, NULL, v, zero) == TENDON_ERROR_NULL_ARGUMENT && Field("transform"));
+  CHECK(tendon_move_host_body_to(w, body, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("target"));
+  v.y = INFINITY;
+  CHECK(tendon_set_host_body_motion(w, body, &target, v, zero) == TENDON_ERROR_OUT_OF_RANGE && Field("linear_velocity"));
+  CHECK(tendon_get_host_body_state(w, body, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  CHECK(tendon_remove_host_body(w, body) == TENDON_OK && tendon_host_body_is_valid(w, body) == 0);
+  CHECK(tendon_remove_host_body(w, body) == TENDON_ERROR_STALE_HANDLE && Field("host_body"));
+  CHECK(tendon_get_host_body_state(w, body, &st) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_move_host_body_to(w, body, &target) == TENDON_ERROR_STALE_HANDLE);
+  tendon_world_destroy(w);
+}
+
 int main(void) {
   TendonWorldSettings ws;
   TendonWorld* w = NULL;
@@ -1148,6 +1206,7 @@ int main(void) {
   TestDefaults();
   TestGltfAsset();
   TestJolt();
+  TestHostBodies();
   CHECK(tendon_world_set_trace_file(w, NULL) == TENDON_OK);
   trace = fopen("/tmp/tendon_c_host_test_trace.json", "rb");
   CHECK(trace != NULL);
