@@ -221,7 +221,13 @@ struct Yard {
   std::vector<int> active;
   std::vector<double> ragdoll_ms;
   double next_hit = 0.7, next_knockdown = 1.2;
+  // The player: a host body (tendon/host_body.h) the demo walks back and forth across the
+  // yard, through the bodies lying there and the standing characters.
+  HostBodyId player{};
+  float player_x = -8.0f, player_dir = 1.0f, player_walked = 0.0f;
 };
+
+constexpr float kPlayerSpeed = 2.0f;  // m/s
 
 constexpr float kWalkSpeed = 4.757f / 2.8f;  // the walk clip's root travel over its duration, m/s
 
@@ -248,6 +254,9 @@ bool BuildYard(World& world, int count, std::mt19937& rng, Yard* yard, std::stri
   cs.name = "jolt human";
   cs.skeleton = ports::JoltSkeleton(neutral.value());
   cs.ragdoll = ragdoll.value();
+  // Standing characters keep kinematic bodies: a body that falls on one lands on it, and
+  // the player's capsule bumps into them.
+  cs.inactive_bodies = CharacterInactiveBodies::kKinematic;
   yard->skeleton = cs.skeleton;
   auto built = world.BuildCharacterArchetype(cs);
   if (!built.ok()) {
@@ -262,6 +271,9 @@ bool BuildYard(World& world, int count, std::mt19937& rng, Yard* yard, std::stri
     Check(world.GetCharacterPartInfo(yard->archetype, j, &info), "GetCharacterPartInfo");
     yard->part_bone.push_back(info.bone);
   }
+  HostBodySettings player;
+  player.transform.translation = {yard->player_x, 0.9f, 0.5f};
+  if (auto p = world.AddHostBody(player); p.ok()) yard->player = p.value();
   ChainArchetypeSettings tail = Strand("ponytail", 5, 0.07f, {0, -0.2f, 0.98f});
   tail.settings.node_radius = 0.015f;
   auto tail_id = world.BuildChainArchetype(tail);
@@ -307,6 +319,15 @@ bool BuildYard(World& world, int count, std::mt19937& rng, Yard* yard, std::stri
 // Before a Step: walk, strike and knock down; get up the ones that came to rest.
 void DirectYard(World& world, Yard& yard, double t, float dt, std::mt19937& rng) {
   std::uniform_real_distribution<float> uni(0.0f, 1.0f);
+  if (!yard.player.IsNull()) {
+    // Back and forth along x through the middle of the yard, turning at +-8 m.
+    yard.player_x += yard.player_dir * kPlayerSpeed * dt;
+    yard.player_walked += kPlayerSpeed * dt;
+    if (std::fabs(yard.player_x) > 8.0f) yard.player_dir = -yard.player_dir;
+    Check(world.SetHostBodyMotion(yard.player, Transform{{yard.player_x, 0.9f, 0.5f}, {}, {1, 1, 1}},
+                                  Vec3{yard.player_dir * kPlayerSpeed, 0, 0}, {}),
+          "SetHostBodyMotion");
+  }
   for (auto& m : yard.men) {
     if (!m->down) {
       WalkOn(*m, dt, yard);
@@ -774,6 +795,8 @@ int main(int argc, char** argv) {
                 static_cast<long long>(yard.knockdowns), static_cast<long long>(yard.got_up),
                 static_cast<long long>(yard.facing[0]), static_cast<long long>(yard.facing[1]),
                 static_cast<long long>(yard.facing[2]));
+    std::printf("  player       a host capsule walked %.0f m back and forth through the yard\n",
+                static_cast<double>(yard.player_walked));
     std::printf("  events       %lld started; ended: %lld released, %lld evicted by the budget, %lld expired, %lld removed\n",
                 static_cast<long long>(yard.started), static_cast<long long>(yard.ended[0]),
                 static_cast<long long>(yard.ended[1]), static_cast<long long>(yard.ended[2]),
