@@ -222,6 +222,86 @@ TEST(Determinism, ACrateThrownIntoASleepingStackWakesItWithTheSameBitsForAnyWork
   }
 }
 
+// Host bodies among ragdolls: capsules walking through crates lying on the ground, a
+// platform carrying some, a trigger counting, and standing characters whose kinematic
+// copies follow their animation: the same bits for any worker count.
+std::vector<uint64_t> RunHostBodyYard(TaskHooks hooks, int32_t* overlapping) {
+  WorldSettings ws;
+  ws.tasks = hooks;
+  auto w = MakeWorld(ws);
+  EXPECT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+  RagdollSettings crate;
+  PartSettings p;
+  p.shape = {.type = PartShape::kBox, .half_extents = {0.2f, 0.2f, 0.2f}};
+  p.mass = 8;
+  crate.parts.push_back(p);
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(crate).value();
+  std::vector<std::vector<Transform>> out(24, std::vector<Transform>(1));
+  for (int i = 0; i < 24; ++i) {
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement.translation = {0.5f * static_cast<float>(i % 10), 0.2f + 0.5f * static_cast<float>(i / 10), 0.3f * static_cast<float>(i % 3)};
+    b.output_parts = out[i];
+    EXPECT_TRUE(w->BindRagdoll(b).ok());
+  }
+  CharacterSettings cs = StickmanCharacter();
+  cs.inactive_bodies = CharacterInactiveBodies::kKinematic;
+  const CharacterArchetypeId ca = w->BuildCharacterArchetype(cs).value();
+  std::vector<std::vector<Transform>> locals(3), outputs(3);
+  std::vector<Transform> models(3);
+  for (int k = 0; k < 3; ++k) {
+    models[k] = Transform{{1.5f * static_cast<float>(k), 0.73f, 2.0f}, {}, {1, 1, 1}};
+    locals[k] = StickmanSkeleton().rest_local;
+    outputs[k] = locals[k];
+    CharacterBinding cb;
+    cb.archetype = ca;
+    cb.model_world = &models[k];
+    cb.animated_local = locals[k];
+    cb.output_local = outputs[k];
+    EXPECT_TRUE(w->BindCharacter(cb).ok());
+  }
+  std::vector<HostBodyId> walkers;
+  for (int k = 0; k < 6; ++k) {
+    HostBodySettings hs;
+    hs.transform.translation = {-2.0f, 0.9f, 0.4f * static_cast<float>(k)};
+    walkers.push_back(w->AddHostBody(hs).value());
+  }
+  HostBodySettings trigger;
+  trigger.shape = HostBodyShape::kSphere;
+  trigger.radius = 1.0f;
+  trigger.trigger = true;
+  trigger.transform.translation = {2, 0.5f, 0};
+  const HostBodyId zone = w->AddHostBody(trigger).value();
+  std::vector<uint64_t> hashes;
+  const float dt = 1.0f / 60.0f;
+  for (int f = 0; f < 100; ++f) {
+    for (int k = 0; k < 6; ++k) {
+      const Vec3 v{1.5f + 0.1f * static_cast<float>(k), 0, 0};
+      EXPECT_TRUE(w->SetHostBodyMotion(walkers[k], Transform{{-2.0f + v.x * dt * static_cast<float>(f), 0.9f, 0.4f * static_cast<float>(k)}, {}, {1, 1, 1}}, v, {}).ok());
+    }
+    for (int k = 0; k < 3; ++k) models[k].translation.x = 1.5f * static_cast<float>(k) - 0.01f * static_cast<float>(f);
+    w->Step(dt);
+    hashes.push_back(w->StateHash());
+  }
+  HostBodyState st;
+  EXPECT_TRUE(w->GetHostBodyState(zone, &st).ok());
+  *overlapping = st.overlapping_parts;
+  return hashes;
+}
+
+TEST(Determinism, HostBodiesAndCharactersKinematicCopiesGiveTheSameBitsForAnyWorkerCount) {
+  int32_t overlapping = 0;
+  const std::vector<uint64_t> serial = RunHostBodyYard(TaskHooks{nullptr, nullptr, nullptr, 1}, &overlapping);
+  for (int workers : {2, 8}) {
+    ThreadPoolHooks pool(workers);
+    int32_t threaded_overlapping = -1;
+    const std::vector<uint64_t> threaded = RunHostBodyYard(pool.hooks(), &threaded_overlapping);
+    EXPECT_EQ(threaded_overlapping, overlapping) << workers << " workers";
+    ASSERT_EQ(threaded.size(), serial.size());
+    for (std::size_t f = 0; f < serial.size(); ++f) ASSERT_EQ(threaded[f], serial[f]) << workers << " workers, frame " << f;
+  }
+}
+
 // BeginStep / FinishStep: the frame's two lanes (characters, ragdolls and the chains
 // hanging from them; every other chain) side by side give Step's bits, frame after frame,
 // on a nesting std::thread pool (which ThreadSanitizer checks) and on oneTBB.
