@@ -159,6 +159,7 @@ struct Scene {
   std::vector<GuardedStream> chain_streams;
   std::vector<PoseStream> chain_stream_list;
   ChainId chain{};
+  HostBodyId host{};  // the last host body added (fuzzed settings and motion)
   RagdollArchetypeId limb{};
   std::vector<Transform> limb_out = std::vector<Transform>(2);
   std::vector<GuardedStream> limb_streams;
@@ -457,8 +458,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         }
         break;
       case 9: {
-        const uint8_t what = in.Byte() % 4;
+        const uint8_t what = in.Byte() % 8;
         Error e;
+        if (what == 4) {
+          // A host body of fuzzed shape, size, surface, filter and motion: refused by field
+          // or added, never a crash; and it pushes the limb about from then on.
+          HostBodySettings hs;
+          hs.shape = static_cast<HostBodyShape>(in.Int(0, 3));
+          hs.radius = in.Float(-1, 3);
+          hs.half_height = in.Float(-1, 3);
+          hs.half_extents = in.Vec(-1, 3);
+          hs.transform = in.Pose(3);
+          hs.linear_velocity = in.Vec(-50, 50);
+          hs.angular_velocity = in.Vec(-50, 50);
+          hs.collision_group = static_cast<uint32_t>(in.Int(0, 3));
+          hs.trigger = in.Bool();
+          hs.friction = in.Float(-1, 11);
+          hs.restitution = in.Float(-0.5f, 1.5f);
+          Result<HostBodyId> added = w.AddHostBody(hs);
+          if (added.ok()) s.host = added.value();
+          e = added.ok() ? Error{} : added.error();
+        }
+        if (what == 5) e = w.SetHostBodyMotion(s.host, in.Pose(3), in.Vec(-2000, 2000), in.Vec(-50, 50));
+        if (what == 6) e = w.MoveHostBodyTo(s.host, in.Pose(3));
+        if (what == 7) e = in.Bool() ? w.RemoveHostBody(s.host) : w.GetHostBodyState(s.host, nullptr);
         if (what == 0) e = w.ApplyRagdollImpulse(s.ragdoll, in.Int(-1, 2), in.Vec(-50, 50), in.Vec(-2, 2));
         if (what == 1) e.code = w.ActivateCharacter(s.man, {.impulse = in.Vec(-50, 50)}) ? ErrorCode::kNone : ErrorCode::kInUse;
         if (what == 2) e = w.DeactivateCharacter(s.man, in.Float(0, 1));
