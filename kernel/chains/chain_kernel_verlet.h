@@ -88,8 +88,28 @@ TENDON_CHAIN_INLINE void CollideLink(const ChainBlockView& b, int32_t c, int32_t
   auto clamp01 = [&](const V& x) { return O::Min(O::Max(x, zero), one); };
   // A sphere's second point is not kept up to date (only a capsule's is): its core is a.
   const V3<V> core_b = kind == kCapsuleOutside ? shape.b : shape.a;
-  const V3<V> d1 = Sub(n, pp);
   const V3<V> d2 = Sub(core_b, shape.a);
+  const V r = O::Load(b.Collider(kCr, c) + lane);
+  // Cull: every point the test below can act on (the link now and at the substep's start,
+  // and the paths between) lies in the hull of the four ends, so in the sphere about their
+  // mean through the farthest; when no lane's sphere comes within reach of the core, nothing
+  // can hit. The margin keeps the cull conservative under rounding, so a lane culled here
+  // is one the full test leaves as it is, and every instruction set gives the same bits.
+  {
+    const V quarter = O::Splat(0.25f);
+    const V3<V> m = Scale(Add(Add(pp, n), Add(pp_old, p_old)), quarter);
+    auto d2m = [&](const V3<V>& q) {
+      const V3<V> e = Sub(q, m);
+      return Dot3(e, e);
+    };
+    const V reach2 = O::Max(O::Max(d2m(pp), d2m(n)), O::Max(d2m(pp_old), d2m(p_old)));
+    const V tm = clamp01(Dot3(Sub(m, shape.a), d2) / O::Max(Dot3(d2, d2), O::Splat(1e-12f)));
+    const V3<V> off = Sub(m, Add(shape.a, Scale(d2, tm)));
+    const V reach = (O::Sqrt(reach2) + r + O::Max(radius_parent, radius_child)) * O::Splat(1.001f) +
+                    O::Splat(1e-4f);
+    if (!O::AnyOf(Dot3(off, off) < reach * reach)) return;
+  }
+  const V3<V> d1 = Sub(n, pp);
   const V3<V> r0 = Sub(pp, shape.a);
   const V a = O::Max(Dot3(d1, d1), O::Splat(1e-12f));
   const V e = O::Max(Dot3(d2, d2), O::Splat(1e-12f));
@@ -106,7 +126,6 @@ TENDON_CHAIN_INLINE void CollideLink(const ChainBlockView& b, int32_t c, int32_t
   const V3<V> dv = Sub(pl, pc);
   const V dist2 = Dot3(dv, dv);
   const V dist = O::Sqrt(O::Max(dist2, O::Splat(1e-24f)));
-  const V r = O::Load(b.Collider(kCr, c) + lane);
   const V limit = r + radius_parent + (radius_child - radius_parent) * s;
   // The same link point at the substep's start, and its straight path to where it is now.
   const V3<V> pl_old = Add(pp_old, Scale(Sub(p_old, pp_old), s));
