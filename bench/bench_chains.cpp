@@ -9,6 +9,8 @@
 //       stream per chain (tendon/pose_layout.h) in each layout, against none; bones_per_s.
 //   BM_ChainBudget/bound:<b>/simulated:<s>                 a whole World::Step (one substep)
 //       with b bound chains of which the budget lets s simulate.
+//   BM_ChainColliders/<impl>/<case>/chains:<c>             a whole World::Step of chains with
+//       no colliders, their own (node and link tests), and host bodies (see ChainColliders).
 //
 // Chains are bound and packed through the public API; the solve and writeback phases are
 // then run alone through detail::WorldAccess. Run with --benchmark_out=FILE.json for JSON.
@@ -18,6 +20,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_util.h"
@@ -223,7 +226,101 @@ void RagdollStep(benchmark::State& state, int n, bool heap) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 
+// BM_ChainColliders/<case>/chains:<c>: a whole World::Step (one substep a frame) of c
+// 8-node kTendon chains, one worker, scalar reference or best kernel:
+//   none        no colliders
+//   own         a sphere and a capsule on the root (the node test and the link test)
+//   host4       own, and host_body_mask set with max_host_bodies 4: four host capsules in
+//               the world, crossing the first chains (each chain scans them and fills 4 slots)
+//   host4_each  own, and four host capsules over every chain (4 c shapes: the scan is
+//               O(shapes) per chain, there is no broad phase)
+// Counter ns_per_joint: nanoseconds per node per frame.
+enum class ColliderCase { kNone, kOwn, kHost4, kHost4Each };
+void ChainColliders(benchmark::State& state, Isa isa, ColliderCase which, int c) {
+  constexpr int n = 8;
+  WorldSettings ws;
+  ws.isa = isa;
+  ws.max_distance = INFINITY;
+  ws.ambient_wind = {2, 0, 1};
+  auto created = World::Create(ws);
+  if (!created.ok()) {
+    state.SkipWithError("this CPU cannot run the kernel");
+    return;
+  }
+  std::unique_ptr<World> world = std::move(created.value());
+  ChainArchetypeSettings s;
+  for (int i = 0; i < n; ++i) s.bones.push_back({i - 1, {{0, i == 0 ? 0.0f : -0.07f, 0}, {}, {1, 1, 1}}});
+  s.settings.stiffness = 0.05f;
+  if (which != ColliderCase::kNone) {
+    s.settings.node_radius = 0.01f;
+    s.colliders.push_back({.shape = ColliderShape::kSphere, .bone = 0, .a = {0.1f, -0.15f, 0}, .radius = 0.1f});
+    s.colliders.push_back({.shape = ColliderShape::kCapsule, .bone = 0, .a = {-0.2f, -0.3f, -0.1f},
+                           .b = {0.2f, -0.3f, 0.1f}, .radius = 0.015f});
+  }
+  if (which == ColliderCase::kHost4 || which == ColliderCase::kHost4Each) s.host_body_mask = 1;
+  const ChainArchetypeId a = world->BuildChainArchetype(s).value();
+  std::vector<Transform> roots(c);
+  std::vector<std::vector<Transform>> animated(c), output(c);
+  const int side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(c))));
+  for (int i = 0; i < c; ++i) {
+    roots[i].translation = {static_cast<float>(i % side), 1.0f, static_cast<float>(i / side)};
+    for (const ChainBone& b : s.bones) animated[i].push_back(b.rest_local);
+    output[i] = animated[i];
+    ChainBinding b;
+    b.archetype = a;
+    b.root_parent_world = &roots[i];
+    b.animated_local = animated[i];
+    b.output_local = output[i];
+    world->BindChain(b).value();
+  }
+  world->SetCamera({0, 1, 0});
+  std::vector<detail::HostShape> shapes;
+  int frame = 0;
+  auto place = [&] {
+    shapes.clear();
+    const int owners = which == ColliderCase::kHost4Each ? c : which == ColliderCase::kHost4 ? 1 : 0;
+    for (int i = 0; i < owners; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        detail::HostShape h;
+        h.kind = detail::kHostCapsule;
+        const float x = static_cast<float>(i % side) + 0.3f * std::sin(0.05f * frame + j);
+        const float z = static_cast<float>(i / side) + 0.1f * j - 0.15f;
+        h.a[0] = x, h.a[1] = 0.5f + 0.1f * j, h.a[2] = z;
+        h.b[0] = x, h.b[1] = 0.8f + 0.1f * j, h.b[2] = z;
+        h.radius = 0.05f;
+        shapes.push_back(h);
+      }
+    }
+    detail::WorldAccess::SetHostShapes(*world, shapes);
+  };
+  for (; frame < 30; ++frame) {
+    place();
+    world->Step(1.0f / 60.0f);
+  }
+  for (auto _ : state) {
+    place();
+    world->Step(1.0f / 60.0f);
+    ++frame;
+  }
+  state.counters["ns_per_joint"] = benchmark::Counter(static_cast<double>(n) * c * 1e-9,
+                                                      benchmark::Counter::kIsIterationInvariantRate |
+                                                          benchmark::Counter::kInvert);
+  state.SetLabel(ToString(world->ActiveIsa()));
+}
+
 void RegisterAll() {
+  for (const char* impl : {"scalar", "simd"}) {
+    const Isa isa = std::string(impl) == "scalar" ? Isa::kScalar : Isa::kAuto;
+    const std::pair<ColliderCase, const char*> cases[] = {{ColliderCase::kNone, "none"},
+                                                          {ColliderCase::kOwn, "own"},
+                                                          {ColliderCase::kHost4, "host4"},
+                                                          {ColliderCase::kHost4Each, "host4_each"}};
+    for (const auto& [which, label] : cases) {
+      const std::string name = std::string("BM_ChainColliders/") + impl + "/" + label + "/chains:1024";
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { ChainColliders(st, isa, which, 1024); })
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
   for (const char* impl : {"scalar", "simd"}) {
     const Isa isa = std::string(impl) == "scalar" ? Isa::kScalar : Isa::kAuto;
     for (int n : {5, 8}) {

@@ -59,6 +59,10 @@ struct Golden {
 // - every scene with pairs between ragdolls, issue 15: the frame's pair contacts take each
 //   sample straight into the other part's shape frame (one matrix) and fix their points
 //   in the bodies by matrices, where they turned it by quaternions: other last bits.
+// - the scenes, issue 38: a kTendon chain's links are segments against its outside spheres
+//   and capsules (chain_kernel_verlet.h's CollideLink), and the scenes' sphere collider sits
+//   beside a link of its chain. (x86-64 recorded; the ARM64 scene row is still the old one
+//   until it is recorded again under qemu-aarch64.)
 #if defined(__aarch64__)
 // ARM64 (glibc's sin and cos there give the scenes other last bits than x86-64's, so the
 // scene and pile hashes are this platform's; the crate heap, which uses neither, agrees).
@@ -71,8 +75,8 @@ constexpr Golden kGolden[] = {
 };
 #else
 constexpr Golden kGolden[] = {
-    {Isa::kScalar, 0x1e7c8e2f1a46655eull, 0x2a352f4b8d8a55eaull, 0xc20320df9264f85aull},
-    {Isa::kScalarFma, 0x6e6ca8621fbaef92ull, 0x2cb595150034e6ebull, 0x6b6edbbbf8a2be42ull},
+    {Isa::kScalar, 0x9c138c3a68149656ull, 0x2a352f4b8d8a55eaull, 0xc20320df9264f85aull},
+    {Isa::kScalarFma, 0xb969677aafee89bfull, 0x2cb595150034e6ebull, 0x6b6edbbbf8a2be42ull},
 };
 #endif
 

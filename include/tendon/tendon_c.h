@@ -336,6 +336,12 @@ typedef struct TendonChainArchetypeSettings {
      hangs from (an index into the binding's collider_frames) instead of root_parent_world:
      ChainBone::parent_frame. A separate array so that bones filled field by field stay valid. */
   const int32_t* parent_frames;
+  /* ChainArchetypeSettings::host_body_mask: the host-body collision groups the chain collides
+     with, 0 = none (the default). kTendon chains only. */
+  uint32_t host_body_mask;
+  /* ChainArchetypeSettings::max_host_bodies: the nearest matching host bodies per frame,
+     [0, 16], default 4; read only when host_body_mask != 0. */
+  int32_t max_host_bodies;
 } TendonChainArchetypeSettings;
 
 TENDON_C_API void tendon_chain_settings_defaults(TendonChainSettings* settings);

@@ -345,6 +345,23 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
     return Fail(ErrorCode::kCapacity, -1, "colliders",
                 "a chain has at most " + std::to_string(kMaxChainColliders) + " colliders");
   }
+  if (settings.host_body_mask != 0) {
+    if (settings.max_host_bodies < 0 || settings.max_host_bodies > kMaxChainHostBodies) {
+      return Fail(ErrorCode::kOutOfRange, -1, "max_host_bodies",
+                  "max_host_bodies is " + std::to_string(settings.max_host_bodies) + "; it must be within [0, " +
+                      std::to_string(kMaxChainHostBodies) + "]");
+    }
+    if (settings.model != ChainModel::kTendon) {
+      return Fail(ErrorCode::kOutOfRange, -1, "host_body_mask",
+                  "only kTendon chains collide with host bodies; set host_body_mask to 0 for a kVrm chain");
+    }
+    if (collider_count + settings.max_host_bodies > kMaxChainColliders) {
+      return Fail(ErrorCode::kCapacity, -1, "max_host_bodies",
+                  std::to_string(collider_count) + " colliders and max_host_bodies " +
+                      std::to_string(settings.max_host_bodies) + " make more than " +
+                      std::to_string(kMaxChainColliders) + " collider slots");
+    }
+  }
   for (int32_t c = 0; c < collider_count; ++c) {
     const ColliderSettings& col = settings.colliders[c];
     if (col.bone >= count) {
@@ -417,6 +434,17 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
   }
   LayOutLanes(a);
   SetColliderSlots(a);
+  // Host bodies: one more capsule slot per host body, acting on every node, after the
+  // chain's own slots (kTendon: one strand, slot j holds collider j). A chain without a
+  // mask keeps its topology, and so shares lanes and results with what it was.
+  a.host_body_mask = settings.host_body_mask;
+  a.host_body_slots = settings.host_body_mask != 0 ? settings.max_host_bodies : 0;
+  a.host_body_first_slot = static_cast<int32_t>(a.topology.collider_kind.size());
+  for (float r : a.radius) a.max_node_radius = std::max(a.max_node_radius, r);
+  for (int32_t i = 0; i < a.host_body_slots; ++i) {
+    a.topology.collider_kind.push_back(kCapsuleOutside);
+    for (uint32_t& m : a.topology.collider_mask) m |= 1u << (a.host_body_first_slot + i);
+  }
   // Each lane's roots hang from one frame (the lane has one root-parent transform): per
   // strand, its roots' frame. A chain of one lane with roots on different frames is refused.
   a.strand_root_frame.assign(a.strands, -1);

@@ -111,7 +111,16 @@ struct ChainArchetype {
   // Those and root_frames_used together, distinct, ascending: the frames the read checks
   // (each once, where a frame holds both a collider and a root).
   std::vector<int32_t> frames_checked;
+  // Host bodies (ChainArchetypeSettings::host_body_mask): the mask, and the lane's collider
+  // slots that hold the frame's nearest matching host shapes, host_body_slots of them from
+  // host_body_first_slot (kCapsuleOutside slots acting on every node; a sphere is a capsule
+  // of zero length; unused slots hold FarCollider). 0 slots when the mask is 0.
+  uint32_t host_body_mask = 0;
+  int32_t host_body_slots = 0;
+  int32_t host_body_first_slot = 0;
+  float max_node_radius = 0;  // the largest node radius: what the host shapes' bounds grow by
 };
+inline constexpr int32_t kMaxChainHostBodies = 16;
 
 // Validates `settings`; on success fills `out`. The error names the item and field.
 Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype* out);

@@ -9,12 +9,14 @@
 //   others:  v = (P - Q) * damping;  P' = P + v + (g * gravity_scale + w * wind_scale) dt^2
 //            P' = lerp(P', B, stiffness)
 //            push P' out of (or into) every collider, by the node radius
+//            push the link parent..P' out of every outside sphere and capsule, moving
+//            both ends (CollideLink: a link across a thin capsule does not pass it)
 //            P' = parent + (P' - parent) * rest / |P' - parent|   (exact link length)
 //   Q = P;  P = P'   (P' is written over Q's slot and the slots swap roles; see kPos0x)
 // Padding lanes are pinned, and hold a valid pose, so no lane needs a mask.
 //
 // Owns: that rule: SolveRoot and SolveLinked per node and lane group, the collider push
-// (Collide), the per-node parameters (NodeParams: damping, stiffness, the external
+// (Collide), the link's (CollideLink), the per-node parameters (NodeParams: damping, stiffness, the external
 // acceleration times dt^2), the pinned pose (PinnedPose) and one substep over the blocks
 // (SolveSubstep, with what the substeps of a call share: SolveShared).
 // Does not: run the substeps or pick the rule (Solve, chain_kernel_impl.h), or step the
@@ -60,6 +62,89 @@ TENDON_CHAIN_INLINE V3<V> Collide(const ChainBlockView& b, int32_t c, int32_t la
   // A node exactly at the core has no direction to leave by; it stays (rare, harmless).
   const auto inside = O::And(dist < limit, dist2 > O::Splat(1e-20f));
   return Select3(inside, Add(q, Scale(d, limit / dist)), p);
+}
+
+// Pushes link parent..child (pp..n) out of outside sphere or capsule collider c (kTendon
+// only: the VRM rule tests its tails as points, as three-vrm does). The node test alone
+// lets a link whose nodes sit on either side of a thin capsule through it; this finds the
+// link's point nearest the collider's core (clamped segment-segment closest points; a
+// sphere's core is its centre) and moves it out to the collider's radius plus the node
+// radius there (the two nodes' radii interpolated). A link that swept across the core this
+// substep (the same link point was on the other side at the substep's start, pp_old..p_old,
+// and its path passed within reach) goes back to the side it came from, where the nearest
+// direction alone would push it on through. The move is split between the two nodes by
+// where the point lies (s from the parent, 0..1) and by their inverse masses (w: 1 free,
+// 0 pinned), so that the point itself moves by exactly the push: dp = w_p (1 - s) / D,
+// dc = w_c s / D with D = w_p (1 - s)^2 + w_c s^2, kept >= 1/16 so a point near a pinned
+// parent moves its child at most 4 times the push (the lever would be unbounded).
+template <class V>
+TENDON_CHAIN_INLINE void CollideLink(const ChainBlockView& b, int32_t c, int32_t lane, V3<V>& pp, V3<V>& n,
+                                     const V3<V>& pp_old, const V3<V>& p_old, const V& radius_parent,
+                                     const V& radius_child, const V& w_parent, const V& w_child) {
+  using O = Ops<V>;
+  const uint8_t kind = b.collider_kind[c];
+  const ColliderPoints<V> shape = LoadCollider<V>(b, c, lane);
+  const V zero = O::Splat(0.0f), one = O::Splat(1.0f);
+  auto clamp01 = [&](const V& x) { return O::Min(O::Max(x, zero), one); };
+  // A sphere's second point is not kept up to date (only a capsule's is): its core is a.
+  const V3<V> core_b = kind == kCapsuleOutside ? shape.b : shape.a;
+  const V3<V> d2 = Sub(core_b, shape.a);
+  const V r = O::Load(b.Collider(kCr, c) + lane);
+  // Cull: every point the test below can act on (the link now and at the substep's start,
+  // and the paths between) lies in the hull of the four ends, so in the sphere about their
+  // mean through the farthest; when no lane's sphere comes within reach of the core, nothing
+  // can hit. The margin keeps the cull conservative under rounding, so a lane culled here
+  // is one the full test leaves as it is, and every instruction set gives the same bits.
+  {
+    const V quarter = O::Splat(0.25f);
+    const V3<V> m = Scale(Add(Add(pp, n), Add(pp_old, p_old)), quarter);
+    auto d2m = [&](const V3<V>& q) {
+      const V3<V> e = Sub(q, m);
+      return Dot3(e, e);
+    };
+    const V reach2 = O::Max(O::Max(d2m(pp), d2m(n)), O::Max(d2m(pp_old), d2m(p_old)));
+    const V tm = clamp01(Dot3(Sub(m, shape.a), d2) / O::Max(Dot3(d2, d2), O::Splat(1e-12f)));
+    const V3<V> off = Sub(m, Add(shape.a, Scale(d2, tm)));
+    const V reach = (O::Sqrt(reach2) + r + O::Max(radius_parent, radius_child)) * O::Splat(1.001f) +
+                    O::Splat(1e-4f);
+    if (!O::AnyOf(Dot3(off, off) < reach * reach)) return;
+  }
+  const V3<V> d1 = Sub(n, pp);
+  const V3<V> r0 = Sub(pp, shape.a);
+  const V a = O::Max(Dot3(d1, d1), O::Splat(1e-12f));
+  const V e = O::Max(Dot3(d2, d2), O::Splat(1e-12f));
+  const V bb = Dot3(d1, d2), cc = Dot3(d1, r0), f = Dot3(d2, r0);
+  const V denom = a * e - bb * bb;
+  // The lines' closest point on the link (parallel lines: the one nearest the core's start),
+  // then the core's point nearest it, then the link's point nearest that.
+  const V s_line = O::Select(denom > O::Splat(1e-12f) * a * e, (bb * f - cc * e) / O::Max(denom, O::Splat(1e-30f)),
+                             zero - cc / a);
+  const V t = clamp01((bb * clamp01(s_line) + f) / e);
+  const V s = clamp01((bb * t - cc) / a);
+  const V3<V> pl = Add(pp, Scale(d1, s));
+  const V3<V> pc = Add(shape.a, Scale(d2, t));
+  const V3<V> dv = Sub(pl, pc);
+  const V dist2 = Dot3(dv, dv);
+  const V dist = O::Sqrt(O::Max(dist2, O::Splat(1e-24f)));
+  const V limit = r + radius_parent + (radius_child - radius_parent) * s;
+  // The same link point at the substep's start, and its straight path to where it is now.
+  const V3<V> pl_old = Add(pp_old, Scale(Sub(p_old, pp_old), s));
+  const V3<V> old_sep = Sub(pl_old, pc);
+  const V3<V> path = Sub(pl, pl_old);
+  const V u = clamp01((zero - Dot3(old_sep, path)) / O::Max(Dot3(path, path), O::Splat(1e-20f)));
+  const V3<V> miss = Add(old_sep, Scale(path, u));
+  const auto crossed = O::And(Dot3(old_sep, dv) < zero, Dot3(miss, miss) < limit * limit);
+  const auto inside = O::And(dist < limit, dist2 > O::Splat(1e-20f));
+  const auto hit = O::Or(crossed, inside);
+  if (!O::AnyOf(hit)) return;
+  const V old_len = O::Sqrt(O::Max(Dot3(old_sep, old_sep), O::Splat(1e-24f)));
+  const V3<V> normal = Select3(crossed, Scale(old_sep, one / old_len), Scale(dv, one / dist));
+  const V3<V> push = Sub(Add(pc, Scale(normal, limit)), pl);
+  const V wp = (one - s) * w_parent, wc = s * w_child;
+  const V d = O::Max((one - s) * wp + s * wc, O::Splat(1.0f / 16.0f));
+  const V kp = O::Select(hit, wp / d, zero), kc = O::Select(hit, wc / d, zero);
+  pp = Add(pp, Scale(push, kp));
+  n = Add(n, Scale(push, kc));
 }
 
 // A lane group's integration parameters for one node: damping, stiffness, and the
@@ -124,8 +209,36 @@ TENDON_CHAIN_INLINE void SolveLinked(const ChainBlockView& b, int32_t k, int32_t
     }
   }
   // Inextensible link: the parent is final for this substep (parents first), in the slot
-  // this substep writes.
-  const V3<V> pp = LoadAt<V>(parent_node, kPreviousSlot<kCurrent>);
+  // this substep writes; only the link test below may still move it.
+  V3<V> pp = LoadAt<V>(parent_node, kPreviousSlot<kCurrent>);
+  if (b.collider_count > 0) {
+    // The link as a segment against the outside spheres and capsules acting on the node
+    // (CollideLink). Roots and pinned nodes have inverse mass 0 (a root's rest row is -0,
+    // so roots are told by the topology).
+    const uint32_t mask = b.collider_mask[k];
+    bool any = false;
+    for (int32_t c = 0; c < b.collider_count; ++c) {
+      const uint8_t kind = b.collider_kind[c];
+      any = any || (((mask >> c) & 1u) != 0 && (kind == kSphereOutside || kind == kCapsuleOutside));
+    }
+    if (any) {
+      const V zero = O::Splat(0.0f), one = O::Splat(1.0f);
+      const V3<V> pp_old = LoadAt<V>(parent_node, kCurrent);
+      const V3<V> p_old = p;
+      const V w_parent = b.parent[parent] < 0
+                             ? zero
+                             : O::Select(O::Load(parent_node + kRest * kBlockLanes) < zero, zero, one);
+      const V w_child = O::Select(rest < zero, zero, one);
+      const V radius_parent = O::Load(b.Radius(parent) + lane);
+      const V radius_child = O::Load(b.Radius(k) + lane);
+      for (int32_t c = 0; c < b.collider_count; ++c) {
+        const uint8_t kind = b.collider_kind[c];
+        if (((mask >> c) & 1u) == 0 || (kind != kSphereOutside && kind != kCapsuleOutside)) continue;
+        CollideLink<V>(b, c, lane, pp, n, pp_old, p_old, radius_parent, radius_child, w_parent, w_child);
+      }
+      StoreAt(HotNode(b, parent) + lane, kPreviousSlot<kCurrent>, pp);
+    }
+  }
   V3<V> d = Sub(n, pp);
   V len2 = Dot3(d, d);
   const auto degenerate = len2 < O::Splat(1e-20f);

@@ -10,7 +10,9 @@
 //              that each topology's awake chains stay packed at the front of its blocks
 //   Pose       per selected chain (chunks): its host input read and checked once, its
 //              colliders on host frames (written into each of its lanes), the teleport
-//              guard and whether it snaps; then per block: the animated pose in lanes,
+//              guard and whether it snaps, the nearest host bodies it collides with
+//              (host_body_mask: written into its lane's host-body collider slots); then
+//              per block: the animated pose in lanes,
 //              colliders on the chain's own nodes, snaps
 // A chain takes one lane per strand (ChainArchetype::strands: a kVrm chain whose roots'
 // subtrees share one shape), so a lone VRM avatar's hair fills a block instead of padding
@@ -43,6 +45,7 @@
 #include "kernel/chains/chain_block.h"
 #include "kernel/core/frame_counters.h"
 #include "kernel/core/handle_table.h"
+#include "kernel/core/host_shapes.h"
 #include "kernel/core/pose_streams.h"
 #include "tendon/profiler_hooks.h"
 #include "tendon/chain_settings.h"
@@ -90,6 +93,10 @@ class ChainSystem {
   // A cap for the coming frames under max_chains (the World's millisecond budget);
   // INT32_MAX: none. Lanes are reserved for max_chains, so it never allocates.
   void SetFrameChainCap(int32_t cap) { frame_chain_cap_ = std::max(cap, 0); }
+  // The host bodies' world shapes for the coming frame (kernel/core/host_shapes.h): chains
+  // whose archetype has a host_body_mask collide with the nearest matching ones. The span
+  // must stay valid until the frame's pose phase is over (the World's own vector).
+  void SetHostShapes(std::span<const HostShape> shapes) { host_shapes_ = shapes; }
   // The World's profiler hooks, or null (kernel/core/profile.h): names the phases' tasks.
   void SetProfiler(const ProfilerHooks* profiler) { profiler_ = profiler; }
 
@@ -161,6 +168,7 @@ class ChainSystem {
   void AcquireLane(int32_t slot_index);
   bool ReadLaneInput(Slot& slot, WorkCounters& counters);
   void ReadChain(Slot& slot, WorkCounters& counters);
+  void WriteHostBodies(const Slot& slot, const ChainArchetype& a);
   void LaneRareWork(Group& g, const ChainBlockView& v, int32_t l, const Slot& slot, int32_t strand);
   void ResetLane(const ChainBlockView& v, int32_t l, Slot& slot, int32_t strand);
   void BuildLaneLists(Group& g);
@@ -179,6 +187,7 @@ class ChainSystem {
 
   TaskHooks tasks_;
   const ProfilerHooks* profiler_ = nullptr;
+  std::span<const HostShape> host_shapes_{};
   const ChainKernels* kernels_;
   int32_t max_chains_;
   int32_t frame_chain_cap_ = INT32_MAX;

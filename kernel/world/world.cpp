@@ -519,6 +519,9 @@ void detail::WorldAccess::WritebackOnly(World& world) {
   chains.Writeback(chains.Pass(1), 1.0f);
 }
 void detail::WorldAccess::SetPhaseClock(World& world, PhaseClock clock) { world.impl_->phase_clock = clock; }
+void detail::WorldAccess::SetHostShapes(World& world, std::span<const HostShape> shapes) {
+  world.impl_->host_shapes.assign(shapes.begin(), shapes.end());
+}
 int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.impl_->chains.SimulatedBlocks(); }
 void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
   world.impl_->ragdolls.PoisonStateForTest(ragdoll);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 
+#include "kernel/core/host_shapes.h"
 #include "kernel/ragdolls/part_energy.h"
 #include "tendon/world.h"
 
@@ -49,6 +50,9 @@ struct WorldAccess {
   static Error RagdollEnergy(const World& world, RagdollId ragdoll, std::span<PartEnergy> out);
   // Replaces the CPU counter for the phase times (null ms: the counter again).
   static void SetPhaseClock(World& world, PhaseClock clock);
+  // Replaces the World's host shapes (what its host bodies fill, kernel/core/host_shapes.h)
+  // with a copy of `shapes`: chains collide with them from the next Step.
+  static void SetHostShapes(World& world, std::span<const HostShape> shapes);
 };
 
 }  // namespace tendon::detail

@@ -197,6 +197,7 @@ bool World::Impl::OpenFrame(float dt) {
   run.Phase(stats.times.budget_ms, detail::FramePhase::kBudget, "budget", detail::kChainColor, true,
             [&] { chains.Budget(predicate, stats); }, bound_chains);
   chains.BeginFrame(tick.substeps, frame_state.step, frame_wind, frame_state.vrm_dt);
+  chains.SetHostShapes(host_shapes);  // where the host bodies are this frame (chains' pose phase)
   return true;
 }
 

@@ -17,6 +17,7 @@
 #include "kernel/character/character_system.h"
 #include "kernel/collide/static_world.h"
 #include "kernel/core/frame_counters.h"
+#include "kernel/core/host_shapes.h"
 #include "kernel/core/tick_clock.h"
 #include "kernel/world/world_access.h"
 #include "kernel/pendulums/pendulum_system.h"
@@ -81,6 +82,9 @@ struct World::Impl {
 
   detail::StaticWorld static_world;
   detail::ChainSystem chains;
+  // The host bodies' shapes in world space (kernel/core/host_shapes.h), one per live host
+  // body, rewritten between Steps; the chains read them in their pose phase (SetHostShapes).
+  std::vector<detail::HostShape> host_shapes;
   detail::PendulumSystem pendulums;
   detail::RagdollSystem ragdolls;
   detail::CharacterSystem characters;  // above ragdolls: drives some of them

@@ -62,7 +62,8 @@ struct MirrorTable<TendonChainArchetypeSettings, ChainArchetypeSettings>
                        ArrayOf<&C::overrides, &C::override_count, &P::overrides>,
                        ArrayOf<&C::colliders, &C::collider_count, &P::colliders>,
                        // Each bone's ChainBone::parent_frame (ArchetypeToCpp).
-                       ByHand<&C::parent_frames>>;
+                       ByHand<&C::parent_frames>, Field<&C::host_body_mask, &P::host_body_mask>,
+                       Field<&C::max_host_bodies, &P::max_host_bodies>>;
 };
 TENDON_C_CHECK_MIRROR(TendonChainArchetypeSettings, tendon::ChainArchetypeSettings);
 

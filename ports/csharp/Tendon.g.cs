@@ -290,6 +290,8 @@ namespace Tendon {
     public IntPtr colliders;  // const TendonCollider*
     public int collider_count;
     public IntPtr parent_frames;  // const int32_t*
+    public uint host_body_mask;
+    public int max_host_bodies;
   }
 
   public enum TendonPoseLayout : int {

@@ -189,6 +189,8 @@ int main(void) {
   printf(" colliders=%zu", offsetof(TendonChainArchetypeSettings, colliders));
   printf(" collider_count=%zu", offsetof(TendonChainArchetypeSettings, collider_count));
   printf(" parent_frames=%zu", offsetof(TendonChainArchetypeSettings, parent_frames));
+  printf(" host_body_mask=%zu", offsetof(TendonChainArchetypeSettings, host_body_mask));
+  printf(" max_host_bodies=%zu", offsetof(TendonChainArchetypeSettings, max_host_bodies));
   printf("\n");
   printf("enum TendonPoseLayout %zu\n", sizeof(TendonPoseLayout));
   printf("enum TendonQuatOrder %zu\n", sizeof(TendonQuatOrder));

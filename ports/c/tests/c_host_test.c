@@ -116,6 +116,16 @@ static void TestChain(TendonWorld* w) {
   ball.shape = (TendonColliderShape)3;
   CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_ERROR_OUT_OF_RANGE);
   ball.shape = TENDON_COLLIDER_SPHERE;
+  /* Host bodies: no mask by default (4 bodies when one is set); a count past 16 is refused. */
+  CHECK(s.host_body_mask == 0 && s.max_host_bodies == 4);
+  s.host_body_mask = 1u;
+  s.max_host_bodies = 17;
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_ERROR_OUT_OF_RANGE);
+  CHECK(strcmp(tendon_last_error_field(), "max_host_bodies") == 0);
+  s.max_host_bodies = 2;
+  CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_OK);
+  s.host_body_mask = 0;
+  s.max_host_bodies = 4;
   CHECK(tendon_build_chain_archetype(w, &s, &arch) == TENDON_OK);
 
   for (i = 0; i < kBones; ++i) animated[i] = output[i] = bones[i].rest_local;
