@@ -83,15 +83,13 @@ struct World::Impl {
   detail::StaticWorld static_world;
   detail::ChainSystem chains;
   // The host bodies' shapes in world space (kernel/core/host_shapes.h), one per live host
-  // body, rewritten between Steps; the chains read them in their pose phase (SetHostShapes).
+  // body, rewritten at the frame's opening (OpenFrame; capacity reserved by AddHostBody);
+  // the chains read them in their pose phase (SetHostShapes).
   std::vector<detail::HostShape> host_shapes;
   detail::PendulumSystem pendulums;
   detail::RagdollSystem ragdolls;
   detail::CharacterSystem characters;  // above ragdolls: drives some of them
   detail::HostBodies host_bodies;      // the host's kinematic bodies, kinematic lanes of `ragdolls`
-  // Every host body's world shape at the frame's start (OpenFrame), for the chains;
-  // capacity reserved by AddHostBody.
-  std::vector<detail::HostShape> host_shapes;
 
   Impl(const WorldSettings& s, Isa resolved)
       : settings(s),
