@@ -319,7 +319,7 @@ TEST(DebugDraw, ContactsBetweenRagdollsLieWhereTheyTouchWithVerticalNormals) {
   b.archetype = small;
   b.placement = Transform{{0.02f, 0.31f, 0}, {}, {1, 1, 1}};
   b.output_parts = out1;
-  ASSERT_TRUE(w->BindRagdoll(b).ok());
+  const RagdollId top = w->BindRagdoll(b).value();
   for (int i = 0; i < 30; ++i) w->Step(kStep);
   Recorder r;
   ASSERT_TRUE(w->DrawDebug(r.Draw(), DebugDrawFlags::kContacts).ok());
@@ -329,9 +329,15 @@ TEST(DebugDraw, ContactsBetweenRagdollsLieWhereTheyTouchWithVerticalNormals) {
     ++between;
     EXPECT_NEAR(r.points[i].at.y, 0.2f, 0.02f) << "at the boxes' shared face";
     const Vec3 n = r.lines[i].to - r.lines[i].from;
-    EXPECT_GT(std::fabs(n.y), 0.99f * Length(n)) << "vertical " << r.points[i].at.x << " " << r.points[i].at.y << " " << r.points[i].at.z << " n " << n.x << " " << n.y << " " << n.z;
+    EXPECT_GT(std::fabs(n.y), 0.99f * Length(n)) << "vertical";
   }
   EXPECT_EQ(between, 4) << "the small box's four bottom corners";
+  // The top box unbound after the frame: its pair's contacts went with it.
+  ASSERT_TRUE(w->UnbindRagdoll(top).ok());
+  Recorder after;
+  ASSERT_TRUE(w->DrawDebug(after.Draw(), DebugDrawFlags::kContacts).ok());
+  EXPECT_TRUE(std::none_of(after.points.begin(), after.points.end(), [](const Point& q) { return q.at.y > 0.1f; }));
+  EXPECT_FALSE(after.points.empty()) << "the lower box still lies on the floor";
 }
 
 TEST(DebugDraw, EachFlagAloneDrawsOnlyItsKind) {
