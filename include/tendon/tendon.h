@@ -5,6 +5,7 @@
 
 #include "tendon/chain_settings.h"
 #include "tendon/character.h"
+#include "tendon/debug_draw.h"
 #include "tendon/device_calibration.h"
 #include "tendon/device_profile.h"
 #include "tendon/errors.h"

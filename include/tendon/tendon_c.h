@@ -282,6 +282,63 @@ typedef int32_t (*TendonSimulatePredicateFn)(TendonChainId chain, TendonVec3 roo
 TENDON_C_API TendonResult tendon_world_set_simulate_predicate(TendonWorld* world, TendonSimulatePredicateFn predicate,
                                                               void* user);
 
+/* ---- debug draw (tendon/debug_draw.h) ----
+ * tendon_world_draw_debug walks what the solver sees and calls the host's primitives: chain
+ * nodes, links and colliders, ragdoll part shapes, joints and their limit fans, the last
+ * frame's contacts with normals. Call it between steps; the callbacks run inside it on the
+ * calling thread, and there the world's mutating calls (and a nested draw) return
+ * TENDON_ERROR_REENTRANT. Any callback may be NULL (skipped). Colours are RGBA8 packed as
+ * 0xRRGGBBAA. It allocates nothing, and a step costs the same whether a host draws or not. */
+#define TENDON_DEBUG_DRAW_CHAIN_NODES 0x001u
+#define TENDON_DEBUG_DRAW_CHAIN_LINKS 0x002u
+#define TENDON_DEBUG_DRAW_CHAIN_COLLIDERS 0x004u
+#define TENDON_DEBUG_DRAW_RAGDOLL_PARTS 0x008u
+#define TENDON_DEBUG_DRAW_JOINTS 0x010u
+#define TENDON_DEBUG_DRAW_JOINT_LIMITS 0x020u
+#define TENDON_DEBUG_DRAW_CONTACTS 0x040u
+/* Host bodies: none are drawn yet. Sleeping: sleeping things in their own colours. */
+#define TENDON_DEBUG_DRAW_HOST_BODIES 0x080u
+#define TENDON_DEBUG_DRAW_SLEEPING 0x100u
+#define TENDON_DEBUG_DRAW_ALL 0x1FFu
+
+/* The palette (tendon::DebugDrawColors; tendon_debug_draw_defaults fills the defaults). */
+typedef struct TendonDebugDrawColors {
+  uint32_t chain_node, chain_node_sleeping, chain_link, chain_link_sleeping, chain_collider;
+  uint32_t ragdoll_part, ragdoll_part_kinematic, ragdoll_part_sleeping, ragdoll_part_frozen;
+  uint32_t joint, joint_swing_limit, joint_twist_limit;
+  uint32_t contact_point, contact_normal, host_body;
+} TendonDebugDrawColors;
+
+typedef void (*TendonDrawLineFn)(TendonVec3 from, TendonVec3 to, uint32_t color, void* user);
+typedef void (*TendonDrawPointFn)(TendonVec3 position, float size, uint32_t color, void* user);
+typedef void (*TendonDrawSphereFn)(TendonVec3 centre, float radius, uint32_t color, void* user);
+/* The hull of a sphere of radius_a at a and one of radius_b at b (equal: a capsule). */
+typedef void (*TendonDrawCapsuleFn)(TendonVec3 a, TendonVec3 b, float radius_a, float radius_b, uint32_t color,
+                                    void* user);
+typedef void (*TendonDrawBoxFn)(TendonTransform frame, TendonVec3 half_extents, uint32_t color, void* user);
+
+typedef struct TendonDebugDraw {
+  TendonDrawLineFn draw_line;
+  TendonDrawPointFn draw_point;
+  TendonDrawSphereFn draw_sphere;
+  TendonDrawCapsuleFn draw_capsule;
+  TendonDrawBoxFn draw_box;
+  void* user;
+  TendonDebugDrawColors colors;
+  float point_size;    /* m, [0, 1e3], default 0.02: what draw_point receives */
+  float normal_length; /* m, [0, 1e3], default 0.1: a contact normal's line; 0: no normals */
+  float limit_length;  /* m, [0, 1e3], default 0.1: the joint-limit fans' radius; 0: no limits */
+  float plane_size;    /* m, [0, 1e3], default 0.5: half the cross a plane collider is drawn as */
+} TendonDebugDraw;
+/* Every callback NULL, user NULL, the default palette and lengths. */
+TENDON_C_API void tendon_debug_draw_defaults(TendonDebugDraw* draw);
+/* TENDON_ERROR_NULL_ARGUMENT for a NULL world or draw; TENDON_ERROR_REENTRANT inside a step,
+ * between begin_step and finish_step, or from one of its own callbacks;
+ * TENDON_ERROR_OUT_OF_RANGE for a flag outside TENDON_DEBUG_DRAW_ALL or a length outside
+ * [0, 1e3] m (the field is named). */
+TENDON_C_API TendonResult tendon_world_draw_debug(const TendonWorld* world, const TendonDebugDraw* draw,
+                                                  uint32_t flags);
+
 /* ---- chains ---- */
 typedef enum TendonChainModel { TENDON_CHAIN_MODEL_TENDON = 0, TENDON_CHAIN_MODEL_VRM = 1 } TendonChainModel;
 typedef enum TendonColliderShape {

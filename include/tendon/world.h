@@ -41,6 +41,7 @@
 
 #include "tendon/chain_settings.h"
 #include "tendon/character.h"
+#include "tendon/debug_draw.h"
 #include "tendon/errors.h"
 #include "tendon/export.h"
 #include "tendon/host_body.h"
@@ -317,6 +318,13 @@ class TENDON_API World {
   // The current bob position and swing angle (radians) of a pendulum; either output may be
   // null (not wanted).
   Error GetPendulumState(PendulumId pendulum, Vec3* bob, float* swing_radians) const;
+  // Draws what the solver sees through the host's primitives (tendon/debug_draw.h): the
+  // parts `flags` (DebugDrawFlags bits) pick, from the last substep's state. Call it between
+  // Steps: kReentrant inside Step, between BeginStep and FinishStep, or from one of its own
+  // callbacks (which may query but not change the world); kOutOfRange for a flag outside
+  // DebugDrawFlags::kAll or a length of `draw` outside [0, 1e3] m (naming the field).
+  // Read-only, allocates nothing; Step costs the same whether a host draws or not.
+  Error DrawDebug(const DebugDraw& draw, uint32_t flags) const;
   // A hash of every simulated chain's, pendulum's and ragdoll's (so every character's)
   // state, in handle order, for determinism checks across worker counts and instruction
   // sets.

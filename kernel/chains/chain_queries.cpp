@@ -64,6 +64,62 @@ Error ChainSystem::GetNodePositions(ChainId id, std::span<Vec3> out) const {
   return {};
 }
 
+void ChainSystem::VisitForDraw(void (*visit)(const DrawnChain& chain, void* context), void* context) const {
+  Vec3 nodes[kMaxChainNodes];
+  DrawnCollider colliders[kMaxChainColliders];
+  for (std::size_t i = 0; i < chains_.size(); ++i) {
+    const Slot& s = chains_[i];
+    if (!handles_.IsLiveAt(static_cast<uint32_t>(i))) continue;
+    const ChainArchetype& a = archetypes_[s.archetype].archetype;
+    const auto n = static_cast<std::size_t>(s.bone_count);
+    bool finite = true;
+    int32_t collider_count = 0;
+    if (s.Awake()) {
+      Group& g = const_cast<Group&>(groups_[s.group]);
+      uint32_t drawn = 0;  // a collider several strands hold is drawn once
+      for (int32_t strand = 0; strand < a.strands; ++strand) {
+        const ChainBlockView v = g.View(s.lanes[strand] / kBlockLanes);
+        const int32_t l = s.lanes[strand] % kBlockLanes;
+        for (int32_t k = 0; k < v.node_count; ++k) {
+          const Vec3 p{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
+          finite = finite && IsFinite(p);
+          nodes[strand * v.node_count + k] = p;
+        }
+        const std::vector<int32_t>& held = a.strand_slot_collider[strand];
+        for (int32_t j = 0; j < static_cast<int32_t>(held.size()) && j < v.collider_count; ++j) {
+          const int32_t c = held[j];
+          if (c < 0 || ((a.strand_colliders[strand] >> j) & 1u) == 0 || ((drawn >> c) & 1u) != 0) continue;
+          drawn |= 1u << c;
+          DrawnCollider& out = colliders[collider_count++];
+          out.kind = a.collider_kind[c];
+          out.a = {v.Collider(kCax, j)[l], v.Collider(kCay, j)[l], v.Collider(kCaz, j)[l]};
+          out.b = {v.Collider(kCbx, j)[l], v.Collider(kCby, j)[l], v.Collider(kCbz, j)[l]};
+          out.radius = v.Collider(kCr, j)[l];
+          if (!IsFinite(out.a) || !IsFinite(out.b) || !std::isfinite(out.radius)) --collider_count;
+        }
+      }
+    } else {
+      // Its animated pose, as GetNodePositions answers for it.
+      PoseScratch scratch;
+      Transform* world = scratch.world();
+      for (std::size_t k = 0; k < n && finite; ++k) {
+        const int32_t p = a.parent[k];
+        new (&world[k]) Transform(Compose(p < 0 ? s.RootParent(static_cast<int32_t>(k) / a.lane_nodes) : world[p],
+                                          s.last_good[k]));
+        nodes[k] = world[k].translation;
+        finite = IsFinite(nodes[k]);
+      }
+    }
+    if (!finite) continue;  // nothing non-finite reaches the host's renderer
+    DrawnChain chain;
+    chain.simulated = s.Awake();
+    chain.nodes = {nodes, n};
+    chain.parent = {a.parent.data(), n};
+    chain.colliders = {colliders, static_cast<std::size_t>(collider_count)};
+    visit(chain, context);
+  }
+}
+
 void ChainSystem::HashState(StateHasher& hasher) const {
 for (std::size_t i = 0; i < chains_.size(); ++i) {
   const Slot& s = chains_[i];

@@ -110,6 +110,25 @@ class ChainSystem {
   void CheckHostBuffers(ChainId only = ChainId{}) const;
   // Feeds every simulated chain's positions and written outputs, in slot order.
   void HashState(StateHasher& hasher) const;
+  // The debug draw's view of one bound chain (World::DrawDebug, tendon/debug_draw.h):
+  // nodes in lane order with their parents (-1: a root), and, for a chain that simulated,
+  // its colliders' world shapes this frame as its lanes hold them (ColliderKind; a and b as
+  // the kC* fields: a plane's b is its unit normal). A chain that did not simulate shows
+  // its animated pose and no colliders.
+  struct DrawnCollider {
+    uint8_t kind = 0;
+    Vec3 a{}, b{};
+    float radius = 0;
+  };
+  struct DrawnChain {
+    bool simulated = false;
+    std::span<const Vec3> nodes;
+    std::span<const int32_t> parent;
+    std::span<const DrawnCollider> colliders;
+  };
+  // Calls visit(chain, context) for every bound chain whose pose is finite, in slot order.
+  // Read-only; allocates nothing (stack scratch of kMaxChainNodes nodes).
+  void VisitForDraw(void (*visit)(const DrawnChain& chain, void* context), void* context) const;
 
   // ---- the frame's phases, in this order ----
   void Gather(Vec3 camera, const SimulatePredicate& predicate);

@@ -68,6 +68,7 @@ class BroadPhase {
 
   int32_t pair_count() const { return pair_count_; }
   std::span<PartPair> pairs() { return {part_pairs_.data(), static_cast<std::size_t>(pair_count_)}; }
+  std::span<const PartPair> pairs() const { return {part_pairs_.data(), static_cast<std::size_t>(pair_count_)}; }
   int32_t body_count() const { return body_count_; }
   const PairBody& body(int32_t i) const { return bodies_[i]; }
   std::span<const PairBody> bodies() const { return bodies_; }

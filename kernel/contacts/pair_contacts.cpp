@@ -100,6 +100,24 @@ void PairContacts::SolveIslandVelocities(int32_t island, float h, uint32_t worke
                      worker);
 }
 
+int32_t PairContacts::DrawnContacts(const PartPair& pair, DrawnContact* out) const {
+  const PairBody& pa = broad_.body(pair.a);
+  const PairBody& pb = broad_.body(pair.b);
+  Vec3 xa, xb;
+  Quat qa, qb;
+  ReadPose(store_.groups[pa.group].ViewOfLane(pa.lane), store_.groups[pa.group].LaneInBlock(pa.lane), pa.part, &xa, &qa);
+  ReadPose(store_.groups[pb.group].ViewOfLane(pb.lane), store_.groups[pb.group].LaneInBlock(pb.lane), pb.part, &xb, &qb);
+  const int32_t count = contact_count_[pair.found];
+  int32_t drawn = 0;
+  for (int32_t k = 0; k < count; ++k) {
+    const Contact& ct = contacts_[static_cast<std::size_t>(contact_begin_[pair.found]) + k];
+    if (!(ct.lambda_sum > 0.0f)) continue;
+    const Vec3 on_a = xa + Rotate(qa, ct.arm_a), on_b = xb + Rotate(qb, ct.arm_b);
+    out[drawn++] = {(on_a + on_b) * 0.5f, NormalizeOr(Rotate(ct.normal_on_a ? qa : qb, ct.normal), Vec3{0, 1, 0})};
+  }
+  return drawn;
+}
+
 // Once per frame, after the broad phase: the contacts of a pair. Every sample sphere of
 // each part against the other part's exact shape; a sample within the frame's reach of
 // the shape (the speed of both over the frame, plus 1 cm) is a contact: the sphere's

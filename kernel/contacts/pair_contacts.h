@@ -90,6 +90,15 @@ class PairContacts {
   std::span<const TriggerOverlap> TriggerOverlaps() const { return overlaps_; }
   void ClearTriggerOverlaps() { overlaps_.clear(); }
 
+  // The debug draw (World::DrawDebug): the contacts the last Find kept for `pair` (one of
+  // the pairs it kept) that pushed over the frame (a normal impulse since they touched),
+  // in world space at the bodies' poses now: the midpoint of the two bodies' points and the
+  // unit normal from part b toward part a. Writes up to kContactsPerPair; returns how many.
+  struct DrawnContact {
+    Vec3 point, normal;
+  };
+  int32_t DrawnContacts(const PartPair& pair, DrawnContact* out) const;
+
  private:
   // A contact of a pair, found once per frame and re-measured every substep from points
   // fixed in the two bodies (Müller et al. 2020, section 3.5: collisions are detected once

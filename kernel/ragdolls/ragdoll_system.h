@@ -183,6 +183,16 @@ class RagdollSystem {
   // Whether [data, data + bytes) overlaps a host buffer a bound ragdoll reads or writes
   // in its phase (output_parts, kinematic_root, pose streams).
   bool OverlapsHostBuffers(const void* data, std::size_t bytes) const;
+  // The debug draw's read-only view (World::DrawDebug, tendon/debug_draw.h): the instances
+  // and their lanes, and the last frame's pairs with a contact (the broad phase's kept
+  // prefix, whose bodies may have moved lanes since: check PairBody against the slots)
+  // with their contacts.
+  const RagdollStore& StoreForDraw() const { return store_; }
+  std::span<const PartPair> ContactPairsForDraw() const {
+    return broad_.pairs().first(static_cast<std::size_t>(std::min(frame_.pair_count, broad_.pair_count())));
+  }
+  const BroadPhase& BroadPhaseForDraw() const { return broad_; }
+  const PairContacts& ContactsForDraw() const { return contacts_; }
   // NaN into the root part's velocity (WorldAccess::PoisonRagdollState; tests only).
   void PoisonStateForTest(RagdollId id);
   // Each part's energy from its lane (WorldAccess::RagdollEnergy; tests only).

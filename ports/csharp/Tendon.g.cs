@@ -217,6 +217,55 @@ namespace Tendon {
   [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
   public delegate int TendonSimulatePredicateFn(ulong chain, TendonVec3 root_world, IntPtr user);
 
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonDebugDrawColors {
+    public uint chain_node;
+    public uint chain_node_sleeping;
+    public uint chain_link;
+    public uint chain_link_sleeping;
+    public uint chain_collider;
+    public uint ragdoll_part;
+    public uint ragdoll_part_kinematic;
+    public uint ragdoll_part_sleeping;
+    public uint ragdoll_part_frozen;
+    public uint joint;
+    public uint joint_swing_limit;
+    public uint joint_twist_limit;
+    public uint contact_point;
+    public uint contact_normal;
+    public uint host_body;
+  }
+
+  [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+  public delegate void TendonDrawLineFn(TendonVec3 from, TendonVec3 to, uint color, IntPtr user);
+
+  [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+  public delegate void TendonDrawPointFn(TendonVec3 position, float size, uint color, IntPtr user);
+
+  [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+  public delegate void TendonDrawSphereFn(TendonVec3 centre, float radius, uint color, IntPtr user);
+
+  [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+  public delegate void TendonDrawCapsuleFn(TendonVec3 a, TendonVec3 b, float radius_a, float radius_b, uint color, IntPtr user);
+
+  [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+  public delegate void TendonDrawBoxFn(TendonTransform frame, TendonVec3 half_extents, uint color, IntPtr user);
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonDebugDraw {
+    public IntPtr draw_line;  // TendonDrawLineFn: Marshal.GetFunctionPointerForDelegate
+    public IntPtr draw_point;  // TendonDrawPointFn: Marshal.GetFunctionPointerForDelegate
+    public IntPtr draw_sphere;  // TendonDrawSphereFn: Marshal.GetFunctionPointerForDelegate
+    public IntPtr draw_capsule;  // TendonDrawCapsuleFn: Marshal.GetFunctionPointerForDelegate
+    public IntPtr draw_box;  // TendonDrawBoxFn: Marshal.GetFunctionPointerForDelegate
+    public IntPtr user;  // void*
+    public TendonDebugDrawColors colors;
+    public float point_size;
+    public float normal_length;
+    public float limit_length;
+    public float plane_size;
+  }
+
   public enum TendonChainModel : int {
     TENDON_CHAIN_MODEL_TENDON = 0,
     TENDON_CHAIN_MODEL_VRM = 1,
@@ -754,6 +803,16 @@ namespace Tendon {
 #endif
 
     public const uint TENDON_CALLER_THREAD = 4294967295;
+    public const int TENDON_DEBUG_DRAW_CHAIN_NODES = 1;
+    public const int TENDON_DEBUG_DRAW_CHAIN_LINKS = 2;
+    public const int TENDON_DEBUG_DRAW_CHAIN_COLLIDERS = 4;
+    public const int TENDON_DEBUG_DRAW_RAGDOLL_PARTS = 8;
+    public const int TENDON_DEBUG_DRAW_JOINTS = 16;
+    public const int TENDON_DEBUG_DRAW_JOINT_LIMITS = 32;
+    public const int TENDON_DEBUG_DRAW_CONTACTS = 64;
+    public const int TENDON_DEBUG_DRAW_HOST_BODIES = 128;
+    public const int TENDON_DEBUG_DRAW_SLEEPING = 256;
+    public const int TENDON_DEBUG_DRAW_ALL = 511;
     public const int TENDON_PROFILED_MAX_CHAINS = 1;
     public const int TENDON_PROFILED_MAX_DISTANCE = 2;
     public const int TENDON_PROFILED_MAX_ACTIVE_CHARACTERS = 4;
@@ -853,6 +912,14 @@ namespace Tendon {
     public static extern TendonResult tendon_world_set_simulate_predicate(IntPtr world, TendonSimulatePredicateFn predicate, IntPtr user);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_set_simulate_predicate")]
     public static extern TendonResult tendon_world_set_simulate_predicate(IntPtr world, IntPtr predicate, IntPtr user);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_debug_draw_defaults")]
+    public static extern void tendon_debug_draw_defaults(ref TendonDebugDraw draw);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_debug_draw_defaults")]
+    public static extern void tendon_debug_draw_defaults(IntPtr draw);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_draw_debug")]
+    public static extern TendonResult tendon_world_draw_debug(IntPtr world, ref TendonDebugDraw draw, uint flags);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_draw_debug")]
+    public static extern TendonResult tendon_world_draw_debug(IntPtr world, IntPtr draw, uint flags);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_settings_defaults")]
     public static extern void tendon_chain_settings_defaults(ref TendonChainSettings settings);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_chain_settings_defaults")]

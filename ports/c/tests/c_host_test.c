@@ -64,6 +64,101 @@ static void Mark(uint64_t frame, void* user) {
   ++g_marks;
 }
 
+/* A debug draw recorder: counts each primitive, keeps the points and the last sphere. */
+typedef struct DrawRecord {
+  int lines, points, spheres, capsules, boxes;
+  TendonVec3 point_at[16];
+  TendonVec3 sphere_centre;
+  float sphere_radius;
+  uint32_t point_color;
+} DrawRecord;
+static void RecLine(TendonVec3 a, TendonVec3 b, uint32_t color, void* user) {
+  (void)a, (void)b, (void)color;
+  ++((DrawRecord*)user)->lines;
+}
+static void RecPoint(TendonVec3 p, float size, uint32_t color, void* user) {
+  DrawRecord* r = (DrawRecord*)user;
+  (void)size;
+  if (r->points < 16) r->point_at[r->points] = p;
+  r->point_color = color;
+  ++r->points;
+}
+static void RecSphere(TendonVec3 c, float radius, uint32_t color, void* user) {
+  DrawRecord* r = (DrawRecord*)user;
+  (void)color;
+  r->sphere_centre = c;
+  r->sphere_radius = radius;
+  ++r->spheres;
+}
+static void RecCapsule(TendonVec3 a, TendonVec3 b, float ra, float rb, uint32_t color, void* user) {
+  (void)a, (void)b, (void)ra, (void)rb, (void)color;
+  ++((DrawRecord*)user)->capsules;
+}
+static void RecBox(TendonTransform frame, TendonVec3 half, uint32_t color, void* user) {
+  (void)frame, (void)half, (void)color;
+  ++((DrawRecord*)user)->boxes;
+}
+
+/* The debug draw of a simulated 4-node chain with a sphere collider on host frame 0:
+ * every node once where the world has it, 3 links, the sphere; then its refusals. */
+static void TestDebugDraw(TendonWorld* w, TendonChainId chain, const TendonVec3* collider_at, float radius) {
+  TendonDebugDraw d;
+  DrawRecord r;
+  TendonVec3 nodes[4];
+  const uint32_t chains = TENDON_DEBUG_DRAW_CHAIN_NODES | TENDON_DEBUG_DRAW_CHAIN_LINKS | TENDON_DEBUG_DRAW_CHAIN_COLLIDERS;
+  int i, j, found;
+  tendon_debug_draw_defaults(&d);
+  CHECK(d.draw_line == NULL && d.user == NULL && d.point_size == 0.02f && d.normal_length == 0.1f &&
+        d.limit_length == 0.1f && d.plane_size == 0.5f);
+  CHECK(d.colors.chain_node == 0xFFD700FFu && d.colors.contact_normal == 0xFF80FFFFu && d.colors.host_body == 0xC0C0C0FFu);
+  memset(&r, 0, sizeof r);
+  d.draw_line = RecLine;
+  d.draw_point = RecPoint;
+  d.draw_sphere = RecSphere;
+  d.draw_capsule = RecCapsule;
+  d.draw_box = RecBox;
+  d.user = &r;
+  d.colors.chain_node = 0x11223344u;
+  CHECK(tendon_get_chain_node_positions(w, chain, nodes, 4) == TENDON_OK);
+  CHECK(tendon_world_draw_debug(w, &d, chains) == TENDON_OK);
+  CHECK(r.points == 4 && r.lines == 3 && r.spheres == 1 && r.capsules == 0 && r.boxes == 0);
+  CHECK(r.point_color == 0x11223344u); /* the host's palette */
+  for (i = 0; i < 4; ++i) {
+    found = 0;
+    for (j = 0; j < r.points && j < 16; ++j) found += Dist(r.point_at[j], nodes[i]) == 0.0f;
+    CHECK(found == 1);
+  }
+  CHECK(Dist(r.sphere_centre, *collider_at) < 1e-5f && r.sphere_radius == radius);
+  /* Each flag alone; NULL callbacks skipped. */
+  memset(&r, 0, sizeof r);
+  CHECK(tendon_world_draw_debug(w, &d, TENDON_DEBUG_DRAW_CHAIN_LINKS) == TENDON_OK);
+  CHECK(r.lines == 3 && r.points == 0 && r.spheres == 0);
+  memset(&r, 0, sizeof r);
+  d.draw_line = NULL;
+  d.draw_sphere = NULL;
+  CHECK(tendon_world_draw_debug(w, &d, TENDON_DEBUG_DRAW_ALL) == TENDON_OK);
+  CHECK(r.lines == 0 && r.spheres == 0 && r.points == 4);
+  /* Refusals, by code and field. */
+  CHECK(tendon_world_draw_debug(NULL, &d, chains) == TENDON_ERROR_NULL_ARGUMENT);
+  CHECK(tendon_world_draw_debug(w, NULL, chains) == TENDON_ERROR_NULL_ARGUMENT);
+  CHECK(strcmp(tendon_last_error_field(), "draw") == 0);
+  CHECK(tendon_world_draw_debug(w, &d, 1u << 30) == TENDON_ERROR_OUT_OF_RANGE);
+  CHECK(strcmp(tendon_last_error_field(), "flags") == 0);
+  d.normal_length = -1.0f;
+  CHECK(tendon_world_draw_debug(w, &d, chains) == TENDON_ERROR_OUT_OF_RANGE);
+  CHECK(strcmp(tendon_last_error_field(), "draw.normal_length") == 0);
+  d.normal_length = NAN;
+  CHECK(tendon_world_draw_debug(w, &d, chains) == TENDON_ERROR_OUT_OF_RANGE);
+  d.normal_length = 0.1f;
+  memset(&r, 0, sizeof r);
+  CHECK(tendon_world_begin_step(w, 1.0f / 60.0f) == TENDON_OK);
+  CHECK(tendon_world_draw_debug(w, &d, chains) == TENDON_ERROR_REENTRANT);
+  CHECK(strcmp(tendon_last_error_field(), "world") == 0);
+  tendon_world_finish_step(w, NULL);
+  CHECK(r.points == 0);
+  CHECK(tendon_world_draw_debug(w, &d, chains) == TENDON_OK && r.points == 4);
+}
+
 static void TestChain(TendonWorld* w) {
   enum { kBones = 4 };
   TendonChainBone bones[kBones];
@@ -158,6 +253,7 @@ static void TestChain(TendonWorld* w) {
   CHECK(fabsf(output[1].rotation.z) + fabsf(output[1].rotation.x) > 1e-3f);             /* the tail swings */
   for (i = 0; i < kBones; ++i) CHECK(FiniteT(&output[i]));
   CHECK(tendon_get_chain_node_positions(w, chain, nodes, 2) == TENDON_ERROR_NULL_BUFFER);
+  TestDebugDraw(w, chain, &frames[0].translation, ball.radius);
 
   CHECK(tendon_unbind_chain(w, chain) == TENDON_OK);
   CHECK(tendon_unbind_chain(w, chain) == TENDON_ERROR_STALE_HANDLE); /* generation-checked */
