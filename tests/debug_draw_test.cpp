@@ -369,6 +369,21 @@ TEST(DebugDraw, EachFlagAloneDrawsOnlyItsKind) {
   EXPECT_EQ(s.Draw(0).Total(), 0u);
   EXPECT_EQ(s.Draw(DebugDrawFlags::kSleeping).Total(), 0u) << "a modifier alone draws nothing";
   EXPECT_EQ(s.Draw(DebugDrawFlags::kHostBodies).Total(), 0u) << "no host bodies yet";
+  // A host box, far from everything: drawn by kHostBodies alone, where it is, in its colour.
+  HostBodySettings hs;
+  hs.shape = HostBodyShape::kBox;
+  hs.half_extents = {0.5f, 0.25f, 1.0f};
+  hs.transform.translation = {20, 1, 0};
+  const std::size_t parts_before = s.Draw(DebugDrawFlags::kRagdollParts).Total();
+  ASSERT_TRUE(s.world->AddHostBody(hs).ok());
+  s.world->Step(1.0f / 60.0f);
+  const Recorder host = s.Draw(DebugDrawFlags::kHostBodies);
+  ASSERT_EQ(host.Total(), 1u);
+  ASSERT_EQ(host.boxes.size(), 1u);
+  EXPECT_EQ(host.boxes[0].color, c.host_body);
+  EXPECT_NEAR(host.boxes[0].frame.translation.x, 20.0f, 1e-5f);
+  EXPECT_NEAR(host.boxes[0].half.z, 1.0f, 1e-6f);
+  EXPECT_EQ(s.Draw(DebugDrawFlags::kRagdollParts).Total(), parts_before) << "a host body is not a ragdoll part";
 }
 
 TEST(DebugDraw, SleepingFlagColoursCulledChainsAndSleepingRagdolls) {

@@ -12,8 +12,8 @@
 // What it does NOT do: render, keep anything between calls, or cost anything in Step:
 // nothing in the frame changes whether a host draws or not; DrawDebug's walk is the only
 // cost, and only when it is called. Positions are the last substep's state (the state the
-// queries answer with), not the render-interpolated output. Host bodies (kHostBodies)
-// arrive with the host bodies themselves; the flag is accepted and draws nothing yet.
+// queries answer with), not the render-interpolated output. Host bodies (tendon/host_body.h)
+// are drawn by kHostBodies alone, never as ragdoll parts.
 // Threading: the callbacks run on the thread that calls DrawDebug, inside it; a World call
 // from a callback that would change the world is refused (kReentrant), as from inside
 // Step. Memory: DrawDebug allocates nothing; the callbacks' arguments live for the call.
@@ -42,7 +42,7 @@ struct DebugDrawFlags {
   static constexpr uint32_t kJoints = 1u << 4;          // each joint's anchor (a point) and the line to it from each part
   static constexpr uint32_t kJointLimits = 1u << 5;     // swing cones and twist / hinge ranges (fans of lines)
   static constexpr uint32_t kContacts = 1u << 6;        // the last frame's touching contacts: point and normal
-  static constexpr uint32_t kHostBodies = 1u << 7;      // host bodies (none are drawn yet: see above)
+  static constexpr uint32_t kHostBodies = 1u << 7;      // host bodies' shapes (tendon/host_body.h)
   // Sleeping state: chains that did not simulate in the last Step and sleeping or frozen
   // ragdolls in their own colours. Without it everything takes its awake colour.
   static constexpr uint32_t kSleeping = 1u << 8;

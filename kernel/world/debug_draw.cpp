@@ -177,7 +177,8 @@ void DrawRagdolls(const Painter& paint, const detail::RagdollSystem& ragdolls, u
   for (uint32_t i = 0; i < store.handles.SlotCount(); ++i) {
     if (!store.handles.IsLiveAt(i)) continue;
     const detail::RagdollSlot& slot = store.slots[i];
-    if (!slot.enabled) continue;
+    // Host bodies are drawn by DrawHostBodies (kHostBodies), not as ragdolls.
+    if (!slot.enabled || slot.internal == detail::kHostBodySlot) continue;
     auto& group = const_cast<detail::RagdollGroup&>(store.groups[static_cast<std::size_t>(slot.group)]);
     const detail::RigidBlockView view = group.ViewOfLane(slot.lane);
     const int32_t l = group.LaneInBlock(slot.lane);
@@ -251,10 +252,23 @@ void DrawRagdolls(const Painter& paint, const detail::RagdollSystem& ragdolls, u
   }
 }
 
-// Host bodies (kHostBodies) arrive with the host bodies themselves (issue 38 §1, the lead's
-// change): they are one-part kinematic ragdolls inside the ragdoll system, and this is
-// where they will be drawn in DebugDrawColors::host_body. Until then there are none.
-void DrawHostBodies(const Painter& /*paint*/, const detail::RagdollSystem& /*ragdolls*/) {}
+// Host bodies (kHostBodies): one-part kinematic lanes of the ragdoll system
+// (kernel/ragdolls/host_bodies.h), each drawn at its pose after the last Step in
+// DebugDrawColors::host_body.
+void DrawHostBodies(const Painter& paint, const detail::RagdollSystem& ragdolls) {
+  const detail::RagdollStore& store = ragdolls.StoreForDraw();
+  for (uint32_t i = 0; i < store.handles.SlotCount(); ++i) {
+    if (!store.handles.IsLiveAt(i)) continue;
+    const detail::RagdollSlot& slot = store.slots[i];
+    if (!slot.enabled || slot.internal != detail::kHostBodySlot) continue;
+    auto& group = const_cast<detail::RagdollGroup&>(store.groups[static_cast<std::size_t>(slot.group)]);
+    Vec3 x;
+    Quat q;
+    detail::ReadPose(group.ViewOfLane(slot.lane), group.LaneInBlock(slot.lane), 0, &x, &q);
+    if (!IsFinite(x) || !IsFinite(q)) continue;
+    DrawShape(paint, group.shapes[0], Compose(Transform{x, q, {1, 1, 1}}, group.shape_in_body[0]), paint.d.colors.host_body);
+  }
+}
 
 Error CheckLength(float value, const char* field) {
   if (!std::isfinite(value) || value < 0.0f || value > kMaxDrawLength)
