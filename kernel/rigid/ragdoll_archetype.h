@@ -69,6 +69,7 @@ struct RagdollArchetype {
   float total_mass = 0;
   uint32_t collision_group = 1, collision_mask = 0xffffffffu;
   std::vector<std::pair<int32_t, int32_t>> self_collision_pairs;
+  ContactEventSettings contact_events;  // validated (tendon/contact_events.h)
 };
 
 Error BuildRagdollArchetype(const RagdollSettings& settings, RagdollArchetype* out);
