@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "allocation_counter.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/json/json.h"
 #include "ports/shared_data.h"
@@ -319,6 +320,29 @@ std::vector<ContactEvent> PileEvents(TaskHooks tasks, Isa isa = Isa::kAuto) {
   }
   StepAndDrain(*w, 150, &events);
   return events;
+}
+
+// The queue and the pairs' lists are sized before the first Step (Create, Bind): a pile
+// whose parts land on the ground and on each other queues events with no allocation.
+TEST(ContactEvents, StepAndDrainAllocateNothingWhileEventsAreQueued) {
+  auto w = GroundWorld();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate(0.2f, 5.0f, 0.2f)).value();
+  std::vector<std::vector<Transform>> outs(12);
+  for (int i = 0; i < 12; ++i) {
+    BindAt(*w, a, {0.3f * static_cast<float>(i % 3), 0.5f + 0.45f * static_cast<float>(i), 0}, &outs[static_cast<std::size_t>(i)]);
+  }
+  std::vector<ContactEvent> buffer(512);
+  int events = 0, pair_events = 0;
+  const long before = g_allocations.load();
+  for (int f = 0; f < 120; ++f) {
+    w->Step(kStep);
+    const int32_t n = w->DrainContactEvents(buffer);
+    events += n;
+    for (int32_t i = 0; i < n; ++i) pair_events += buffer[static_cast<std::size_t>(i)].b_kind == ContactSideKind::kRagdollPart ? 1 : 0;
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_GT(events, 12);
+  EXPECT_GT(pair_events, 0);
 }
 
 bool SameEvent(const ContactEvent& x, const ContactEvent& y) {

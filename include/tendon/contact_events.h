@@ -12,8 +12,9 @@
 // The queue holds WorldSettings::contact_event_capacity events per frame (0: events off,
 // and free); events past it, and events the host did not drain before the next Step, are
 // dropped and counted in FrameStats::dropped_contact_events.
-// Order: within a frame, by side A's RagdollId slot, then its part, then side B (the
-// static world first, then other parts by slot and part); the same at any worker count.
+// Order: within a frame, the static world's events by side A's RagdollId slot, then its
+// part; then the events between ragdolls by (the lower slot, its part, the higher slot,
+// its part). The same at any worker count.
 // What it does NOT do: report contacts between parts of one ragdoll (self-collision), or
 // between chains and their colliders.
 // Threading and memory: plain values.
@@ -70,14 +71,18 @@ struct ContactEvent {
   RagdollId b_ragdoll{};    // kRagdollPart
   int32_t b_part = -1;      // kRagdollPart
   HostBodyId b_host_body{};  // kHostBody
-  // World frame: a point of the contact (the deepest at the fastest approach, m) and its
-  // unit normal, pointing from B toward A. Ended events carry the last ones seen.
+  // World frame, at the end of the frame: a point of the contact (m; against the static
+  // world, of the part's contact sphere nearest the surface; between ragdolls, of the
+  // contact that pushed the most) and the unit normal there, pointing from B toward A.
+  // Ended events: where the part is now (static world) or was last seen touching (pairs).
   Vec3 point{};
   Vec3 normal{};
   // m/s, >= 0: the fastest approach along the normal over the frame's substeps, before
   // the solve (0 for ended events).
   float normal_speed = 0;
   // N s, >= 0: the normal impulse the solver applied over the frame (0 for ended events).
+  // Against the static world both passes of each substep count (a landing's is about
+  // mass x approach speed); between ragdolls, the position passes only (a lower figure).
   float impulse = 0;
   double time = 0;  // world clock at the end of the frame, seconds
 };

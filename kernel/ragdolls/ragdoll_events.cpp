@@ -92,12 +92,13 @@ ContactSideKind RagdollSystem::SideOfRagdoll(int32_t slot, HostBodyId* host_body
   return ContactSideKind::kRagdollPart;
 }
 
-void RagdollSystem::PushContactEvent(const ContactEvent& event) {
+bool RagdollSystem::PushContactEvent(const ContactEvent& event) {
   if (events_.size() >= static_cast<std::size_t>(settings_.contact_event_capacity)) {
     ++events_dropped_;
-    return;
+    return false;
   }
   events_.push_back(event);  // reserved at construction: never allocates
+  return true;
 }
 
 void RagdollSystem::CollectContactEvents(FrameStats& stats) {
@@ -153,8 +154,8 @@ void RagdollSystem::CollectStaticEvents(int32_t slot_index) {
       if (touched) {
         e.normal_speed = speed;
         e.impulse = std::max(impulse, 0.0f);
-        reported = Passes(settings, speed, impulse);
-        if (reported) PushContactEvent(e);
+        // A began the queue had no room for is not followed by an ended one.
+        reported = Passes(settings, speed, impulse) && PushContactEvent(e);
       } else {
         if (reported && settings.report_ended) PushContactEvent(e);
         reported = false;
@@ -232,8 +233,8 @@ void RagdollSystem::CollectPairEvents() {
       TouchingPair& t = touching_next_[n++];  // began
       ContactEvent e;
       const ContactEventSettings* es = nullptr;
-      t.reported = PairEvent(t, ContactEventKind::kBegan, &e, &es) && Passes(*es, t.speed, t.impulse);
-      if (t.reported) PushContactEvent(e);
+      t.reported = PairEvent(t, ContactEventKind::kBegan, &e, &es) && Passes(*es, t.speed, t.impulse) &&
+                   PushContactEvent(e);
     } else if (n == next_count || touching_pairs_[p].key < touching_next_[n].key) {
       const TouchingPair& t = touching_pairs_[p++];  // gone, unless both ragdolls sleep
       const uint32_t low = SlotOf(LowSide(t.key)), high = SlotOf(HighSide(t.key));

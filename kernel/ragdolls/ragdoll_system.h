@@ -269,7 +269,7 @@ class RagdollSystem {
   void CollectContactEvents(FrameStats& stats);
   void CollectStaticEvents(int32_t slot_index);
   void CollectPairEvents();
-  void PushContactEvent(const ContactEvent& event);
+  bool PushContactEvent(const ContactEvent& event);  // false: the queue is full (counted)
   // What side B is when the other ragdoll's slot is `slot`: today always a ragdoll part.
   // LEAD: host bodies (one-part kinematic ragdolls) map their slots here to kHostBody and
   // their HostBodyId, and triggers to overlap events.
