@@ -368,6 +368,7 @@ void RegisterCharacterBenchmarks();  // bench_characters.cpp
 void RegisterPileBenchmarks();       // bench_piles.cpp
 void RegisterVrmBenchmarks();        // bench_vrm.cpp
 void RegisterHostBodyBenchmarks();   // bench_host_bodies.cpp
+void RegisterContactEventBenchmarks();  // bench_contact_events.cpp
 #ifdef TENDON_HAVE_BULLET
 void RegisterBulletBenchmarks();  // bench_bullet.cpp, where libbullet-dev is installed
 #endif
@@ -378,6 +379,7 @@ int main(int argc, char** argv) {
   RegisterPileBenchmarks();
   RegisterVrmBenchmarks();
   RegisterHostBodyBenchmarks();
+  RegisterContactEventBenchmarks();
 #ifdef TENDON_HAVE_BULLET
   RegisterBulletBenchmarks();
 #endif

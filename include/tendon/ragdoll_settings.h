@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "tendon/contact_events.h"
 #include "tendon/ids.h"
 #include "tendon/math.h"
 #include "tendon/pose_layout.h"
@@ -196,6 +197,10 @@ struct RagdollSettings {
   std::vector<std::pair<int32_t, int32_t>> self_collision_pairs{};
   uint32_t collision_group = 1;        // bit(s) this ragdoll's parts are in
   uint32_t collision_mask = 0xffffffffu;  // groups its parts collide with
+  // Contact and impact events of this archetype's parts (tendon/contact_events.h): on by
+  // default, with thresholds that report an impact and never a body at rest. They cost
+  // nothing while WorldSettings::contact_event_capacity is 0.
+  ContactEventSettings contact_events{};
 };
 
 // The most instances of one ragdoll archetype a world holds, bound or reserved.

@@ -99,6 +99,12 @@ struct FrameStats {
   float budget_estimate_ms = 0;  // its smoothed cost of this frame, per frame of the usual substep count
 
   PhaseTimes times{};
+
+  // Contact events (tendon/contact_events.h): queued by this Step, and lost: past
+  // WorldSettings::contact_event_capacity this Step, or left undrained since the last
+  // Step (each Step starts a fresh queue).
+  int32_t contact_events = 0;
+  int32_t dropped_contact_events = 0;
 };
 
 }  // namespace tendon

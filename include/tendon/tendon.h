@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tendon/chain_settings.h"
+#include "tendon/contact_events.h"
 #include "tendon/character.h"
 #include "tendon/debug_draw.h"
 #include "tendon/device_calibration.h"

@@ -159,6 +159,7 @@ typedef struct TendonWorldSettings {
   uint32_t from_device_profile; /* TENDON_PROFILED_* bits, from tendon_world_get_settings */
   TendonIsa isa;
   TendonTaskHooks tasks; /* enqueue NULL: every phase on the calling thread */
+  int32_t contact_event_capacity; /* events one step queues, [0, 1048576]; 0: contact events off */
 } TendonWorldSettings;
 
 /* tendon::WorldSettings' defaults. */
@@ -240,6 +241,7 @@ typedef struct TendonFrameStats {
   TendonBudgetAction budget_action;
   float budget_estimate_ms;
   TendonPhaseTimes times;
+  int32_t contact_events, dropped_contact_events; /* queued by this step; lost (full, or undrained) */
 } TendonFrameStats;
 
 /* One frame (see tendon::World::Step); never fails. stats may be NULL. */
@@ -520,6 +522,16 @@ typedef struct TendonPartSettings {
   int32_t motor_limb_inertia;
 } TendonPartSettings;
 
+/* tendon::ContactEventSettings (tendon/contact_events.h): which of an archetype's parts'
+   contacts are reported. A began event needs both thresholds passed. */
+typedef struct TendonContactEventSettings {
+  int32_t enabled;        /* bool; 0: this archetype reports nothing */
+  float min_impulse;      /* N s, >= 0 and finite; 0 disables this threshold */
+  float min_normal_speed; /* m/s, >= 0 and finite; 0 disables this threshold */
+  int32_t report_ended;   /* bool: an ended event when a reported contact is gone */
+} TendonContactEventSettings;
+TENDON_C_API void tendon_contact_event_settings_defaults(TendonContactEventSettings* settings);
+
 typedef struct TendonRagdollSettings {
   const char* name;
   const TendonPartSettings* parts;
@@ -530,6 +542,7 @@ typedef struct TendonRagdollSettings {
   const int32_t* self_collision_pairs; /* 2 part indices per pair */
   int32_t self_collision_pair_count;
   uint32_t collision_group, collision_mask;
+  TendonContactEventSettings contact_events;
 } TendonRagdollSettings;
 
 TENDON_C_API void tendon_part_settings_defaults(TendonPartSettings* settings);
@@ -883,6 +896,33 @@ typedef struct TendonCharacterEvent {
 } TendonCharacterEvent;
 /* Moves up to `capacity` queued events into out; returns how many. */
 TENDON_C_API int32_t tendon_drain_character_events(TendonWorld* world, TendonCharacterEvent* out, int32_t capacity);
+
+/* ---- contact and impact events (tendon/contact_events.h) ---- */
+typedef enum TendonContactEventKind { TENDON_CONTACT_BEGAN = 0, TENDON_CONTACT_ENDED = 1 } TendonContactEventKind;
+typedef enum TendonContactSide {
+  TENDON_CONTACT_SIDE_STATIC_WORLD = 0,
+  TENDON_CONTACT_SIDE_RAGDOLL_PART = 1,
+  TENDON_CONTACT_SIDE_HOST_BODY = 2
+} TendonContactSide;
+/* tendon::ContactEvent: side A is a ragdoll part; the normal points from B toward A. */
+typedef struct TendonContactEvent {
+  TendonContactEventKind kind;
+  TendonRagdollId ragdoll;
+  int32_t part;
+  TendonCharacterId character; /* 0: the ragdoll is no character's */
+  TendonContactSide b_kind;
+  TendonRagdollId b_ragdoll;   /* TENDON_CONTACT_SIDE_RAGDOLL_PART */
+  int32_t b_part;              /* TENDON_CONTACT_SIDE_RAGDOLL_PART, else -1 */
+  uint64_t b_host_body;        /* TENDON_CONTACT_SIDE_HOST_BODY: the host body's id */
+  TendonVec3 point, normal;    /* world */
+  float normal_speed;          /* m/s, >= 0: the fastest approach over the frame */
+  float impulse;               /* N s, >= 0: the normal impulse over the frame */
+  double time;                 /* world clock, seconds */
+} TendonContactEvent;
+/* Moves up to `capacity` of the last step's contact events into out (in their order) and
+   returns how many; NULL world or out, or capacity <= 0, moves none and returns 0. Each
+   step starts a fresh queue (the undrained are counted as dropped). */
+TENDON_C_API int32_t tendon_world_drain_contact_events(TendonWorld* world, TendonContactEvent* out, int32_t capacity);
 
 /* ---- assets: glTF / VRM files, the Jolt "Human" ragdoll and its animations ----
  * Each loaded asset is an opaque object the host owns (destroy it; NULL is a no-op),

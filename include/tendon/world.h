@@ -40,6 +40,7 @@
 #include <string_view>
 
 #include "tendon/chain_settings.h"
+#include "tendon/contact_events.h"
 #include "tendon/character.h"
 #include "tendon/debug_draw.h"
 #include "tendon/errors.h"
@@ -231,6 +232,11 @@ class TENDON_API World {
   // Moves up to out.size() queued events (oldest first) into `out` and returns how many.
   // Events are queued by Step and by the calls above; FrameStats counts any dropped.
   int32_t DrainCharacterEvents(std::span<CharacterEvent> out);
+  // Contact and impact events (tendon/contact_events.h): moves up to out.size() of the
+  // events the last Step queued (in their deterministic order) into `out` and returns how
+  // many. Each Step starts a fresh queue: events not drained by then are dropped and
+  // counted (FrameStats::dropped_contact_events). 0 while a Step is in flight.
+  int32_t DrainContactEvents(std::span<ContactEvent> out);
   int32_t ActiveCharacterCount() const;
   int32_t BoundCharacterCount() const;
 

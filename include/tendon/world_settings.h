@@ -145,6 +145,11 @@ struct WorldSettings {
   uint32_t from_device_profile = 0;
   Isa isa = Isa::kAuto;
   TaskHooks tasks{nullptr, nullptr, nullptr, 1};
+  // Contact and impact events (tendon/contact_events.h, World::DrainContactEvents): the
+  // most events one Step queues; past it they are dropped and counted
+  // (FrameStats::dropped_contact_events). Allocated once in Create (about 100 bytes an
+  // event). [0, 1 << 20]; 0 turns events off: nothing is recorded and they cost nothing.
+  int32_t contact_event_capacity = 256;
 };
 
 }  // namespace tendon

@@ -206,6 +206,7 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
       ct.radius = smp[3];
       ct.normal_on_a = !p_is_a;
       ct.lambda = ct.pre = 0;
+      ct.approach = ct.lambda_frame = 0;
       ct.deferred = deferred;
       Anchor(ct, p.x, rp, q.x, rq, c, n, dist);
     }
@@ -328,7 +329,12 @@ void PairContacts::PositionsBatch(int32_t begin, int32_t count, float max_push, 
       ct.lambda_sum = c[kPcLambdaSum][l];
       ct.deferred = c[kPcDeferred][l];
       ct.lambda = c[kPcLambda][l];
-      if (ct.lambda > 0) ct.pre = c[kPcPre][l];  // read only where it pushed
+      if (ct.lambda > 0) {
+        ct.pre = c[kPcPre][l];  // read only where it pushed
+        // Contact events' bookkeeping (Impact): read by nothing in the solve.
+        ct.approach = std::max(ct.approach, -ct.pre);
+        ct.lambda_frame += ct.lambda;
+      }
     }
     const bool moved = pl.lane[kPlMoved][l] > 0.5f;
     touching_[i] = moved ? 1 : 0;
@@ -455,6 +461,35 @@ void PairContacts::VelocitiesBatch(int32_t begin, int32_t count, float h, uint32
       for (int32_t f = 0; f < 6; ++f) view.Part(kRbVx + f, bodies[s]->part)[lane] = rows[kPbVx + f][l];
     }
   }
+}
+
+PairContacts::FrameImpact PairContacts::Impact(const PartPair& pair) const {
+  FrameImpact out;
+  const int32_t count = contact_count_[pair.found];
+  const Contact* contacts = &contacts_[static_cast<std::size_t>(contact_begin_[pair.found])];
+  int32_t most = 0;
+  for (int32_t k = 0; k < count; ++k) {
+    const Contact& ct = contacts[k];
+    if (!(ct.lambda_frame > 0)) continue;
+    if (!out.touched || ct.lambda_frame > contacts[most].lambda_frame) most = k;
+    out.touched = true;
+    out.approach = std::max(out.approach, ct.approach);
+    out.lambda += ct.lambda_frame;
+  }
+  if (count == 0) return out;
+  const PairBody& pa = broad_.body(pair.a);
+  const PairBody& pb = broad_.body(pair.b);
+  RagdollGroup& ga = store_.groups[pa.group];
+  RagdollGroup& gb = store_.groups[pb.group];
+  Vec3 xa, xb;
+  Quat qa, qb;
+  ReadPose(ga.ViewOfLane(pa.lane), ga.LaneInBlock(pa.lane), pa.part, &xa, &qa);
+  ReadPose(gb.ViewOfLane(pb.lane), gb.LaneInBlock(pb.lane), pb.part, &xb, &qb);
+  const Rot3 ra = RotationOf(qa), rb = RotationOf(qb);
+  const Contact& ct = contacts[most];
+  out.point = xa + Apply(ra, ct.arm_a);
+  out.normal = Apply(ct.normal_on_a ? ra : rb, ct.normal);
+  return out;
 }
 
 }  // namespace tendon::detail

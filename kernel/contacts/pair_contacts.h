@@ -99,6 +99,18 @@ class PairContacts {
   };
   int32_t DrawnContacts(const PartPair& pair, DrawnContact* out) const;
 
+  // Contact events (kernel/ragdolls/ragdoll_events.cpp): what a kept pair's contacts did
+  // over the frame, after its substeps. touched: a contact pushed in some substep.
+  // approach: the fastest approach along a normal before the solve (m/s); lambda: the sum
+  // of the normal positional impulses (kg m; / h is N s); point and normal (from b's part
+  // toward a's) in the world, of the contact that pushed the most, else the first.
+  struct FrameImpact {
+    bool touched = false;
+    float approach = 0, lambda = 0;
+    Vec3 point{}, normal{};
+  };
+  FrameImpact Impact(const PartPair& pair) const;
+
  private:
   // A contact of a pair, found once per frame and re-measured every substep from points
   // fixed in the two bodies (Müller et al. 2020, section 3.5: collisions are detected once
@@ -121,6 +133,10 @@ class PairContacts {
     // substep (m), from the parts' kRbPairDeferLast at the frame's start (0: none, the
     // contact is solved whole).
     float deferred;
+    // Contact events (FrameImpact): over the frame's substeps where it pushed, the fastest
+    // approach before the solve (m/s, >= 0) and the sum of its normal impulses (kg m).
+    float approach;
+    float lambda_frame;
   };
   struct RemeasureContext {
     PairContacts* self;

@@ -161,6 +161,11 @@ void RagdollSystem::ReserveContacts() {
   broad_.Reserve(total_parts_, static_cast<int32_t>(store_.slots.size()));
   islands_.Reserve(total_parts_, broad_.pair_capacity(), static_cast<int32_t>(store_.slots.size()));
   contacts_.Reserve(broad_.pair_capacity());
+  // Contact events: the pairs that touch, this frame's and last frame's.
+  if (settings_.contact_event_capacity > 0) {
+    touching_pairs_.reserve(broad_.pair_capacity());
+    touching_next_.reserve(broad_.pair_capacity());
+  }
   domains_.ReserveIslands(store_.slots.size());
 }
 

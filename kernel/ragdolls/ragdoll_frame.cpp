@@ -44,10 +44,12 @@ namespace tendon::detail {
 
 void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world,
                          FrameStats& stats, uint32_t thread) {
+  StartContactEvents(stats);
   if (!BeginFrame(substeps, step_seconds, static_world, stats)) return;
   Prepare(thread);
   FindPairs(stats, thread);
   Solve(thread);
+  CollectContactEvents(stats);
   Writeback(alpha, thread);
   EndFrame(stats);
 }
@@ -88,6 +90,7 @@ bool RagdollSystem::BeginFrame(int32_t substeps, double step_seconds, const Stat
   params.contact_angular_damping = settings_.ragdoll_contact_angular_damping;
   params.max_push = settings_.ragdoll_max_push_speed * params.dt;
   params.frame_seconds = static_cast<float>(step_seconds) * static_cast<float>(substeps);
+  params.record_impacts = substeps > 0 && RecordsImpacts();
   frame_.frame_seconds = static_cast<float>(step_seconds) * static_cast<float>(substeps);
   return true;
 }
@@ -99,6 +102,7 @@ void RagdollSystem::Prepare(uint32_t thread) {
       bad_inputs_[i] = 0;
       RagdollGroup& g = store_.groups[work_[i].group];
       const RigidBlockView view = g.View(work_[i].block);
+      if (frame_.params.record_impacts) ResetImpacts(view, g.part_count);
       // The pairs' bounded depenetration: what they left in last frame (or a placement's
       // mark) is read by this frame's contacts.
       for (int32_t j = 0; j < g.part_count; ++j) {

@@ -22,7 +22,9 @@ RagdollSystem::RagdollSystem(const RagdollSystemSettings& settings, const RigidK
       broad_(settings.tasks),
       contacts_(PairContactSettings{settings.tasks, nullptr, settings.gravity, settings.ragdoll_contact_angular_damping,
                                     settings.ragdoll_max_push_speed, &kernels}, store_,
-                broad_, islands_) {}
+                broad_, islands_) {
+  events_.reserve(static_cast<std::size_t>(std::max(settings.contact_event_capacity, 0)));
+}
 
 RagdollSystem::~RagdollSystem() = default;
 

@@ -54,6 +54,7 @@
 #include "kernel/rigid/ragdoll_store.h"
 #include "kernel/rigid/sleep.h"
 #include "tendon/profiler_hooks.h"
+#include "tendon/contact_events.h"
 #include "tendon/errors.h"
 #include "tendon/ids.h"
 #include "tendon/isa.h"
@@ -79,6 +80,7 @@ struct RagdollSystemSettings {
   float ragdoll_sleep_speed = 0;
   float ragdoll_sleep_seconds = 0;
   float ragdoll_settle_damping = 0;
+  int32_t contact_event_capacity = 0;  // events one Step queues (0: off; tendon/contact_events.h)
 };
 
 // Everything switching a ragdoll on for a character sets, for RagdollSystem::Activate: what
@@ -228,6 +230,11 @@ class RagdollSystem {
   // The last frame's domains (RagdollDomains::Build; 0 or 1: it ran substep by substep).
   int32_t DomainsForTest() const { return last_domains_; }
 
+  // ---- contact events (ragdoll_events.cpp) ----
+  // Moves up to out.size() of the last Step's queued events into `out`, oldest first (the
+  // World fills in their character and time).
+  int32_t DrainContactEvents(std::span<ContactEvent> out);
+
  private:
   // What the stages of one Step share (BeginFrame fills it).
   struct Frame {
@@ -288,6 +295,23 @@ class RagdollSystem {
   static void AimKinematicLane(RagdollSlot& slot, const RigidBlockView& view, int32_t l, float frame_seconds);
   static void AdvanceKinematic(const RigidBlockView& view, int32_t which, int32_t steps, float h);
 
+  // Contact events (ragdoll_events.cpp). StartContactEvents, at every Step: drops (and
+  // counts) what the host left undrained and says whether this frame records impacts
+  // (RigidSolveParams::record_impacts). ResetImpacts, in Prepare: a block's impact rows.
+  // CollectContactEvents, serial between Solve and Writeback: the frame's began and ended
+  // events, in slot, part, other-side order.
+  void StartContactEvents(FrameStats& stats);
+  bool RecordsImpacts() const;
+  static void ResetImpacts(const RigidBlockView& view, int32_t part_count);
+  void CollectContactEvents(FrameStats& stats);
+  void CollectStaticEvents(int32_t slot_index);
+  void CollectPairEvents();
+  bool PushContactEvent(const ContactEvent& event);  // false: the queue is full (counted)
+  // What side B is when the other ragdoll's slot is `slot`: today always a ragdoll part.
+  // LEAD: host bodies (one-part kinematic ragdolls) map their slots here to kHostBody and
+  // their HostBodyId, and triggers to overlap events.
+  ContactSideKind SideOfRagdoll(int32_t slot, HostBodyId* host_body) const;
+
   RagdollSystemSettings settings_;
   int32_t frame_substeps_ = settings_.ragdoll_substeps;
   const ProfilerHooks* profiler_ = nullptr;
@@ -315,6 +339,25 @@ class RagdollSystem {
   BroadPhase broad_;
   Islands islands_;
   PairContacts contacts_;
+  // Contact events: this Step's queue (capacity reserved at construction), how far the
+  // host drained it, and how many were lost this Step.
+  std::vector<ContactEvent> events_;
+  std::size_t events_read_ = 0;
+  int32_t events_dropped_ = 0;
+  // Pairs of parts of two ragdolls that touched in the last stepped frame (by PairKey),
+  // sorted, and this frame's (swapped at the end of collection; reserved at bind).
+  struct TouchingPair {
+    uint64_t key = 0;
+    uint32_t generation_low = 0, generation_high = 0;  // the two slots' handles' (a rebound slot is another ragdoll)
+    bool reported = false;  // its began event was queued: it may end with one
+    float speed = 0, impulse = 0;  // this frame's approach (m/s) and normal impulse (N s)
+    Vec3 point{}, normal{};        // the low side's contact, normal toward it
+  };
+  // The event of a pair of touching parts, side A the low side when its archetype reports
+  // contacts, else the high side; false when neither does (or a side is gone).
+  bool PairEvent(const TouchingPair& t, ContactEventKind kind, ContactEvent* out,
+                 const ContactEventSettings** settings) const;
+  std::vector<TouchingPair> touching_pairs_, touching_next_;
 };
 
 }  // namespace tendon::detail

@@ -284,6 +284,11 @@ Error BuildRagdollArchetype(const RagdollSettings& settings, RagdollArchetype* o
   if (Error e = CheckRange(settings.total_mass, 0, 1e7f, -1, "total_mass"); !Ok(e)) return e;
   if (Error e = CheckRange(settings.stabilize.max_mass_ratio, 1, 1e6f, -1, "stabilize.max_mass_ratio"); !Ok(e)) return e;
   if (Error e = CheckRange(settings.stabilize.min_inertia_ratio, 0, 1, -1, "stabilize.min_inertia_ratio"); !Ok(e)) return e;
+  // Contact events' thresholds (tendon/contact_events.h): finite and >= 0 (1e6 is past any
+  // impact: 0 disables a threshold, enabled = false the events).
+  if (Error e = CheckRange(settings.contact_events.min_impulse, 0, 1e9f, -1, "contact_events.min_impulse"); !Ok(e)) return e;
+  if (Error e = CheckRange(settings.contact_events.min_normal_speed, 0, 1e6f, -1, "contact_events.min_normal_speed"); !Ok(e))
+    return e;
   for (int32_t i = 0; i < count; ++i) {
     const PartSettings& p = settings.parts[i];
     if (Error e = CheckPart(p, i, count); !Ok(e)) return e;
@@ -316,6 +321,7 @@ Error BuildRagdollArchetype(const RagdollSettings& settings, RagdollArchetype* o
   r.collision_group = settings.collision_group;
   r.collision_mask = settings.collision_mask;
   r.self_collision_pairs = settings.self_collision_pairs;
+  r.contact_events = settings.contact_events;
   r.parts.resize(count);
   struct Tensor {
     float m[3][3];

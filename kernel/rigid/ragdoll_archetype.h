@@ -73,6 +73,7 @@ struct RagdollArchetype {
   // host body, a character's animated twin: RagdollSystem::BuildKinematicArchetype).
   bool kinematic_bodies = false;
   bool trigger = false;  // kinematic_bodies only: meets parts as overlaps, pushes nothing
+  ContactEventSettings contact_events;  // validated (tendon/contact_events.h)
 };
 
 Error BuildRagdollArchetype(const RagdollSettings& settings, RagdollArchetype* out);

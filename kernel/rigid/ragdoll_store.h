@@ -121,6 +121,7 @@ struct RagdollGroup {
       for (int32_t k = 0; k < kMaxContactPoints; ++k)
         for (int32_t f = 0; f < kContactFieldCount; ++f) view.Contact(f, j, k)[l] = 0.0f;
       view.Part(kRbPairDeferLast, j)[l] = 0.0f;
+      view.Part(kRbContactState, j)[l] = 0.0f;  // contact events: touching nothing yet
       for (int32_t f = 0; f < 7; ++f) view.Part(kRbFrameStartX + f, j)[l] = values[kRbXx + f];  // shown from here
     }
     MarkPlaced(lane);

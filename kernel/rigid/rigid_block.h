@@ -52,6 +52,14 @@ enum RigidField : int32_t {
   // ran fixed steps began; what is written lies between it and the pose now.
   kRbFrameStartX, kRbFrameStartY, kRbFrameStartZ,
   kRbFrameStartQx, kRbFrameStartQy, kRbFrameStartQz, kRbFrameStartQw,
+  // Contact events (tendon/contact_events.h), written only when RigidSolveParams::
+  // record_impacts and only where a lane's part touches the static world; never read by
+  // the solve. Over the frame: the fastest approach speed along a contact's normal before
+  // the position solve (m/s, >= 0; -1: no contact this frame) and the sum of the normal
+  // impulses of both passes (N s); reset by RagdollSystem::Prepare. kRbContactState
+  // carries the events' memory from frame to frame (ragdoll_events.cpp's bits), with the
+  // lane when it moves.
+  kRbImpactSpeed, kRbImpactImpulse, kRbContactState,
   kRigidFieldCount
 };
 
@@ -159,6 +167,9 @@ struct RigidSolveParams {
   bool (*mesh_contact)(const void* mesh, const float c[3], const float c_prev[3], float r, float* depth,
                        float normal[3]) = nullptr;
   const void* mesh = nullptr;
+  // Contact events are on for some archetype: the static contacts record kRbImpactSpeed
+  // and kRbImpactImpulse (bookkeeping only: no other result changes).
+  bool record_impacts = false;
 };
 
 inline constexpr std::size_t RigidFloatsPerBlock(int32_t parts, int32_t lanes) {

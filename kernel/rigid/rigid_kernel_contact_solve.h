@@ -30,6 +30,27 @@
 
 namespace tendon::detail::TENDON_RIGID_KERNEL_NS {
 
+// Contact events' bookkeeping for contact point k of a part (rigid_block.h,
+// kRbImpactSpeed): where it pushed this substep, the frame's fastest approach before the
+// solve (>= 0, so a row still at its reset -1 says "touched nothing this frame") and its sum
+// of normal impulses (lambda / h, N s; ContactVelocities adds its pass's). Written only
+// where it touches, and read by nothing in the solve, so no other result depends on it.
+template <class V>
+inline void RecordImpact(const RigidBlockView& blk, int32_t part, int32_t lane, int32_t k, const V& lambda_n,
+                         const typename Ops<V>::Mask& touching, const RigidSolveParams& sp,
+                         const typename Ops<V>::Mask& keep) {
+  using O = Ops<V>;
+  const V zero = O::Splat(0.0f);
+  float* speed_row = blk.Part(kRbImpactSpeed, part) + lane;
+  float* impulse_row = blk.Part(kRbImpactImpulse, part) + lane;
+  const V speed_before = O::Load(speed_row);
+  const V approach = O::Max(zero - O::Load(blk.Contact(kNormalSpeed, part, k) + lane), zero);
+  StoreStepped(speed_row, O::Select(touching, O::Max(speed_before, approach), speed_before), keep);
+  const V impulse_before = O::Load(impulse_row);
+  const V impulse = O::Fma(lambda_n, O::Splat(1.0f / sp.dt), impulse_before);
+  StoreStepped(impulse_row, O::Select(touching, impulse, impulse_before), keep);
+}
+
 // Contacts of one part against the static world: positions, against the frame's planes.
 // A few sweeps of sequential corrections let a box's corners share the push-out (one
 // sweep alone would spin a box that lands flat, and Jacobi averaging under-corrects a
@@ -150,6 +171,7 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
       StoreStepped(normal_sum, zero, keep);
       continue;
     }
+    if (sp.record_impacts) RecordImpact(blk, part, lane, k, lambda_n, touching, sp, keep);
     // A lane with no normal impulse keeps the geometric test SolveContacts stored above
     // (a point held back by bounded depenetration touches without an impulse), exactly as
     // when no lane of its batch touches: a lane's result never depends on its batch.
@@ -188,7 +210,8 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
 // box landing flat leaves every corner at the target speed and does not start to spin.
 template <class V>
 inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t lane, Body<V>& b,
-                              const RigidPartConstants& c, const RigidSolveParams& sp) {
+                              const RigidPartConstants& c, const RigidSolveParams& sp,
+                              const typename Ops<V>::Mask& stepped) {
   using O = Ops<V>;
   const int32_t sweeps = c.point_count < 4 ? c.point_count : 4;  // as in SolveContacts
   const V zero = O::Splat(0.0f);
@@ -228,6 +251,14 @@ inline void ContactVelocities(const RigidBlockView& blk, int32_t part, int32_t l
       const V3<V> p = Scale(dv, O::Splat(1.0f) / O::Max(w, O::Splat(1e-12f)));
       b.v = Add(b.v, Scale(p, O::Splat(c.inv_mass)));
       b.w = Add(b.w, InvInertia(b, Cross3(r, p)));
+      // Contact events: the normal impulse of this pass counts with the position pass's
+      // (a landing's push-out stops only the part of the approach that went in; this pass
+      // stops the rest, and restitution sends it back).
+      if (sp.record_impacts) {
+        float* impulse_row = blk.Part(kRbImpactImpulse, part) + lane;
+        const V before = O::Load(impulse_row);
+        StoreStepped(impulse_row, O::Select(active, before + Dot3(p, n), before), stepped);
+      }
     }
   }
   // Rolling resistance: a part touching the world loses angular speed at

@@ -195,7 +195,7 @@ inline void SubstepVelocities(const RigidBlockView& blk, int32_t lane, Body<V>* 
       MotorDamping(blk, j, lane, bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp, st.strength);
   }
   for (int32_t j = 0; j < sp.part_count; ++j) {
-    if (sp.parts[j].inv_mass > 0.0f) ContactVelocities(blk, j, lane, bodies[j], sp.parts[j], sp);
+    if (sp.parts[j].inv_mass > 0.0f) ContactVelocities(blk, j, lane, bodies[j], sp.parts[j], sp, st.keep);
   }
 }
 

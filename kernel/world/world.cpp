@@ -149,6 +149,9 @@ Result<std::unique_ptr<World>> World::Create(const WorldSettings& host_settings)
                 "tasks.worker_count must be within [1, " + std::to_string(kMaxWorkers) + "]");
   if (s.max_active_characters < 0)
     return Fail(ErrorCode::kOutOfRange, -1, "max_active_characters", "max_active_characters must be >= 0");
+  if (s.contact_event_capacity < 0 || s.contact_event_capacity > (1 << 20))
+    return Fail(ErrorCode::kOutOfRange, -1, "contact_event_capacity",
+                "contact_event_capacity must be within [0, 1048576] (0: contact events off)");
   const Isa isa = detail::ResolveIsa(s.isa);
   if (!IsIsaSupported(isa)) {
     return Fail(ErrorCode::kOutOfRange, -1, "isa",
@@ -403,6 +406,17 @@ RagdollId World::CharacterRagdoll(CharacterId id) const { return impl_->characte
 CharacterId World::CharacterOfRagdoll(RagdollId id) const { return impl_->characters.CharacterOf(id); }
 int32_t World::DrainCharacterEvents(std::span<CharacterEvent> out) {
   return impl_->stepping ? 0 : impl_->characters.DrainEvents(out);
+}
+int32_t World::DrainContactEvents(std::span<ContactEvent> out) {
+  if (impl_->stepping) return 0;
+  const int32_t n = impl_->ragdolls.DrainContactEvents(out);
+  // The ragdoll system knows neither characters nor the clock: every queued event is from
+  // the last Step, which ended at the clock's time now.
+  for (int32_t i = 0; i < n; ++i) {
+    out[i].character = impl_->characters.CharacterOf(out[i].ragdoll);
+    out[i].time = impl_->clock.time();
+  }
+  return n;
 }
 int32_t World::ActiveCharacterCount() const { return impl_->characters.ActiveCount(); }
 int32_t World::BoundCharacterCount() const { return impl_->characters.BoundCount(); }

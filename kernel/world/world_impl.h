@@ -40,7 +40,8 @@ inline ChainSystemSettings ChainSettingsOf(const WorldSettings& s, Isa isa) {
 
 inline RagdollSystemSettings RagdollSettingsOf(const WorldSettings& s) {
   return {s.tasks, s.gravity, s.ragdoll_substeps, s.ragdoll_iterations, s.ragdoll_contact_angular_damping,
-          s.ragdoll_max_push_speed, s.ragdoll_sleep_speed, s.ragdoll_sleep_seconds, s.ragdoll_settle_damping};
+          s.ragdoll_max_push_speed, s.ragdoll_sleep_speed, s.ragdoll_sleep_seconds, s.ragdoll_settle_damping,
+          s.contact_event_capacity};
 }
 
 }  // namespace detail

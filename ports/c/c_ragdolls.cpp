@@ -72,12 +72,21 @@ struct MirrorTable<TendonRagdollSettings, StabilizeSettings> : TableOf<TendonRag
 TENDON_C_CHECK_FLATTENED(TendonRagdollSettings, tendon::StabilizeSettings);
 
 template <>
+struct MirrorTable<TendonContactEventSettings, ContactEventSettings>
+    : TableOf<TendonContactEventSettings, ContactEventSettings> {
+  using Rows = RowList<Field<&C::enabled, &P::enabled>, Field<&C::min_impulse, &P::min_impulse>,
+                       Field<&C::min_normal_speed, &P::min_normal_speed>, Field<&C::report_ended, &P::report_ended>>;
+};
+TENDON_C_CHECK_MIRROR(TendonContactEventSettings, tendon::ContactEventSettings);
+
+template <>
 struct MirrorTable<TendonRagdollSettings, RagdollSettings> : TableOf<TendonRagdollSettings, RagdollSettings> {
   using Rows = RowList<Field<&C::name, &P::name>, ArrayOf<&C::parts, &C::part_count, &P::parts>,
                        Field<&C::total_mass, &P::total_mass>, Flattened<C, &P::stabilize>,
                        // Two part indices per pair, flat (RagdollToCpp).
                        ByHand<&C::self_collision_pairs, &C::self_collision_pair_count, &P::self_collision_pairs>,
-                       Field<&C::collision_group, &P::collision_group>, Field<&C::collision_mask, &P::collision_mask>>;
+                       Field<&C::collision_group, &P::collision_group>, Field<&C::collision_mask, &P::collision_mask>,
+                       Field<&C::contact_events, &P::contact_events>>;
 };
 TENDON_C_CHECK_MIRROR(TendonRagdollSettings, tendon::RagdollSettings);
 
@@ -166,6 +175,11 @@ void tendon_part_settings_defaults(TendonPartSettings* c) {
   *c = TendonPartSettings{};
   MirrorOut(tendon::PartSettings{}, *c);
 }
+void tendon_contact_event_settings_defaults(TendonContactEventSettings* c) {
+  if (c == nullptr) return;
+  *c = ConvertOut<TendonContactEventSettings>(tendon::ContactEventSettings{});
+}
+
 void tendon_ragdoll_settings_defaults(TendonRagdollSettings* c) {
   if (c == nullptr) return;
   *c = TendonRagdollSettings{};

@@ -40,7 +40,8 @@ struct MirrorTable<TendonWorldSettings, WorldSettings> : TableOf<TendonWorldSett
       // In: the opaque handle's profile (SettingsToCpp). Out: NULL, the World keeps none.
       ByHand<&C::device_profile, &P::device_profile>,
       // The World's answer (which settings the profile filled): never read from the host.
-      OutOnly<&C::from_device_profile, &P::from_device_profile>, Field<&C::isa, &P::isa>, Field<&C::tasks, &P::tasks>>;
+      OutOnly<&C::from_device_profile, &P::from_device_profile>, Field<&C::isa, &P::isa>, Field<&C::tasks, &P::tasks>,
+      Field<&C::contact_event_capacity, &P::contact_event_capacity>>;
 };
 TENDON_C_CHECK_MIRROR(TendonWorldSettings, tendon::WorldSettings);
 
@@ -76,7 +77,8 @@ struct MirrorTable<TendonFrameStats, FrameStats> : TableOf<TendonFrameStats, Fra
       Field<&C::chain_blocks, &P::chain_blocks>, Field<&C::lanes_used, &P::lanes_used>,
       Field<&C::lane_occupancy, &P::lane_occupancy>, Field<&C::budget_max_chains, &P::budget_max_chains>,
       Field<&C::budget_ragdoll_substeps, &P::budget_ragdoll_substeps>, Field<&C::budget_action, &P::budget_action>,
-      Field<&C::budget_estimate_ms, &P::budget_estimate_ms>, Field<&C::times, &P::times>>;
+      Field<&C::budget_estimate_ms, &P::budget_estimate_ms>, Field<&C::times, &P::times>,
+      Field<&C::contact_events, &P::contact_events>, Field<&C::dropped_contact_events, &P::dropped_contact_events>>;
 };
 TENDON_C_CHECK_MIRROR(TendonFrameStats, tendon::FrameStats);
 

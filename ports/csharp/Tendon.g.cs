@@ -123,6 +123,7 @@ namespace Tendon {
     public uint from_device_profile;
     public TendonIsa isa;
     public TendonTaskHooks tasks;
+    public int contact_event_capacity;
   }
 
   public enum TendonDeviceTier : int {
@@ -209,6 +210,8 @@ namespace Tendon {
     public TendonBudgetAction budget_action;
     public float budget_estimate_ms;
     public TendonPhaseTimes times;
+    public int contact_events;
+    public int dropped_contact_events;
   }
 
   [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -460,6 +463,14 @@ namespace Tendon {
   }
 
   [StructLayout(LayoutKind.Sequential)]
+  public struct TendonContactEventSettings {
+    public int enabled;
+    public float min_impulse;
+    public float min_normal_speed;
+    public int report_ended;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
   public struct TendonRagdollSettings {
     public IntPtr name;  // const char*
     public IntPtr parts;  // const TendonPartSettings*
@@ -472,6 +483,7 @@ namespace Tendon {
     public int self_collision_pair_count;
     public uint collision_group;
     public uint collision_mask;
+    public TendonContactEventSettings contact_events;
   }
 
   [StructLayout(LayoutKind.Sequential)]
@@ -756,6 +768,34 @@ namespace Tendon {
     public double time;
   }
 
+  public enum TendonContactEventKind : int {
+    TENDON_CONTACT_BEGAN = 0,
+    TENDON_CONTACT_ENDED = 1,
+  }
+
+  public enum TendonContactSide : int {
+    TENDON_CONTACT_SIDE_STATIC_WORLD = 0,
+    TENDON_CONTACT_SIDE_RAGDOLL_PART = 1,
+    TENDON_CONTACT_SIDE_HOST_BODY = 2,
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonContactEvent {
+    public TendonContactEventKind kind;
+    public ulong ragdoll;
+    public int part;
+    public ulong character;
+    public TendonContactSide b_kind;
+    public ulong b_ragdoll;
+    public int b_part;
+    public ulong b_host_body;
+    public TendonVec3 point;
+    public TendonVec3 normal;
+    public float normal_speed;
+    public float impulse;
+    public double time;
+  }
+
   [StructLayout(LayoutKind.Sequential)]
   public struct TendonVrmOptions {
     public int character;
@@ -996,6 +1036,10 @@ namespace Tendon {
     public static extern TendonResult tendon_get_pendulum_state(IntPtr world, ulong pendulum, ref TendonVec3 bob, ref float swing_radians);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_pendulum_state")]
     public static extern TendonResult tendon_get_pendulum_state(IntPtr world, ulong pendulum, IntPtr bob, IntPtr swing_radians);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_contact_event_settings_defaults")]
+    public static extern void tendon_contact_event_settings_defaults(ref TendonContactEventSettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_contact_event_settings_defaults")]
+    public static extern void tendon_contact_event_settings_defaults(IntPtr settings);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_part_settings_defaults")]
     public static extern void tendon_part_settings_defaults(ref TendonPartSettings settings);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_part_settings_defaults")]
@@ -1218,6 +1262,10 @@ namespace Tendon {
     public static extern int tendon_drain_character_events(IntPtr world, out TendonCharacterEvent @out, int capacity);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_drain_character_events")]
     public static extern int tendon_drain_character_events(IntPtr world, IntPtr @out, int capacity);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_drain_contact_events")]
+    public static extern int tendon_world_drain_contact_events(IntPtr world, out TendonContactEvent @out, int capacity);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_drain_contact_events")]
+    public static extern int tendon_world_drain_contact_events(IntPtr world, IntPtr @out, int capacity);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]
     public static extern TendonResult tendon_gltf_import(byte[] path, out IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]

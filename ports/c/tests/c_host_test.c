@@ -578,6 +578,87 @@ static void LimbSettings(TendonPartSettings parts[2], TendonRagdollSettings* rs)
   rs->part_count = 2;
 }
 
+/* Contact events: a crate dropped 2 m onto a plane reports one began event at its fall speed;
+   the settings' defaults and refusals; capacity and draining. */
+static void TestContactEvents(void) {
+  TendonWorldSettings ws;
+  TendonWorld* w = NULL;
+  TendonStaticWorldSettings sw;
+  TendonVec3 up = {0, 1, 0};
+  float plane_offset = 0.0f;
+  TendonPartSettings part;
+  TendonRagdollSettings rs;
+  TendonContactEventSettings defaults;
+  TendonRagdollArchetypeId rarch = 0;
+  TendonRagdollBinding rb;
+  TendonRagdollId ragdoll = 0;
+  TendonTransform out[1];
+  TendonContactEvent events[4];
+  TendonFrameStats st;
+  int f, n = 0;
+
+  tendon_contact_event_settings_defaults(&defaults);
+  CHECK(defaults.enabled == 1 && defaults.report_ended == 0 && defaults.min_normal_speed == 1.0f &&
+        defaults.min_impulse > 0.0f);
+  tendon_contact_event_settings_defaults(NULL); /* a no-op */
+  tendon_world_settings_defaults(&ws);
+  CHECK(ws.contact_event_capacity == 256);
+  ws.contact_event_capacity = -1;
+  CHECK(tendon_world_create(&ws, &w) == TENDON_ERROR_OUT_OF_RANGE && w == NULL && Field("contact_event_capacity"));
+  tendon_world_settings_defaults(&ws);
+  ws.render_interpolation = 0;
+  CHECK(tendon_world_create(&ws, &w) == TENDON_OK && w != NULL);
+  memset(&sw, 0, sizeof sw);
+  sw.plane_normals = &up;
+  sw.plane_offsets = &plane_offset;
+  sw.plane_count = 1;
+  CHECK(tendon_build_static_world(w, &sw) == TENDON_OK);
+
+  tendon_part_settings_defaults(&part);
+  part.shape = TENDON_PART_BOX;
+  part.half_extents.x = part.half_extents.y = part.half_extents.z = 0.25f;
+  part.mass = 10.0f;
+  tendon_ragdoll_settings_defaults(&rs);
+  CHECK(rs.contact_events.enabled == 1 && rs.contact_events.min_normal_speed == defaults.min_normal_speed);
+  rs.name = "c crate";
+  rs.parts = &part;
+  rs.part_count = 1;
+  rs.contact_events.min_impulse = -1.0f;
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_ERROR_OUT_OF_RANGE &&
+        Field("contact_events.min_impulse"));
+  rs.contact_events.min_impulse = defaults.min_impulse;
+  rs.contact_events.min_normal_speed = NAN;
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_ERROR_NOT_FINITE &&
+        Field("contact_events.min_normal_speed"));
+  rs.contact_events.min_normal_speed = defaults.min_normal_speed;
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_OK);
+  tendon_ragdoll_binding_defaults(&rb);
+  rb.archetype = rarch;
+  rb.placement = At(0, 2.25f, 0);
+  rb.output_parts = out;
+  rb.output_part_count = 1;
+  CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_OK);
+  /* Refusals move nothing (and keep the queue). */
+  CHECK(tendon_world_drain_contact_events(NULL, events, 4) == 0);
+  CHECK(tendon_world_drain_contact_events(w, NULL, 4) == 0);
+  CHECK(tendon_world_drain_contact_events(w, events, 0) == 0);
+  CHECK(tendon_world_drain_contact_events(w, events, -3) == 0);
+  for (f = 0; f < 120 && n == 0; ++f) {
+    tendon_world_step(w, 1.0f / 60.0f, &st);
+    n = tendon_world_drain_contact_events(w, events, 4);
+  }
+  CHECK(n == 1 && st.contact_events == 1 && st.dropped_contact_events == 0);
+  CHECK(events[0].kind == TENDON_CONTACT_BEGAN && events[0].ragdoll == ragdoll && events[0].part == 0);
+  CHECK(events[0].b_kind == TENDON_CONTACT_SIDE_STATIC_WORLD && events[0].character == 0);
+  CHECK(fabsf(events[0].normal.y - 1.0f) < 1e-4f && fabsf(events[0].normal_speed - 6.26f) < 0.2f);
+  CHECK(events[0].impulse > 0.0f && events[0].time > 0.5);
+  for (f = 0; f < 60; ++f) {
+    tendon_world_step(w, 1.0f / 60.0f, &st);
+    CHECK(tendon_world_drain_contact_events(w, events, 4) == 0); /* resting: nothing more */
+  }
+  tendon_world_destroy(w);
+}
+
 static void TestRagdollControls(void) {
   TendonWorld* w = NewWorld();
   TendonPartSettings parts[2];
@@ -1306,6 +1387,7 @@ int main(void) {
   TestCharacterAndRagdoll(w);
   TestVrm(w);
   TestRagdollControls();
+  TestContactEvents();
   TestCallbacks();
   TestPendulumState();
   TestCharacterParts();
