@@ -347,6 +347,51 @@ TEST(HostBodies, BadSettingsAndMotionAreRefusedByField) {
 }
 
 
+TEST(HostBodies, ContactEventsNameTheHostBodyAndTriggersReportOverlapsBeginningAndEnding) {
+  auto w = MakeWorld();
+  HostBodySettings ps;
+  ps.shape = HostBodyShape::kBox;
+  ps.half_extents = {2, 0.1f, 2};
+  ps.transform.translation = {0, -0.1f, 0};
+  const HostBodyId platform = w->AddHostBody(ps).value();
+  HostBodySettings ts;
+  ts.shape = HostBodyShape::kSphere;
+  ts.radius = 0.5f;
+  ts.trigger = true;
+  ts.transform.translation = {0, 1.0f, 0};
+  const HostBodyId zone = w->AddHostBody(ts).value();
+  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate()).value();
+  std::vector<Transform> out(1);
+  RagdollBinding b;
+  b.archetype = crate;
+  b.placement.translation = {0, 2.0f, 0};
+  b.output_parts = out;
+  const RagdollId id = w->BindRagdoll(b).value();
+  std::vector<ContactEvent> events(64);
+  int landed = 0, entered = 0, left = 0;
+  for (int f = 0; f < 90; ++f) {
+    w->Step(kStep);
+    const int32_t n = w->DrainContactEvents(events);
+    for (int32_t i = 0; i < n; ++i) {
+      const ContactEvent& e = events[i];
+      EXPECT_EQ(e.ragdoll, id);
+      ASSERT_EQ(e.b_kind, ContactSideKind::kHostBody);
+      if (e.b_host_body == platform) {
+        EXPECT_EQ(e.kind, ContactEventKind::kBegan);
+        EXPECT_GT(e.normal_speed, 5.0f) << "about sqrt(2 g 1.75 m)";
+        EXPECT_NEAR(e.normal.y, 1.0f, 0.05f) << "from the platform toward the crate";
+        ++landed;
+      } else {
+        EXPECT_EQ(e.b_host_body, zone);
+        (e.kind == ContactEventKind::kBegan ? entered : left) += 1;
+      }
+    }
+  }
+  EXPECT_EQ(landed, 1) << "one impact, one event";
+  EXPECT_EQ(entered, 1) << "the crate fell into the trigger once";
+  EXPECT_EQ(left, 1) << "and out of it once";
+}
+
 // A character's parts while it is animated (CharacterInactiveBodies).
 struct StandingStickman {
   std::unique_ptr<World> w;

@@ -248,7 +248,8 @@ Result<CharacterId> CharacterSystem::Bind(const CharacterBinding& b) {
     tb.start_parts = c.twin_frames;
     tb.output_parts = c.twin_frames;
     tb.collide_mode = b.collide_mode;
-    Result<RagdollId> twin = ragdolls_.BindInternal(tb, kCharacterTwinSlot, id.index, id.generation);
+    // Its owner is the character's ragdoll: contact events name that ragdoll for the copy.
+    Result<RagdollId> twin = ragdolls_.BindInternal(tb, kCharacterTwinSlot, c.ragdoll.index, c.ragdoll.generation);
     if (!twin.ok()) {
       handles_.Free(id);
       MustSucceed(ragdolls_.Unbind(c.ragdoll));

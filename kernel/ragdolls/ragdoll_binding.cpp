@@ -165,6 +165,8 @@ void RagdollSystem::ReserveContacts() {
   if (settings_.contact_event_capacity > 0) {
     touching_pairs_.reserve(broad_.pair_capacity());
     touching_next_.reserve(broad_.pair_capacity());
+    overlapping_.reserve(broad_.pair_capacity());
+    overlapping_next_.reserve(broad_.pair_capacity());
   }
   domains_.ReserveIslands(store_.slots.size());
 }

@@ -15,8 +15,10 @@
 // Order: the static world's events by slot and part, then the pairs' by key (the lower
 // slot and part first); none of it depends on the worker count (the rows are per lane,
 // the pairs sorted).
-// What it does NOT do: report self-collision, chains, or (yet) host bodies: SideOfRagdoll
-// is where host bodies' slots will say what they are.
+// Host bodies are side B (SideOfRagdoll: kHostBody), never side A; a character's
+// kinematic copy is side B as the character's ragdoll. Triggers' overlaps begin and end
+// (CollectTriggerEvents) after the pairs' events, by trigger, then ragdoll slot and part.
+// What it does NOT do: report self-collision or chains.
 // Threading: CollectContactEvents is serial, on the thread that runs the frame's stages,
 // after the solve; Drain on the World's thread between Steps.
 // Memory: the queue is reserved at construction (WorldSettings::contact_event_capacity),
@@ -85,11 +87,59 @@ void RagdollSystem::ResetImpacts(const RigidBlockView& view, int32_t part_count)
   }
 }
 
-ContactSideKind RagdollSystem::SideOfRagdoll(int32_t slot, HostBodyId* host_body) const {
-  // LEAD: a host body's slot answers kHostBody here, with its HostBodyId in *host_body.
-  (void)slot;
+ContactSideKind RagdollSystem::SideOfRagdoll(int32_t slot, HostBodyId* host_body, RagdollId* ragdoll) const {
+  const RagdollSlot& s = store_.slots[slot];
   *host_body = HostBodyId{};
+  *ragdoll = store_.handles.HandleAt(static_cast<uint32_t>(slot));
+  if (s.internal == kHostBodySlot) {
+    *host_body = HostBodyId{s.owner_index, s.owner_generation};
+    *ragdoll = RagdollId{};
+    return ContactSideKind::kHostBody;
+  }
+  // A character's kinematic copy: the character's own ragdoll (the same parts).
+  if (s.internal == kCharacterTwinSlot) *ragdoll = RagdollId{s.owner_index, s.owner_generation};
   return ContactSideKind::kRagdollPart;
+}
+
+void RagdollSystem::CollectTriggerEvents() {
+  overlapping_next_.clear();
+  for (const TriggerOverlap& o : contacts_.TriggerOverlaps()) {
+    if (overlapping_next_.size() == overlapping_next_.capacity()) break;  // never past the reservation
+    overlapping_next_.push_back((static_cast<uint64_t>(o.trigger_slot) << 26) | SidePacked(static_cast<uint32_t>(o.slot), o.part));
+  }
+  std::sort(overlapping_next_.begin(), overlapping_next_.end());
+  // Began: in this frame's list, not last frame's; ended: the other way round. Both are
+  // reported (an overlap's end is what a trigger is for), whatever the thresholds say.
+  auto emit = [&](uint64_t key, ContactEventKind kind) {
+    const auto trigger = static_cast<uint32_t>(key >> 26);
+    const uint32_t slot = SlotOf(key & ((uint64_t{1} << 26) - 1));
+    if (!store_.handles.IsLiveAt(trigger) || !store_.handles.IsLiveAt(slot)) return;
+    const RagdollSlot& s = store_.slots[slot];
+    if (s.internal != kHostRagdoll || !archetypes_[store_.groups[s.group].archetype].contact_events.enabled) return;
+    const RagdollSlot& t = store_.slots[trigger];
+    ContactEvent ev;
+    ev.kind = kind;
+    ev.ragdoll = store_.handles.HandleAt(slot);
+    ev.part = PartOf(key & ((uint64_t{1} << 26) - 1));
+    ev.b_kind = ContactSideKind::kHostBody;
+    ev.b_host_body = HostBodyId{t.owner_index, t.owner_generation};
+    Vec3 x;
+    Quat q;
+    ReadPose(store_.groups[s.group].ViewOfLane(s.lane), store_.groups[s.group].LaneInBlock(s.lane), ev.part, &x, &q);
+    ev.point = x;  // the part's centre of mass: an overlap has no one contact point
+    PushContactEvent(ev);
+  };
+  std::size_t p = 0, n = 0;
+  while (p < overlapping_.size() || n < overlapping_next_.size()) {
+    if (n < overlapping_next_.size() && (p == overlapping_.size() || overlapping_next_[n] < overlapping_[p])) {
+      emit(overlapping_next_[n++], ContactEventKind::kBegan);
+    } else if (n == overlapping_next_.size() || overlapping_[p] < overlapping_next_[n]) {
+      emit(overlapping_[p++], ContactEventKind::kEnded);
+    } else {
+      ++p, ++n;
+    }
+  }
+  std::swap(overlapping_, overlapping_next_);
 }
 
 bool RagdollSystem::PushContactEvent(const ContactEvent& event) {
@@ -107,6 +157,7 @@ void RagdollSystem::CollectContactEvents(FrameStats& stats) {
       if (store_.handles.IsLiveAt(i) && store_.slots[i].enabled) CollectStaticEvents(static_cast<int32_t>(i));
     }
     CollectPairEvents();
+    CollectTriggerEvents();
   }
   stats.contact_events = static_cast<int32_t>(events_.size());
   stats.dropped_contact_events = events_dropped_;
@@ -176,17 +227,19 @@ bool RagdollSystem::PairEvent(const TouchingPair& t, ContactEventKind kind, Cont
   for (int32_t s = 0; s < 2; ++s) {
     const uint32_t slot = SlotOf(sides[s]), other = SlotOf(sides[1 - s]);
     const ContactEventSettings& es = archetypes_[store_.groups[store_.slots[slot].group].archetype].contact_events;
-    if (!es.enabled) continue;
+    // Side A is always one of the host's ragdolls, never a host body or a kinematic copy.
+    if (!es.enabled || store_.slots[slot].internal != kHostRagdoll) continue;
     ContactEvent e;
     e.kind = kind;
     e.ragdoll = store_.handles.HandleAt(slot);
     e.part = PartOf(sides[s]);
     HostBodyId host;
-    e.b_kind = SideOfRagdoll(static_cast<int32_t>(other), &host);
+    RagdollId other_ragdoll;
+    e.b_kind = SideOfRagdoll(static_cast<int32_t>(other), &host, &other_ragdoll);
     if (e.b_kind == ContactSideKind::kHostBody) {
       e.b_host_body = host;
     } else {
-      e.b_ragdoll = store_.handles.HandleAt(other);
+      e.b_ragdoll = other_ragdoll;
       e.b_part = PartOf(sides[1 - s]);
     }
     e.point = t.point;

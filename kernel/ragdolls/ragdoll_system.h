@@ -307,10 +307,13 @@ class RagdollSystem {
   void CollectStaticEvents(int32_t slot_index);
   void CollectPairEvents();
   bool PushContactEvent(const ContactEvent& event);  // false: the queue is full (counted)
-  // What side B is when the other ragdoll's slot is `slot`: today always a ragdoll part.
-  // LEAD: host bodies (one-part kinematic ragdolls) map their slots here to kHostBody and
-  // their HostBodyId, and triggers to overlap events.
-  ContactSideKind SideOfRagdoll(int32_t slot, HostBodyId* host_body) const;
+  // What side B is when the other ragdoll's slot is `slot`: a host body's slot is that
+  // host body (kHostBody); a character's kinematic copy stands for the character's own
+  // ragdoll (kRagdollPart, *ragdoll its id); any other slot is that ragdoll's part.
+  ContactSideKind SideOfRagdoll(int32_t slot, HostBodyId* host_body, RagdollId* ragdoll) const;
+  // Triggers' overlaps (PairContacts::TriggerOverlaps) that began or ended this frame,
+  // against last frame's (keys: trigger slot << 26 | ragdoll slot << 6 | part, sorted).
+  void CollectTriggerEvents();
 
   RagdollSystemSettings settings_;
   int32_t frame_substeps_ = settings_.ragdoll_substeps;
@@ -358,6 +361,7 @@ class RagdollSystem {
   bool PairEvent(const TouchingPair& t, ContactEventKind kind, ContactEvent* out,
                  const ContactEventSettings** settings) const;
   std::vector<TouchingPair> touching_pairs_, touching_next_;
+  std::vector<uint64_t> overlapping_, overlapping_next_;  // triggers' overlaps, last frame's and this one's
 };
 
 }  // namespace tendon::detail

@@ -201,7 +201,8 @@ struct RagdollSlot {
   std::vector<detail::BoundPoseStream> streams;  // the host's pose streams, written with output
   // Instances the World made for itself (a host body, a character's kinematic twin): not
   // the host's ragdolls, so not counted in FrameStats' ragdolls, hit by RaycastRagdolls or
-  // unbound by UnbindAll. owner: the host body's or the character's index and generation.
+  // unbound by UnbindAll. owner: a host body's own index and generation; a character's
+  // copy's, the character's ragdoll's (contact events name that ragdoll for it).
   int32_t internal = 0;  // RagdollSlotKind
   uint32_t owner_index = 0, owner_generation = 0;
   // Kinematic bodies moving to targets (RagdollSystem::SetKinematicTargets): each body's
