@@ -99,6 +99,8 @@ struct FrameStats {
   float budget_estimate_ms = 0;  // its smoothed cost of this frame, per frame of the usual substep count
 
   PhaseTimes times{};
+
+  int32_t broken_drives = 0;  // part drives that let go past their break distance this frame
 };
 
 }  // namespace tendon

@@ -133,6 +133,7 @@ void RagdollSystem::EmitStreams(RagdollSlot& slot) {
 Error RagdollSystem::Unbind(RagdollId id) {
   if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
   RagdollSlot& slot = store_.slots[id.index];
+  RemoveDrivesOf(id.index, true);  // and its acceleration and part forces
   RemoveLane(slot);
   slot.enabled = false;  // a free slot is never enabled (RagdollSlot::enabled)
   by_output_.erase(slot.output);

@@ -49,6 +49,9 @@ struct WorldAccess {
   static Error RagdollEnergy(const World& world, RagdollId ragdoll, std::span<PartEnergy> out);
   // Replaces the CPU counter for the phase times (null ms: the counter again).
   static void SetPhaseClock(World& world, PhaseClock clock);
+  // The part drives that broke in the last Step (RagdollSystem::BrokenDrives), until the
+  // World's event queue carries them.
+  static std::span<const PartDriveId> BrokenDrives(const World& world);
 };
 
 }  // namespace tendon::detail
