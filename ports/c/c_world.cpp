@@ -76,7 +76,8 @@ struct MirrorTable<TendonFrameStats, FrameStats> : TableOf<TendonFrameStats, Fra
       Field<&C::chain_blocks, &P::chain_blocks>, Field<&C::lanes_used, &P::lanes_used>,
       Field<&C::lane_occupancy, &P::lane_occupancy>, Field<&C::budget_max_chains, &P::budget_max_chains>,
       Field<&C::budget_ragdoll_substeps, &P::budget_ragdoll_substeps>, Field<&C::budget_action, &P::budget_action>,
-      Field<&C::budget_estimate_ms, &P::budget_estimate_ms>, Field<&C::times, &P::times>>;
+      Field<&C::budget_estimate_ms, &P::budget_estimate_ms>, Field<&C::times, &P::times>,
+      Field<&C::broken_drives, &P::broken_drives>>;
 };
 TENDON_C_CHECK_MIRROR(TendonFrameStats, tendon::FrameStats);
 
