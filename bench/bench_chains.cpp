@@ -270,6 +270,7 @@ void RegisterAll() {
 void RegisterCharacterBenchmarks();  // bench_characters.cpp
 void RegisterPileBenchmarks();       // bench_piles.cpp
 void RegisterVrmBenchmarks();        // bench_vrm.cpp
+void RegisterDriveBenchmarks();      // bench_drives.cpp
 #ifdef TENDON_HAVE_BULLET
 void RegisterBulletBenchmarks();  // bench_bullet.cpp, where libbullet-dev is installed
 #endif
@@ -279,6 +280,7 @@ int main(int argc, char** argv) {
   RegisterCharacterBenchmarks();
   RegisterPileBenchmarks();
   RegisterVrmBenchmarks();
+  RegisterDriveBenchmarks();
 #ifdef TENDON_HAVE_BULLET
   RegisterBulletBenchmarks();
 #endif

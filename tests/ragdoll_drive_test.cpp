@@ -119,13 +119,16 @@ TEST(PartDrive, AGrabbedHandReachesATargetOneMetreAwayWithinTheResponseTime) {
   for (int f = 0; f < frames; ++f) w->Step(kStep);
   const PartDriveState at_t = StateOf(*w, drive.value());
   EXPECT_TRUE(at_t.active);
-  // A lone body closes 98% in T (the test below); a hand pulls the body through the arm
-  // and turns it as it lifts it, and gravity sags it by g / omega^2 (2.6 cm here): 8.7 cm
-  // left at T when recorded (6.4 cm without gravity), 3 cm at 2T.
-  EXPECT_LT(at_t.distance, 0.1f) << "90% of the way at t = response time";
-  EXPECT_LT(Length(b.out[human.right_hand].translation - target), 0.1f) << "the output agrees";
+  // A lone body closes 98% in T (the test below); the hand of a jointed body gets there
+  // too (0.6 cm left at T when recorded), then the body's swing under it and gravity's sag
+  // (g / omega^2 = 2.6 cm) leave it a few cm below (3.6 cm at 2T).
+  EXPECT_LT(at_t.distance, 0.05f) << "98% of the way at t = response time";
+  EXPECT_LT(Length(b.out[human.right_hand].translation - target), 0.05f) << "the output agrees";
   EXPECT_GT(at_t.force, 0.0f);
-  for (int f = 0; f < 120; ++f) w->Step(kStep);
+  std::printf("Jolt human's hand 1 m up, T = %.2f s: %.1f cm left at T", kResponse, 100 * at_t.distance);
+  for (int f = 0; f < frames; ++f) w->Step(kStep);
+  std::printf(", %.1f cm at 2T\n", 100 * StateOf(*w, drive.value()).distance);
+  for (int f = 0; f < 120 - frames; ++f) w->Step(kStep);
   const PartDriveState held = StateOf(*w, drive.value());
   EXPECT_LT(held.distance, 0.05f) << "held there";
   EXPECT_LT(b.out[0].translation.y, target.y - 0.3f) << "the hips hang below the hand";
