@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "allocation_counter.h"
 #include "character_test_util.h"
 #include "kernel/world/world_access.h"
 #include "ports/jolt_human/jolt_human.h"
@@ -576,6 +577,32 @@ TEST(PartDrive, TheFlingLoopGrabDragThrowLandRecover) {
   ASSERT_TRUE(w->DeactivateCharacter(host.id).ok());
   ASSERT_TRUE(w->GetCharacterState(host.id, &st).ok());
   EXPECT_FALSE(st.active);
+}
+
+// Stepping with drives, forces and an acceleration, and moving, breaking and removing
+// drives, allocates nothing (AddPartDrive reserved what a frame's breaks need).
+TEST(PartDrive, StepsAndDriveControlsAllocateNothing) {
+  WorldSettings ws = LastSubstepOutputs();
+  ws.gravity = {};
+  auto w = MakeWorld(ws);
+  Bound a = BindOne(*w, Ball(2.0f));
+  Bound b = BindOne(*w, TwoPartPendulum(), {3, 0, 0});
+  const PartDriveId da = w->AddPartDrive(a.id, {.part = 0, .target = {0, 1, 0}, .break_distance = 2.0f}).value();
+  const PartDriveId db = w->AddPartDrive(b.id, {.part = 1, .target = {3, 1, 0}}).value();
+  ASSERT_TRUE(w->SetRagdollAcceleration(b.id, {1, 0, 0}).ok());
+  ASSERT_TRUE(w->SetRagdollPartForce(b.id, 0, {0, 5, 0}).ok());
+  for (int f = 0; f < 5; ++f) w->Step(kStep);  // warm-up (the first frames size the frame's buffers)
+  const long before = g_allocations.load();
+  for (int f = 0; f < 20; ++f) {
+    ASSERT_TRUE(w->SetPartDriveTarget(db, {3, 1, 0.05f * static_cast<float>(f)}).ok());
+    w->Step(kStep);
+  }
+  ASSERT_TRUE(w->SetPartDriveTarget(da, {5, 0, 0}).ok());
+  EXPECT_EQ(w->Step(kStep).broken_drives, 1);
+  ASSERT_TRUE(w->RemovePartDrive(da).ok());
+  ASSERT_TRUE(w->RemovePartDrive(db).ok());
+  w->Step(kStep);
+  EXPECT_EQ(g_allocations.load() - before, 0);
 }
 
 // A character that deactivates takes its ragdoll's drives with it.

@@ -93,6 +93,7 @@ Result<PartDriveId> RagdollSystem::AddPartDrive(RagdollId id, const PartDriveSet
 
   const PartDriveId drive = drive_handles_.Allocate();
   if (drives_.size() < drive_handles_.SlotCount()) drives_.resize(drive_handles_.SlotCount());
+  drive_handles_.Reserve(drive_handles_.SlotCount());  // so RemovePartDrive's free list never grows
   // Every live drive can break in one frame: the list never grows in Step.
   if (broken_drives_.capacity() < drive_handles_.SlotCount()) broken_drives_.reserve(drive_handles_.SlotCount());
   DriveRecord& r = drives_[drive.index];

@@ -22,7 +22,8 @@
 // the domains and Sleep, and composes them. The files, one concept each: ragdoll_system.cpp
 // (construction and archetypes), ragdoll_binding.cpp (bind, unbind, reservations),
 // ragdoll_lanes.cpp (groups and lane moves), ragdoll_controls.cpp (the host's controls),
-// ragdoll_queries.cpp (queries, raycasts, hashing, host buffers), ragdoll_frame.cpp (Step),
+// ragdoll_queries.cpp (queries, raycasts, hashing, host buffers), ragdoll_drives.cpp (part
+// drives, acceleration, part forces, the throw), ragdoll_frame.cpp (Step),
 // ragdoll_domains.cpp (the frame's domains).
 // What it does NOT do: keep time (the World's clock gives substeps), own the static world
 // (the World does; Step reads it), or know of characters (they sit above and drive
@@ -31,9 +32,9 @@
 // islands, and domains: a frame's blocks that no pair joins run their substeps as one task
 // each); results do not depend on the worker count. Every other call is for the World's
 // thread, between Steps.
-// Memory: Bind, ReserveKinematicToggle and a first SetKinematicRoot or Activate that moves
-// an instance to a group with no lane reserved allocate; Step and the other controls do
-// not.
+// Memory: Bind, ReserveKinematicToggle, AddPartDrive (its handle table) and a first
+// SetKinematicRoot or Activate that moves an instance to a group with no lane reserved
+// allocate; Step and the other controls do not.
 #pragma once
 
 #include <algorithm>
