@@ -29,9 +29,9 @@
 // the driver skips it (SliceState::pushes), so a world with none keeps every result bit for
 // bit.
 // Lanes of a slice may drive different parts: each (slot, part) pair runs only where some
-// lane drives that part, and a lane that does not gets a zero correction, which changes
-// nothing (x + 0 = x; a zero turn keeps q: Turn), so every lane gives its scalar
-// reference's bits at any batch width.
+// lane drives that part, and a lane that does not keeps its position and velocity by a
+// select (x + 0 would turn a -0 into +0) and gets a zero turn, which keeps q (Turn), so
+// every lane gives its scalar reference's bits at any batch width.
 //
 // Compiled once per instruction set: rigid_kernel_impl.h includes it inside every
 // rigid_kernel_<isa>.cpp, under that file's flags and TENDON_RIGID_KERNEL_NS. So it must
@@ -45,7 +45,6 @@
 #include "kernel/rigid/rigid_kernel_body.h"
 
 namespace tendon::detail::TENDON_RIGID_KERNEL_NS {
-
 
 // v += h (a + F / m) for every dynamic part, before Integrate adds gravity.
 // `pushed`: the lanes with kControlsOn. Lanes without are left bit for bit (v + 0 would
