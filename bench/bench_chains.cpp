@@ -369,6 +369,7 @@ void RegisterPileBenchmarks();       // bench_piles.cpp
 void RegisterVrmBenchmarks();        // bench_vrm.cpp
 void RegisterHostBodyBenchmarks();   // bench_host_bodies.cpp
 void RegisterContactEventBenchmarks();  // bench_contact_events.cpp
+void RegisterDriveBenchmarks();      // bench_drives.cpp
 #ifdef TENDON_HAVE_BULLET
 void RegisterBulletBenchmarks();  // bench_bullet.cpp, where libbullet-dev is installed
 #endif
@@ -380,6 +381,7 @@ int main(int argc, char** argv) {
   RegisterVrmBenchmarks();
   RegisterHostBodyBenchmarks();
   RegisterContactEventBenchmarks();
+  RegisterDriveBenchmarks();
 #ifdef TENDON_HAVE_BULLET
   RegisterBulletBenchmarks();
 #endif

@@ -28,6 +28,7 @@ struct RagdollTag;
 struct CharacterArchetypeTag;
 struct CharacterTag;
 struct HostBodyTag;
+struct PartDriveTag;
 // A built, immutable chain archetype (topology + settings).
 using ChainArchetypeId = Id<ChainArchetypeTag>;
 // A bound chain instance (one host skeleton's copy of an archetype).
@@ -42,5 +43,7 @@ using CharacterArchetypeId = Id<CharacterArchetypeTag>;
 using CharacterId = Id<CharacterTag>;
 // A kinematic body the host moves itself (tendon/host_body.h).
 using HostBodyId = Id<HostBodyTag>;
+// A drive of a point of a ragdoll part toward a target (tendon/part_drive.h).
+using PartDriveId = Id<PartDriveTag>;
 
 }  // namespace tendon

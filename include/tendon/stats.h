@@ -105,6 +105,7 @@ struct FrameStats {
   // Step (each Step starts a fresh queue).
   int32_t contact_events = 0;
   int32_t dropped_contact_events = 0;
+  int32_t broken_drives = 0;  // part drives that let go past their break distance this frame
 };
 
 }  // namespace tendon

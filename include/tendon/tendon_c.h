@@ -63,6 +63,7 @@ typedef uint64_t TendonChainId;
 typedef uint64_t TendonPendulumId;
 typedef uint64_t TendonRagdollArchetypeId;
 typedef uint64_t TendonRagdollId;
+typedef uint64_t TendonPartDriveId; /* a drive of a ragdoll part toward a target */
 typedef uint64_t TendonCharacterArchetypeId;
 typedef uint64_t TendonCharacterId;
 typedef uint64_t TendonVrmKindId;   /* an imported avatar kind (per world) */
@@ -242,6 +243,7 @@ typedef struct TendonFrameStats {
   float budget_estimate_ms;
   TendonPhaseTimes times;
   int32_t contact_events, dropped_contact_events; /* queued by this step; lost (full, or undrained) */
+  int32_t broken_drives; /* part drives that let go past their break distance this frame */
 } TendonFrameStats;
 
 /* One frame (see tendon::World::Step); never fails. stats may be NULL. */
@@ -560,6 +562,45 @@ typedef struct TendonRagdollPartInfo {
 } TendonRagdollPartInfo;
 TENDON_C_API TendonResult tendon_get_ragdoll_part_info(const TendonWorld* world, TendonRagdollArchetypeId archetype,
                                                        int32_t part, TendonRagdollPartInfo* out);
+
+/* ---- grab, drag, hold, push and throw (tendon/part_drive.h; docs/ragdolls.md) ---- */
+#define TENDON_MAX_PART_DRIVES 4 /* drives per ragdoll at once (tendon::kMaxPartDrives) */
+#define TENDON_MAX_PART_FORCES 4 /* parts of one ragdoll with a force at once (tendon::kMaxPartForces) */
+/* tendon::PartDriveSettings, field for field; start from tendon_part_drive_settings_defaults. */
+typedef struct TendonPartDriveSettings {
+  int32_t part;             /* the part driven, [0, part count), not a kinematic root */
+  TendonVec3 local_point;   /* m, in the part's frame */
+  TendonVec3 target;        /* m, world */
+  float response_time;      /* s, (0, 1000]: a lone body of the ragdoll's mass closes 98% of a step in it */
+  float max_force;          /* N, > 0; INFINITY: no cap */
+  float damping_ratio;      /* [0, 100]: 1 critical, 0 none */
+  float break_distance;     /* m, > 0; INFINITY: never breaks */
+} TendonPartDriveSettings;
+/* tendon::PartDriveState (bools as int32_t); filled by tendon_get_part_drive_state. */
+typedef struct TendonPartDriveState {
+  int32_t active, broken;
+  float distance; /* m, point to target at the end of the last frame */
+  float force;    /* N, the last substep's pull (0 once broken) */
+  TendonVec3 target;
+} TendonPartDriveState;
+TENDON_C_API void tendon_part_drive_settings_defaults(TendonPartDriveSettings* settings);
+TENDON_C_API TendonResult tendon_add_part_drive(TendonWorld* world, TendonRagdollId ragdoll,
+                                                const TendonPartDriveSettings* settings, TendonPartDriveId* out);
+TENDON_C_API TendonResult tendon_set_part_drive_target(TendonWorld* world, TendonPartDriveId drive, TendonVec3 target);
+TENDON_C_API TendonResult tendon_remove_part_drive(TendonWorld* world, TendonPartDriveId drive);
+TENDON_C_API TendonResult tendon_get_part_drive_state(const TendonWorld* world, TendonPartDriveId drive,
+                                                      TendonPartDriveState* out);
+TENDON_C_API int32_t tendon_part_drive_is_valid(const TendonWorld* world, TendonPartDriveId drive);
+/* m/s^2 on every dynamic part until changed (zero: off). */
+TENDON_C_API TendonResult tendon_set_ragdoll_acceleration(TendonWorld* world, TendonRagdollId ragdoll,
+                                                          TendonVec3 acceleration);
+/* N at a part's centre of mass until changed (zero: off); at most TENDON_MAX_PART_FORCES parts. */
+TENDON_C_API TendonResult tendon_set_ragdoll_part_force(TendonWorld* world, TendonRagdollId ragdoll, int32_t part,
+                                                        TendonVec3 force);
+/* Every dynamic part leaves at ThrowSpeed(strength, unanchored mass, min_speed, max_speed)
+   along direction; *velocity (may be NULL) receives the velocity given. */
+TENDON_C_API TendonResult tendon_throw_ragdoll(TendonWorld* world, TendonRagdollId ragdoll, TendonVec3 direction,
+                                               float strength, float min_speed, float max_speed, TendonVec3* velocity);
 
 /* The static world: planes, spheres, capsules, boxes, one heightfield and one mesh. */
 typedef struct TendonStaticWorldSettings {

@@ -45,6 +45,7 @@
 #include "tendon/debug_draw.h"
 #include "tendon/errors.h"
 #include "tendon/export.h"
+#include "tendon/part_drive.h"
 #include "tendon/host_body.h"
 #include "tendon/ids.h"
 #include "tendon/isa.h"
@@ -149,6 +150,29 @@ class TENDON_API World {
                                std::span<const Vec3> local_angular_velocities = {});
   bool IsRagdollAsleep(RagdollId ragdoll) const;
   bool IsRagdollFrozen(RagdollId ragdoll) const;
+
+  // Grab, drag, hold, push and throw (tendon/part_drive.h; docs/ragdolls.md). A part drive
+  // pulls a point of a part toward a world target every substep (at most kMaxPartDrives
+  // per ragdoll; the ragdoll must be switched on); it wakes the ragdoll, and goes (its
+  // handle stale) when removed or when its ragdoll is switched off (a character
+  // deactivated) or unbound. Past its break distance it lets go: GetPartDriveState says
+  // broken, FrameStats::broken_drives counts it that frame, and the handle stays until
+  // RemovePartDrive. On release the part keeps the velocity it has.
+  Result<PartDriveId> AddPartDrive(RagdollId ragdoll, const PartDriveSettings& settings);
+  Error SetPartDriveTarget(PartDriveId drive, Vec3 target);  // wakes the ragdoll
+  Error RemovePartDrive(PartDriveId drive);
+  Error GetPartDriveState(PartDriveId drive, PartDriveState* out) const;
+  bool IsValid(PartDriveId drive) const;
+  // m/s^2 added to gravity on every dynamic part, every substep, until changed (zero: off;
+  // |a| <= 1e5). Kept while the ragdoll is switched off; wakes it.
+  Error SetRagdollAcceleration(RagdollId ragdoll, Vec3 acceleration);
+  // A force (N, |F| <= 1e8) at a part's centre of mass, every substep until changed (zero:
+  // off). At most kMaxPartForces parts of a ragdoll at once (kCapacity past that). Wakes it.
+  Error SetRagdollPartForce(RagdollId ragdoll, int32_t part, Vec3 force);
+  // Every dynamic part leaves with the velocity ThrowSpeed(strength, unanchored mass,
+  // min_speed, max_speed) (tendon/landing.h) along the unit direction, no spin; wakes it and
+  // returns that velocity. kInactive while the ragdoll is switched off.
+  Result<Vec3> ThrowRagdoll(RagdollId ragdoll, Vec3 direction, float strength, float min_speed, float max_speed);
   // Every part's centre-of-mass velocity (m/s) and angular velocity (rad/s), world space.
   Error GetRagdollVelocities(RagdollId ragdoll, std::span<Vec3> linear, std::span<Vec3> angular) const;
 

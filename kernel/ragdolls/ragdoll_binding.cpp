@@ -136,6 +136,7 @@ Error RagdollSystem::Unbind(RagdollId id) {
   if (slot.internal != kHostRagdoll) --internal_live_;
   slot.internal = kHostRagdoll;
   slot.has_targets = false;
+  RemoveDrivesOf(id.index, true);  // and its acceleration and part forces
   RemoveLane(slot);
   slot.enabled = false;  // a free slot is never enabled (RagdollSlot::enabled)
   by_output_.erase(slot.output);

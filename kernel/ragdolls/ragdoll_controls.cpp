@@ -94,6 +94,7 @@ Error RagdollSystem::SetEnabled(RagdollId id, bool enabled) {
     slot.still_seconds = slot.slow_seconds = slot.age_seconds = 0;
     store_.groups[slot.group].LaneField(slot.lane, kAsleep) = 0.0f;
   } else {
+    RemoveDrivesOf(id.index, false);  // a switched-off ragdoll holds no drive (the host's, or a character's)
     DisableLane(slot);
   }
   return {};

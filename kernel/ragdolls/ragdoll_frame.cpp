@@ -45,6 +45,7 @@ namespace tendon::detail {
 void RagdollSystem::Step(int32_t substeps, double step_seconds, float alpha, const StaticWorld& static_world,
                          FrameStats& stats, uint32_t thread) {
   StartContactEvents(stats);
+  broken_drives_.clear();  // the last frame's breaks (no allocation: the capacity stays)
   if (!BeginFrame(substeps, step_seconds, static_world, stats)) return;
   Prepare(thread);
   FindPairs(stats, thread);
@@ -352,6 +353,7 @@ void RagdollSystem::EndFrame(FrameStats& stats) {
   stats.sleeping_ragdolls = asleep;
   stats.frozen_ragdolls = frozen;
   stats.simulated_ragdolls = frame_.enabled - internal_enabled_ - asleep;
+  UpdateDrives(stats);
 }
 
 }  // namespace tendon::detail

@@ -22,7 +22,8 @@
 // the domains and Sleep, and composes them. The files, one concept each: ragdoll_system.cpp
 // (construction and archetypes), ragdoll_binding.cpp (bind, unbind, reservations),
 // ragdoll_lanes.cpp (groups and lane moves), ragdoll_controls.cpp (the host's controls),
-// ragdoll_queries.cpp (queries, raycasts, hashing, host buffers), ragdoll_frame.cpp (Step),
+// ragdoll_queries.cpp (queries, raycasts, hashing, host buffers), ragdoll_drives.cpp (part
+// drives, acceleration, part forces, the throw), ragdoll_frame.cpp (Step),
 // ragdoll_domains.cpp (the frame's domains).
 // What it does NOT do: keep time (the World's clock gives substeps), own the static world
 // (the World does; Step reads it), or know of characters (they sit above and drive
@@ -31,9 +32,9 @@
 // islands, and domains: a frame's blocks that no pair joins run their substeps as one task
 // each); results do not depend on the worker count. Every other call is for the World's
 // thread, between Steps.
-// Memory: Bind, ReserveKinematicToggle and a first SetKinematicRoot or Activate that moves
-// an instance to a group with no lane reserved allocate; Step and the other controls do
-// not.
+// Memory: Bind, ReserveKinematicToggle, AddPartDrive (its handle table) and a first
+// SetKinematicRoot or Activate that moves an instance to a group with no lane reserved
+// allocate; Step and the other controls do not.
 #pragma once
 
 #include <algorithm>
@@ -59,6 +60,7 @@
 #include "tendon/ids.h"
 #include "tendon/isa.h"
 #include "tendon/math.h"
+#include "tendon/part_drive.h"
 #include "tendon/query.h"
 #include "tendon/ragdoll_settings.h"
 #include "tendon/stats.h"
@@ -170,6 +172,25 @@ class RagdollSystem {
   // checks everything first and writes nothing when anything is wrong.
   Error Activate(RagdollId id, const RagdollActivation& activation);
 
+  // ---- the host's pushes (ragdoll_drives.cpp; World's calls of the same names) ----
+  // A drive lives in one of the ragdoll's kMaxPartDrives lane slots until removed, broken,
+  // or its ragdoll is switched off or unbound (which remove it: its handle goes stale).
+  // A broken drive keeps its handle (state broken) until RemovePartDrive.
+  Result<PartDriveId> AddPartDrive(RagdollId id, const PartDriveSettings& settings);
+  Error SetPartDriveTarget(PartDriveId drive, Vec3 target);
+  Error RemovePartDrive(PartDriveId drive);
+  Error GetPartDriveState(PartDriveId drive, PartDriveState* out) const;
+  bool IsValid(PartDriveId drive) const { return drive_handles_.IsLive(drive); }
+  // The drives that broke in the last Step, in drive slot order (each listed once).
+  std::span<const PartDriveId> BrokenDrives() const { return broken_drives_; }
+  Error SetAcceleration(RagdollId id, Vec3 acceleration);
+  Error SetPartForce(RagdollId id, int32_t part, Vec3 force);
+  // The speed comes from `rule` (the World passes tendon/landing.h's ThrowSpeed, which the
+  // character layer above owns) of the summed mass of the parts that are not kinematic.
+  using ThrowSpeedRule = float (*)(float strength, float unanchored_mass, float min_speed, float max_speed);
+  Result<Vec3> Throw(RagdollId id, Vec3 direction, float strength, float min_speed, float max_speed,
+                     ThrowSpeedRule rule);
+
   // ---- queries (ragdoll_queries.cpp) ----
   bool IsEnabled(RagdollId id) const;
   bool IsAsleep(RagdollId id) const;
@@ -279,6 +300,13 @@ class RagdollSystem {
   void WritePartStates(RagdollSlot& slot, std::span<const Transform> parts, std::span<const Vec3> linear,
                        std::span<const Vec3> angular);
 
+  // Pushes (ragdoll_drives.cpp). Removes every drive of ragdoll slot `index` (unbind,
+  // switched off); refreshes a lane's kControlsOn from its push rows; the frame's break
+  // test and distances (serial, from EndFrame, in drive slot order).
+  void RemoveDrivesOf(uint32_t index, bool all_pushes);
+  void RefreshControlsOn(const RagdollSlot& slot);
+  void UpdateDrives(FrameStats& stats);
+
   // The frame's stages, in this order (ragdoll_frame.cpp). BeginFrame lists the work items
   // (blocks with enabled lanes) and the solve parameters; false: nothing is enabled.
   bool BeginFrame(int32_t substeps, double step_seconds, const StaticWorld& static_world, FrameStats& stats);
@@ -362,6 +390,20 @@ class RagdollSystem {
                  const ContactEventSettings** settings) const;
   std::vector<TouchingPair> touching_pairs_, touching_next_;
   std::vector<uint64_t> overlapping_, overlapping_next_;  // triggers' overlaps, last frame's and this one's
+  // Part drives, by PartDriveId::index (ragdoll_drives.cpp).
+  struct DriveRecord {
+    RagdollId ragdoll{};
+    int32_t lane_slot = -1;  // its slot of the lane's drive rows; -1 once broken
+    int32_t part = 0;
+    Vec3 local_body{};       // the point in the part's body frame
+    Vec3 target{};
+    float break_distance = INFINITY;
+    float distance = 0;
+    bool broken = false;
+  };
+  HandleTable<PartDriveId> drive_handles_;
+  std::vector<DriveRecord> drives_;
+  std::vector<PartDriveId> broken_drives_;  // capacity: every drive ever live at once
 };
 
 }  // namespace tendon::detail

@@ -156,6 +156,8 @@ struct RagdollGroup {
     view.Lane(kMotorStrength)[l] = 0.0f;
     view.Lane(kSettleDamping)[l] = 0.0f;
     for (int32_t f : {kPlanarNx, kPlanarNy, kPlanarNz}) view.Lane(f)[l] = 0.0f;
+    // No drive, acceleration or part force (a reused lane keeps none of its last owner's).
+    for (int32_t f = kControlsOn; f < kRigidLaneFieldCount; ++f) view.Lane(f)[l] = 0.0f;
   }
   // Planar mode for a lane: the normal, and each body's offset along it.
   void SetPlanar(int32_t lane, Vec3 n) {

@@ -100,8 +100,36 @@ enum RigidLaneField : int32_t {
   kMotorStrength,  // [0, 1]: scales every motor's torque cap (0: motors off)
   kPlanarNx, kPlanarNy, kPlanarNz,  // planar mode's unit normal; zero: 3D
   kSettleDamping,  // 1/s, extra linear and angular damping of a ragdoll coming to rest
-  kRigidLaneFieldCount
+  // The host's pushes (rigid_kernel_drive.h; RagdollSystem's drives and forces). All zero
+  // (a fresh lane) means none, and the kernel skips a slice none of whose lanes has one,
+  // so a world that uses none computes exactly what it did without them.
+  kControlsOn,  // 1: a drive, an acceleration or a part force is set in this lane
+  kAccelX, kAccelY, kAccelZ,  // m/s^2 added to gravity on every dynamic part
+  // kMaxPartForceSlots slots of kForceRows rows from kForceBase: part + 1 (0: free), force (N).
+  kForceBase,
+  // kMaxPartDriveSlots slots of kDriveRows rows from kDriveBase (see DriveRow).
+  kDriveBase = kForceBase + 4 * 4,
+  kRigidLaneFieldCount = kDriveBase + 4 * 12
 };
+inline constexpr int32_t kMaxPartForceSlots = 4;
+inline constexpr int32_t kForceRows = 4;  // part + 1, fx, fy, fz
+inline constexpr int32_t kMaxPartDriveSlots = 4;
+// A drive slot's rows, from kDriveBase + slot * kDriveRows.
+enum DriveRow : int32_t {
+  kDrivePart,                 // part index + 1 (0: the slot is free)
+  kDriveLx, kDriveLy, kDriveLz,  // the point, in the part's body frame (m)
+  kDriveTx, kDriveTy, kDriveTz,  // the target (world, m)
+  kDriveMass,                 // M, the ragdoll's total mass (kg): the drive moves it as one body
+  kDriveInvOmega2,            // 1 / omega^2 (s^2): the compliance times M
+  kDriveDampingTime,          // 2 zeta / omega (s): the damping over the stiffness
+  kDriveMaxForce,             // N (infinity: no cap)
+  kDriveForce,                // written by the kernel: |force| of the last substep (N)
+  kDriveRows
+};
+static_assert(kDriveBase == kForceBase + kMaxPartForceSlots * kForceRows, "force rows");
+static_assert(kRigidLaneFieldCount == kDriveBase + kMaxPartDriveSlots * kDriveRows, "drive rows");
+inline constexpr int32_t DriveField(int32_t slot, int32_t row) { return kDriveBase + slot * kDriveRows + row; }
+inline constexpr int32_t ForceField(int32_t slot, int32_t row) { return kForceBase + slot * kForceRows + row; }
 
 struct RigidPartConstants {
   int32_t parent = -1;

@@ -11,10 +11,12 @@
 // formulas are summarised in docs/ragdolls.md), in two halves so that
 // the contacts between ragdolls (a colour's pairs in lanes: pair_kernel_impl.h, driven by
 // kernel/contacts/pair_contacts.cpp) run between them:
-//   positions    integrate: x_prev = x; v += h g; damp (and settle); clamp speeds;
+//   positions    pushes (when set): v += h (a + F / m)
+//                integrate: x_prev = x; v += h g; damp (and settle); clamp speeds;
 //                x += h v; q_prev = q; w += h I^-1 (-w x I w) (body frame); q += h/2 [w,0] q
 //                world inverse inertia per body (held for the half)
-//                motors (compliant, capped); joints, `iterations` times root to leaf and
+//                motors (compliant, capped); part drives (when set: soft positional,
+//                damped, capped); joints, `iterations` times root to leaf and
 //                back: joint friction (Coulomb, position level), limits (one angular
 //                correction), attachment (positional)
 //                static contacts against the frame's contact planes (found on the frame's
@@ -46,6 +48,7 @@
 //   rigid_kernel_contact_solve.h     those contacts solved: positions, velocities
 //   rigid_kernel_motor.h             motors: the compliant drive and its damping
 //   rigid_kernel_planar.h            planar mode's projection
+//   rigid_kernel_drive.h             the host's pushes: part drives, acceleration, part forces
 //   pair_kernel_impl.h               the contacts between ragdolls, a colour's pairs in lanes
 // This file owns the order: a joint's parts (SolveJoint), the two halves of a substep, the
 // lane slices of a block and which of their lanes store (RunStages), and the kernel table.
@@ -69,6 +72,7 @@
 #include "kernel/rigid/rigid_kernel_contact_solve.h"
 #include "kernel/rigid/rigid_kernel_motor.h"
 #include "kernel/rigid/rigid_kernel_planar.h"
+#include "kernel/rigid/rigid_kernel_drive.h"
 
 namespace tendon::detail::TENDON_RIGID_KERNEL_NS {
 
@@ -92,6 +96,8 @@ struct SliceState {
   typename Ops<V>::Mask planar;
   bool any_planar;
   typename Ops<V>::Mask keep;  // sleeping and padding lanes: computed, never stored
+  typename Ops<V>::Mask pushed;  // lanes with a drive, an acceleration or a part force
+  bool pushes;                   // any of them: else the slice skips rigid_kernel_drive.h
 };
 
 template <class V>
@@ -107,14 +113,18 @@ inline SliceState<V> LoadSlice(const RigidBlockView& blk, int32_t lane, const Ri
                  O::Load(blk.Lane(kPlanarNz) + lane)};
   st.planar = Dot3(st.planar_n, st.planar_n) > O::Splat(0.5f);
   st.any_planar = O::AnyOf(st.planar);
+  st.pushed = O::Load(blk.Lane(kControlsOn) + lane) > O::Splat(0.5f);
+  st.pushes = O::AnyOf(st.pushed);
   return st;
 }
 
-// The position half of a substep: integrate, motors, joints (iterations, root to leaf and
+// The position half of a substep: the host's pushes (acceleration, part forces), integrate,
+// motors, part drives, joints (iterations, root to leaf and
 // back), static contacts, a joint pass after them, planar projection.
 template <class V>
 inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* bodies, const SliceState<V>& st,
                              const RigidSolveParams& sp) {
+  if (st.pushes) ApplyPushes(blk, lane, bodies, sp, st.pushed);
   for (int32_t j = 0; j < sp.part_count; ++j) {
     if (st.settling) {
       bodies[j].v = Scale(bodies[j].v, st.settle_keep);
@@ -139,6 +149,9 @@ inline void SubstepPositions(const RigidBlockView& blk, int32_t lane, Body<V>* b
         SolveMotor(blk, j, lane, bodies[p], sp.parts[p], bodies[j], sp.parts[j], sp, st.strength);
     }
   }
+  // Drives after the motors and before the joints, which then carry the pull into the
+  // rest of the body within the substep.
+  if (st.pushes) SolveDrives(blk, lane, bodies, sp, st.keep);
   // Each iteration solves the joints root to leaf, then leaf to root, so that corrections
   // travel both ways along the tree (a heavy torso hanging from a light spine needs it).
   for (int32_t it = 0; it < sp.iterations; ++it) {

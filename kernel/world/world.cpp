@@ -41,6 +41,7 @@
 #include "kernel/world/world_access.h"
 #include "kernel/world/world_impl.h"
 #include "tendon/device_profile.h"
+#include "tendon/landing.h"
 #include "tendon/trace.h"
 
 namespace tendon {
@@ -290,6 +291,34 @@ Error World::WakeRagdoll(RagdollId id) {
 Error World::ApplyRagdollImpulse(RagdollId id, int32_t part, Vec3 impulse, Vec3 world_point) {
   if (impl_->stepping) return Reentrant();
   return impl_->ragdolls.ApplyImpulse(id, part, impulse, world_point);
+}
+Result<PartDriveId> World::AddPartDrive(RagdollId id, const PartDriveSettings& settings) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->ragdolls.AddPartDrive(id, settings);
+}
+Error World::SetPartDriveTarget(PartDriveId drive, Vec3 target) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->ragdolls.SetPartDriveTarget(drive, target);
+}
+Error World::RemovePartDrive(PartDriveId drive) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->ragdolls.RemovePartDrive(drive);
+}
+Error World::GetPartDriveState(PartDriveId drive, PartDriveState* out) const {
+  return impl_->ragdolls.GetPartDriveState(drive, out);
+}
+bool World::IsValid(PartDriveId drive) const { return impl_->ragdolls.IsValid(drive); }
+Error World::SetRagdollAcceleration(RagdollId id, Vec3 acceleration) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->ragdolls.SetAcceleration(id, acceleration);
+}
+Error World::SetRagdollPartForce(RagdollId id, int32_t part, Vec3 force) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->ragdolls.SetPartForce(id, part, force);
+}
+Result<Vec3> World::ThrowRagdoll(RagdollId id, Vec3 direction, float strength, float min_speed, float max_speed) {
+  if (impl_->stepping) return Reentrant();
+  return impl_->ragdolls.Throw(id, direction, strength, min_speed, max_speed, &ThrowSpeed);
 }
 Error World::SetRagdollMotorTargets(RagdollId id, std::span<const Quat> local_rotations, float strength,
                                     std::span<const Vec3> local_angular_velocities) {
@@ -542,6 +571,9 @@ void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
 }
 Error detail::WorldAccess::RagdollEnergy(const World& world, RagdollId ragdoll, std::span<PartEnergy> out) {
   return world.impl_->ragdolls.EnergyForTest(ragdoll, world.impl_->settings.gravity, out);
+}
+std::span<const PartDriveId> detail::WorldAccess::BrokenDrives(const World& world) {
+  return world.impl_->ragdolls.BrokenDrives();
 }
 int32_t detail::WorldAccess::RagdollLane(const World& world, RagdollId ragdoll) {
   return world.impl_->ragdolls.LaneForTest(ragdoll);

@@ -53,6 +53,9 @@ struct WorldAccess {
   // Replaces the World's host shapes (what its host bodies fill, kernel/core/host_shapes.h)
   // with a copy of `shapes`: chains collide with them from the next Step.
   static void SetHostShapes(World& world, std::span<const HostShape> shapes);
+  // The part drives that broke in the last Step (RagdollSystem::BrokenDrives), until the
+  // World's event queue carries them.
+  static std::span<const PartDriveId> BrokenDrives(const World& world);
 };
 
 }  // namespace tendon::detail

@@ -212,6 +212,7 @@ namespace Tendon {
     public TendonPhaseTimes times;
     public int contact_events;
     public int dropped_contact_events;
+    public int broken_drives;
   }
 
   [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -492,6 +493,26 @@ namespace Tendon {
     public TendonVec3 principal_inertia;
     public TendonTransform body_pose;
     public float volume;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonPartDriveSettings {
+    public int part;
+    public TendonVec3 local_point;
+    public TendonVec3 target;
+    public float response_time;
+    public float max_force;
+    public float damping_ratio;
+    public float break_distance;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonPartDriveState {
+    public int active;
+    public int broken;
+    public float distance;
+    public float force;
+    public TendonVec3 target;
   }
 
   [StructLayout(LayoutKind.Sequential)]
@@ -853,6 +874,8 @@ namespace Tendon {
     public const int TENDON_DEBUG_DRAW_HOST_BODIES = 128;
     public const int TENDON_DEBUG_DRAW_SLEEPING = 256;
     public const int TENDON_DEBUG_DRAW_ALL = 511;
+    public const int TENDON_MAX_PART_DRIVES = 4;
+    public const int TENDON_MAX_PART_FORCES = 4;
     public const int TENDON_PROFILED_MAX_CHAINS = 1;
     public const int TENDON_PROFILED_MAX_DISTANCE = 2;
     public const int TENDON_PROFILED_MAX_ACTIVE_CHARACTERS = 4;
@@ -1062,6 +1085,34 @@ namespace Tendon {
     public static extern TendonResult tendon_get_ragdoll_part_info(IntPtr world, ulong archetype, int part, out TendonRagdollPartInfo @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_ragdoll_part_info")]
     public static extern TendonResult tendon_get_ragdoll_part_info(IntPtr world, ulong archetype, int part, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_part_drive_settings_defaults")]
+    public static extern void tendon_part_drive_settings_defaults(ref TendonPartDriveSettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_part_drive_settings_defaults")]
+    public static extern void tendon_part_drive_settings_defaults(IntPtr settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_add_part_drive")]
+    public static extern TendonResult tendon_add_part_drive(IntPtr world, ulong ragdoll, ref TendonPartDriveSettings settings, out ulong @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_add_part_drive")]
+    public static extern TendonResult tendon_add_part_drive(IntPtr world, ulong ragdoll, IntPtr settings, out ulong @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_add_part_drive")]
+    public static extern TendonResult tendon_add_part_drive(IntPtr world, ulong ragdoll, IntPtr settings, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_part_drive_target")]
+    public static extern TendonResult tendon_set_part_drive_target(IntPtr world, ulong drive, TendonVec3 target);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_remove_part_drive")]
+    public static extern TendonResult tendon_remove_part_drive(IntPtr world, ulong drive);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_part_drive_state")]
+    public static extern TendonResult tendon_get_part_drive_state(IntPtr world, ulong drive, out TendonPartDriveState @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_part_drive_state")]
+    public static extern TendonResult tendon_get_part_drive_state(IntPtr world, ulong drive, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_part_drive_is_valid")]
+    public static extern int tendon_part_drive_is_valid(IntPtr world, ulong drive);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_acceleration")]
+    public static extern TendonResult tendon_set_ragdoll_acceleration(IntPtr world, ulong ragdoll, TendonVec3 acceleration);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_part_force")]
+    public static extern TendonResult tendon_set_ragdoll_part_force(IntPtr world, ulong ragdoll, int part, TendonVec3 force);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_throw_ragdoll")]
+    public static extern TendonResult tendon_throw_ragdoll(IntPtr world, ulong ragdoll, TendonVec3 direction, float strength, float min_speed, float max_speed, ref TendonVec3 velocity);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_throw_ragdoll")]
+    public static extern TendonResult tendon_throw_ragdoll(IntPtr world, ulong ragdoll, TendonVec3 direction, float strength, float min_speed, float max_speed, IntPtr velocity);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_static_world_settings_defaults")]
     public static extern void tendon_static_world_settings_defaults(ref TendonStaticWorldSettings settings);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_static_world_settings_defaults")]

@@ -784,6 +784,109 @@ static void TestRagdollControls(void) {
   tendon_world_destroy(w);
 }
 
+/* Grab, drag, hold, push and throw: a drive lifts the limb's lower part toward a target
+   and lets go past its break distance; acceleration, part forces and a throw; every
+   refusal by code and field. */
+static void TestPartDrives(void) {
+  TendonWorld* w = NewWorld();
+  TendonPartSettings parts[2];
+  TendonRagdollSettings rs;
+  TendonRagdollArchetypeId rarch = 0;
+  TendonRagdollBinding rb;
+  TendonRagdollId ragdoll = 0;
+  TendonPartDriveSettings ds;
+  TendonPartDriveId drive = 0, stale = 0;
+  TendonPartDriveState st;
+  TendonFrameStats stats;
+  TendonTransform out[2];
+  TendonVec3 zero = {0, 0, 0}, target = {0, 2.5f, 0}, thrown, bad = {NAN, 0, 0};
+  int f;
+
+  LimbSettings(parts, &rs);
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_OK);
+  tendon_ragdoll_binding_defaults(&rb);
+  rb.archetype = rarch;
+  rb.output_parts = out;
+  rb.output_part_count = 2;
+  CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_OK);
+
+  tendon_part_drive_settings_defaults(&ds);
+  CHECK(ds.part == 0 && ds.response_time > 0.0f && isinf(ds.max_force) && ds.damping_ratio == 1.0f && isinf(ds.break_distance));
+  ds.part = 1;
+  ds.target = target;
+  ds.response_time = 0.2f;
+  ds.break_distance = 2.0f;
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, &drive) == TENDON_OK && drive != 0);
+  CHECK(tendon_part_drive_is_valid(w, drive) == 1 && tendon_part_drive_is_valid(NULL, drive) == 0);
+  for (f = 0; f < 60; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(tendon_get_part_drive_state(w, drive, &st) == TENDON_OK);
+  CHECK(st.active == 1 && st.broken == 0 && st.distance < 0.1f && st.force > 0.0f && st.target.y == 2.5f);
+  CHECK(out[1].translation.y > 2.3f); /* lifted to the target, 1.3 m above where it hung */
+  /* Jerked 5 m away: past its 2 m break distance by the end of the frame. */
+  target.x = 5.0f;
+  CHECK(tendon_set_part_drive_target(w, drive, target) == TENDON_OK);
+  tendon_world_step(w, 1.0f / 60.0f, &stats);
+  CHECK(stats.broken_drives == 1);
+  CHECK(tendon_get_part_drive_state(w, drive, &st) == TENDON_OK && st.broken == 1 && st.active == 0 && st.force == 0.0f);
+  tendon_world_step(w, 1.0f / 60.0f, &stats);
+  CHECK(stats.broken_drives == 0); /* once */
+  stale = drive;
+  CHECK(tendon_remove_part_drive(w, drive) == TENDON_OK && tendon_part_drive_is_valid(w, stale) == 0);
+
+  /* Refusals, by code and field. */
+  CHECK(tendon_add_part_drive(w, ragdoll, NULL, &drive) == TENDON_ERROR_NULL_ARGUMENT && Field("settings"));
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  CHECK(tendon_add_part_drive(NULL, ragdoll, &ds, &drive) == TENDON_ERROR_NULL_ARGUMENT);
+  CHECK(tendon_add_part_drive(w, 0, &ds, &drive) == TENDON_ERROR_STALE_HANDLE && Field("ragdoll"));
+  ds.part = 2;
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, &drive) == TENDON_ERROR_BAD_REFERENCE && Field("settings.part"));
+  ds.part = 1;
+  ds.response_time = 0.0f;
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, &drive) == TENDON_ERROR_OUT_OF_RANGE && Field("settings.response_time"));
+  ds.response_time = 0.2f;
+  ds.max_force = -1.0f;
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, &drive) == TENDON_ERROR_OUT_OF_RANGE && Field("settings.max_force"));
+  ds.max_force = INFINITY;
+  ds.damping_ratio = NAN;
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, &drive) == TENDON_ERROR_NOT_FINITE && Field("settings.damping_ratio"));
+  ds.damping_ratio = 1.0f;
+  ds.break_distance = 0.0f;
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, &drive) == TENDON_ERROR_OUT_OF_RANGE && Field("settings.break_distance"));
+  ds.break_distance = INFINITY;
+  ds.target = bad;
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, &drive) == TENDON_ERROR_NOT_FINITE && Field("settings.target"));
+  ds.target = target;
+  CHECK(tendon_set_part_drive_target(w, stale, target) == TENDON_ERROR_STALE_HANDLE && Field("drive"));
+  CHECK(tendon_remove_part_drive(w, stale) == TENDON_ERROR_STALE_HANDLE && Field("drive"));
+  CHECK(tendon_get_part_drive_state(w, stale, &st) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, &drive) == TENDON_OK);
+  CHECK(tendon_get_part_drive_state(w, drive, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  CHECK(tendon_set_part_drive_target(w, drive, bad) == TENDON_ERROR_NOT_FINITE && Field("target"));
+
+  /* Acceleration, part forces, the throw. */
+  CHECK(tendon_set_ragdoll_acceleration(w, ragdoll, bad) == TENDON_ERROR_NOT_FINITE && Field("acceleration"));
+  CHECK(tendon_set_ragdoll_acceleration(w, 0, zero) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_set_ragdoll_acceleration(w, ragdoll, zero) == TENDON_OK);
+  CHECK(tendon_set_ragdoll_part_force(w, ragdoll, 5, target) == TENDON_ERROR_BAD_REFERENCE && Field("part"));
+  CHECK(tendon_set_ragdoll_part_force(w, ragdoll, 0, bad) == TENDON_ERROR_NOT_FINITE && Field("force"));
+  CHECK(tendon_set_ragdoll_part_force(w, ragdoll, 0, target) == TENDON_OK);
+  CHECK(tendon_set_ragdoll_part_force(w, ragdoll, 0, zero) == TENDON_OK);
+  CHECK(tendon_remove_part_drive(w, drive) == TENDON_OK);
+  target.x = 0.0f;
+  target.y = 0.0f;
+  target.z = 2.0f;
+  CHECK(tendon_throw_ragdoll(w, ragdoll, target, 50.0f, 1.0f, 20.0f, &thrown) == TENDON_OK);
+  CHECK(fabsf(thrown.z - 10.0f) < 1e-3f && thrown.x == 0.0f); /* 50 N s over the limb's 5 kg */
+  CHECK(tendon_throw_ragdoll(w, ragdoll, zero, 50.0f, 1.0f, 20.0f, NULL) == TENDON_ERROR_OUT_OF_RANGE && Field("direction"));
+  CHECK(tendon_throw_ragdoll(w, ragdoll, target, -1.0f, 1.0f, 20.0f, NULL) == TENDON_ERROR_OUT_OF_RANGE && Field("strength"));
+  CHECK(tendon_throw_ragdoll(w, ragdoll, target, 1.0f, 5.0f, 2.0f, NULL) == TENDON_ERROR_OUT_OF_RANGE && Field("max_speed"));
+  CHECK(tendon_throw_ragdoll(w, 0, target, 1.0f, 0.0f, 2.0f, NULL) == TENDON_ERROR_STALE_HANDLE);
+  /* Unbinding takes its drives. */
+  CHECK(tendon_add_part_drive(w, ragdoll, &ds, &drive) == TENDON_OK);
+  CHECK(tendon_unbind_ragdoll(w, ragdoll) == TENDON_OK && tendon_part_drive_is_valid(w, drive) == 0);
+  tendon_world_destroy(w);
+}
+
 /* Host callbacks: the wind sampler, called once per frame, blows the chain; the predicate
  * skips the chain it is told to. */
 static int g_wind_calls = 0, g_wind_nan = 0, g_nested = -1;
@@ -1388,6 +1491,7 @@ int main(void) {
   TestVrm(w);
   TestRagdollControls();
   TestContactEvents();
+  TestPartDrives();
   TestCallbacks();
   TestPendulumState();
   TestCharacterParts();
