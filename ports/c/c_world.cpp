@@ -78,7 +78,7 @@ struct MirrorTable<TendonFrameStats, FrameStats> : TableOf<TendonFrameStats, Fra
       Field<&C::lane_occupancy, &P::lane_occupancy>, Field<&C::budget_max_chains, &P::budget_max_chains>,
       Field<&C::budget_ragdoll_substeps, &P::budget_ragdoll_substeps>, Field<&C::budget_action, &P::budget_action>,
       Field<&C::budget_estimate_ms, &P::budget_estimate_ms>, Field<&C::times, &P::times>,
-      Field<&C::contact_events, &P::contact_events>, Field<&C::dropped_contact_events, &P::dropped_contact_events,
+      Field<&C::contact_events, &P::contact_events>, Field<&C::dropped_contact_events, &P::dropped_contact_events>,
       Field<&C::broken_drives, &P::broken_drives>>;
 };
 TENDON_C_CHECK_MIRROR(TendonFrameStats, tendon::FrameStats);
