@@ -59,6 +59,10 @@ struct Golden {
 // - every scene with pairs between ragdolls, issue 15: the frame's pair contacts take each
 //   sample straight into the other part's shape frame (one matrix) and fix their points
 //   in the bodies by matrices, where they turned it by quaternions: other last bits.
+// - every scene with pairs between ragdolls, issue 38: a pair keeps the deepest of its
+//   frame's contacts and those that span the contact (the four nearest left a box resting
+//   on a box held along one edge, and it rocked off), and its position and velocity passes
+//   sweep its contacts kPairSweeps times (one sweep spun a box that landed flat).
 #if defined(__aarch64__)
 // ARM64 (glibc's sin and cos there give the scenes other last bits than x86-64's, so the
 // scene and pile hashes are this platform's; the crate heap, which uses neither, agrees).
@@ -71,8 +75,8 @@ constexpr Golden kGolden[] = {
 };
 #else
 constexpr Golden kGolden[] = {
-    {Isa::kScalar, 0x1e7c8e2f1a46655eull, 0x2a352f4b8d8a55eaull, 0xc20320df9264f85aull},
-    {Isa::kScalarFma, 0x6e6ca8621fbaef92ull, 0x2cb595150034e6ebull, 0x6b6edbbbf8a2be42ull},
+    {Isa::kScalar, 0xc3a98123843845bdull, 0x345bdd0e60de6681ull, 0xce5747c1a219b95cull},
+    {Isa::kScalarFma, 0x89b71ff3aa61c539ull, 0xb1ef6a12844490fdull, 0x719114dc1d6d29ceull},
 };
 #endif
 
