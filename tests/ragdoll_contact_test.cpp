@@ -120,13 +120,14 @@ TEST(RagdollContacts, FrictionHoldsACrateOnASlopeItCanAndNotOneItCannot) {
 }
 
 // A crate dropped flat onto a fixed box (a one-part ragdoll held by its kinematic root, so
-// static in their pair) lands and stays put. Each frame keeps only kContactsPerPair of the
-// crate's five bottom samples (four corners and the face centre): the four nearest kept the
-// centre and dropped the highest corner, so the crate, held on three corners and its centre,
-// tipped towards the dropped one, which was then the lowest, and it rocked from frame to
-// frame, 1.5 times harder each, until it popped off.
+// static in their pair) lands and stays put, on a box larger than it or its own size. Each
+// frame keeps kContactsPerPair of the pair's samples in reach: the crate's four bottom
+// corners and face centre, and the box's top face centre. The four nearest were the two
+// centres and the two corners of the lower edge, so the crate, held along one edge and its
+// middle for a frame, tipped the other edge down, which the next frame kept instead: it
+// rocked from frame to frame, 1.5 times harder each, until it was thrown off.
 TEST(RagdollContacts, ABoxRestsOnAFixedBoxWithoutRocking) {
-  for (const float platform_half : {2.0f, 0.3f, 4.0f}) {
+  for (const float platform_half : {2.0f, 0.3f, 4.0f, 0.25f}) {
     SCOPED_TRACE(platform_half);
     auto w = MakeWorld();
     RagdollSettings platform = Crate(platform_half, 1.0f);
