@@ -119,6 +119,51 @@ TEST(RagdollContacts, FrictionHoldsACrateOnASlopeItCanAndNotOneItCannot) {
   EXPECT_GT(slide(0.1f), 1.0f) << "friction 0.1 does not";
 }
 
+// A crate dropped flat onto a fixed box (a one-part ragdoll held by its kinematic root, so
+// static in their pair) lands and stays put, on a box larger than it or its own size. Each
+// frame keeps kContactsPerPair of the pair's samples in reach: the crate's four bottom
+// corners and face centre, and the box's top face centre. The four nearest were the two
+// centres and the two corners of the lower edge, so the crate, held along one edge and its
+// middle for a frame, tipped the other edge down, which the next frame kept instead: it
+// rocked from frame to frame, 1.5 times harder each, until it was thrown off.
+TEST(RagdollContacts, ABoxRestsOnAFixedBoxWithoutRocking) {
+  for (const float platform_half : {2.0f, 0.3f, 4.0f, 0.25f}) {
+    SCOPED_TRACE(platform_half);
+    auto w = MakeWorld();
+    RagdollSettings platform = Crate(platform_half, 1.0f);
+    platform.parts[0].shape.half_extents = {platform_half, 0.1f, platform_half};
+    static Transform root{{0, -0.1f, 0}, {}, {1, 1, 1}};
+    std::vector<Transform> platform_out(1), out(1);
+    RagdollBinding pb;
+    pb.archetype = w->BuildRagdollArchetype(platform).value();
+    pb.placement = root;
+    pb.kinematic_root = &root;
+    pb.output_parts = platform_out;
+    w->BindRagdoll(pb).value();
+    RagdollSettings crate = Crate(0.25f, 10.0f);
+    crate.parts[0].friction = 0.8f;
+    RagdollBinding b;
+    b.archetype = w->BuildRagdollArchetype(crate).value();
+    b.placement.translation = {0, 0.5f, 0};  // 0.25 m above the platform's top
+    b.output_parts = out;
+    const RagdollId id = w->BindRagdoll(b).value();
+    float fastest_spin = 0;
+    for (int f = 0; f < 300; ++f) {
+      w->Step(kStep);
+      std::vector<Vec3> v(1), spin(1);
+      ASSERT_TRUE(w->GetRagdollVelocities(id, v, spin).ok());
+      if (f >= 30) fastest_spin = std::max(fastest_spin, Length(spin[0]));
+    }
+    std::vector<Vec3> v(1), spin(1);
+    ASSERT_TRUE(w->GetRagdollVelocities(id, v, spin).ok());
+    EXPECT_LT(Length(spin[0]), 0.05f) << "at rest after 5 s";
+    EXPECT_LT(fastest_spin, 0.5f) << "it never rocked after landing";
+    EXPECT_NEAR(out[0].translation.y, 0.25f, 0.01f) << "resting on the platform's top";
+    EXPECT_NEAR(out[0].translation.x, 0.0f, 0.01f);
+    EXPECT_NEAR(out[0].translation.z, 0.0f, 0.01f);
+  }
+}
+
 TEST(RagdollContacts, CollisionGroupsFilterPairs) {
   WorldSettings ws;
   ws.gravity = {0, 0, 0};

@@ -3,8 +3,9 @@
 // Müller et al. 2020, "Detailed Rigid Body Simulation with Extended Position Based
 // Dynamics", section 3.5: collisions are detected once per time step and their depth is
 // re-evaluated every substep. Here, once per frame, each part's sample spheres meet the
-// other part's exact shape, and the kContactsPerPair closest become two points fixed in
-// the bodies and a normal fixed in the shape's body. Every substep then measures the gap
+// other part's exact shape, and kContactsPerPair of those in reach (the deepest and those
+// that span the contact: SelectContacts) become two points fixed in the bodies and a
+// normal fixed in the shape's body. Every substep then measures the gap
 // between the fixed points along the normal, which holds while they stay close (a resting
 // or slowly sliding contact). A point that went deeper than kPairRemeasureDepth, or slid
 // kPairRemeasureSlide along the surface, may be passing beside the shape (the tangent
@@ -122,7 +123,7 @@ int32_t PairContacts::DrawnContacts(const PartPair& pair, DrawnContact* out) con
 // each part against the other part's exact shape; a sample within the frame's reach of
 // the shape (the speed of both over the frame, plus 1 cm) is a contact: the sphere's
 // point nearest the shape and the shape's nearest surface point, each fixed in its body,
-// and the shape's normal there. The kContactsPerPair closest are kept.
+// and the shape's normal there. Of these, SelectContacts keeps kContactsPerPair.
 void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   const PairBody& pa = broad_.body(pair.a);
   const PairBody& pb = broad_.body(pair.b);
@@ -168,7 +169,10 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   // A penetration either part was placed in, or pushed out at the bounded speed last
   // frame, goes on being pushed out at that speed (see pair_kernel_impl.h).
   const float deferred = std::max(va.Part(kRbPairDeferLast, pa.part)[la], vb.Part(kRbPairDeferLast, pb.part)[lb]);
-  float separation[kContactsPerPair];
+  // Every sample within reach is a candidate; the kContactsPerPair kept are chosen from
+  // them below (SelectContacts).
+  Candidate candidates[kPairCandidates];
+  int32_t candidate_count = 0;
   // p is the body whose sample spheres are tested, q the body whose shape they meet.
   auto find = [&](const BodyState& p, const RagdollGroup& gp, int32_t part_p, const BodyState& q,
                   const RigidPartConstants& cq, const RagdollGroup& gq, int32_t part_q, bool p_is_a) {
@@ -176,7 +180,7 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
     // Every sample goes straight into q's shape frame, s = m sample + t, one matrix where
     // world and back would take two quaternion turns; the world point and normal are made
     // only for the samples kept.
-    const Rot3 rp = RotationOf(p.q), rq = RotationOf(q.q), rs = RotationOf(q_shape.rotation);
+    const Rot3 rp = RotationOf(p.q), rs = RotationOf(q_shape.rotation);
     const Rot3 m{ApplyInverse(rs, rp.x), ApplyInverse(rs, rp.y), ApplyInverse(rs, rp.z)};
     const Vec3 t = ApplyInverse(rs, p.x - q_shape.translation);
     const Vec3 q_origin = ApplyInverse(rs, q.x - q_shape.translation);  // q's body origin there
@@ -189,33 +193,134 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
       const float dist = PartShapeDistanceNormalLocal(gq.shapes[part_q], s, &n_local);
       const float gap = dist - smp[3];
       if (!(gap < margin)) continue;
-      // Keep the closest: fill, then replace the farthest kept when this one is closer.
-      int32_t slot = count;
-      if (count == kContactsPerPair) {
+      // (Two parts' samples are at most 2 x 14, a box's: the bound is never reached, but a
+      // later shape with more samples keeps the closest.)
+      int32_t slot = candidate_count;
+      if (candidate_count == kPairCandidates) {
         slot = 0;
-        for (int32_t k = 1; k < kContactsPerPair; ++k)
-          if (separation[k] > separation[slot]) slot = k;
-        if (!(gap < separation[slot])) continue;
+        for (int32_t k = 1; k < kPairCandidates; ++k)
+          if (candidates[k].gap > candidates[slot].gap) slot = k;
+        if (!(gap < candidates[slot].gap)) continue;
       } else {
-        ++count;
+        ++candidate_count;
       }
-      separation[slot] = gap;
-      const Vec3 c = p.x + Apply(rp, sample), n = Apply(rs, n_local);
-      Contact& ct = contacts[slot];
-      ct.sample = sample;
-      ct.radius = smp[3];
-      ct.normal_on_a = !p_is_a;
-      ct.lambda = ct.pre = 0;
-      ct.approach = ct.lambda_frame = 0;
-      ct.deferred = deferred;
-      Anchor(ct, p.x, rp, q.x, rq, c, n, dist);
+      Candidate& cd = candidates[slot];
+      cd.gap = gap;
+      cd.dist = dist;
+      cd.sample = sample;
+      cd.radius = smp[3];
+      cd.p_is_a = p_is_a;
+      cd.centre = p.x + Apply(rp, sample);
+      cd.n = Apply(rs, n_local);
+      cd.point = cd.centre - cd.n * dist;
     }
   };
   find(a, ga, pa.part, b, cb, gb, pb.part, true);
   find(b, gb, pb.part, a, ca, ga, pa.part, false);
+  int32_t chosen[kContactsPerPair];
+  count = SelectContacts(candidates, candidate_count, chosen);
+  const Rot3 ra = RotationOf(a.q), rb = RotationOf(b.q);
+  float separation[kContactsPerPair];
+  for (int32_t k = 0; k < count; ++k) {
+    const Candidate& cd = candidates[chosen[k]];
+    separation[k] = cd.gap;
+    Contact& ct = contacts[k];
+    ct.sample = cd.sample;
+    ct.radius = cd.radius;
+    ct.normal_on_a = !cd.p_is_a;
+    ct.lambda = ct.pre = 0;
+    ct.approach = ct.lambda_frame = 0;
+    ct.deferred = deferred;
+    if (cd.p_is_a) {
+      Anchor(ct, a.x, ra, b.x, rb, cd.centre, cd.n, cd.dist);
+    } else {
+      Anchor(ct, b.x, rb, a.x, ra, cd.centre, cd.n, cd.dist);
+    }
+  }
   // Whether the shapes overlap now (a sample sphere inside the other shape): what a
   // trigger's pair reports.
   for (int32_t k = 0; k < count; ++k) overlap_[pair.found] |= separation[k] < 0.0f ? 1 : 0;
+}
+
+// Which kContactsPerPair of a pair's candidates are kept: the deepest, then the one
+// farthest from it along the surface, then the farthest on either side of the line
+// through those two (the points that span the most area, as Jolt's PruneContactPoints
+// and Bullet's manifold reduction keep them), then the deepest of the rest. Keeping the
+// nearest four instead lost a box's support: a crate resting on a box has five bottom
+// samples (four corners and its face centre) and the box one more under it (its top
+// face's centre), and the nearest four were the two centres and the two corners of the
+// lower edge, so each frame it was held along one edge and the middle, tipped over that
+// edge, and rocked from frame to frame, each swing larger, until it was thrown off.
+// Points spread over the contact also carry the weight of a part on a curved shape or a
+// capsule along its length; the deepest (of those whose normal agrees with the pair's,
+// below) always stays, so nothing sinks where it is held.
+int32_t PairContacts::SelectContacts(const Candidate* candidates, int32_t candidate_count, int32_t* chosen) {
+  if (candidate_count == 0) return 0;
+  // Where two parts' edges meet (two equal boxes face to face), a corner sample lies on the
+  // other shape's edge, and its normal there is whichever face or edge is nearest by a hair
+  // (sideways, or diagonal): such a contact holds no weight. So the points are chosen first
+  // among the candidates whose normal is within about 35 degrees of the mean of all the
+  // candidates' normals, and the others only fill the slots left.
+  constexpr float kAligned = 0.82f;
+  // (Each normal is out of the shape toward the sample: from b toward a where the sample is
+  // a's, the other way where it is b's.)
+  auto toward_a = [&](int32_t i) { return candidates[i].p_is_a ? candidates[i].n : -candidates[i].n; };
+  Vec3 mean{};
+  for (int32_t i = 0; i < candidate_count; ++i) mean = mean + toward_a(i);
+  const float mean_length = Length(mean);
+  bool used[kPairCandidates] = {};
+  bool any_aligned = false;
+  for (int32_t i = 0; i < candidate_count; ++i) {
+    used[i] = !(Dot(toward_a(i), mean) > kAligned * mean_length);
+    any_aligned = any_aligned || !used[i];
+  }
+  for (int32_t i = 0; i < candidate_count && !any_aligned; ++i) used[i] = false;
+  int32_t count = 0;
+  auto pick = [&](int32_t i) {
+    chosen[count++] = i;
+    used[i] = true;
+  };
+  auto deepest_unused = [&]() {
+    int32_t best = -1;
+    for (int32_t i = 0; i < candidate_count; ++i)
+      if (!used[i] && (best < 0 || candidates[i].gap < candidates[best].gap)) best = i;
+    return best;
+  };
+  const int32_t first = deepest_unused();
+  pick(first);
+  // Spread is measured in the plane of the deepest contact (its normal n); a point within
+  // kSpread of another adds no support.
+  constexpr float kSpread = 1e-3f;  // m
+  const Vec3 origin = candidates[first].point, n = candidates[first].n;
+  auto along_surface = [&](Vec3 d) { return d - n * Dot(d, n); };
+  int32_t second = -1;
+  float farthest = kSpread * kSpread;
+  for (int32_t i = 0; i < candidate_count; ++i) {
+    if (used[i]) continue;
+    const float d2 = LengthSquared(along_surface(candidates[i].point - origin));
+    if (d2 > farthest) farthest = d2, second = i;
+  }
+  if (second >= 0) {
+    pick(second);
+    const Vec3 edge = along_surface(candidates[second].point - origin);
+    const Vec3 side = Cross(n, edge) * (1.0f / std::sqrt(farthest));  // across the line, unit length
+    int32_t left = -1, right = -1;
+    float most = kSpread, least = -kSpread;
+    for (int32_t i = 0; i < candidate_count; ++i) {
+      if (used[i]) continue;
+      const float off = Dot(candidates[i].point - origin, side);
+      if (off > most) most = off, left = i;
+      if (off < least) least = off, right = i;
+    }
+    if (left >= 0) pick(left);
+    if (right >= 0) pick(right);
+  }
+  // The rest: the deepest of the aligned ones, then of all.
+  for (int32_t i = deepest_unused(); count < kContactsPerPair && i >= 0; i = deepest_unused()) pick(i);
+  for (int32_t i = 0; i < candidate_count; ++i) used[i] = false;
+  for (int32_t k = 0; k < count; ++k) used[chosen[k]] = true;
+  for (int32_t i = deepest_unused(); count < kContactsPerPair && i >= 0; i = deepest_unused()) pick(i);
+  return count;
 }
 
 // Fixes a contact's points and normal in its bodies from a measurement: the sample

@@ -138,6 +138,21 @@ class PairContacts {
     float approach;
     float lambda_frame;
   };
+  // A sample within the frame's reach of the other part's shape, from which Find chooses
+  // the contacts (SelectContacts): p is the body whose sample sphere it is, q the other.
+  struct Candidate {
+    float gap;     // sphere surface to q's shape (< 0: in it)
+    float dist;    // the sample's centre to q's shape
+    Vec3 sample;   // in p's body frame, and its radius
+    float radius;
+    bool p_is_a;
+    Vec3 centre, n, point;  // world: the sample's centre, q's normal out, q's nearest point
+  };
+  // Two boxes' samples (ForEachShapeSample: 8 corners and 6 face centres each).
+  static constexpr int32_t kPairCandidates = 28;
+  // The contacts kept of `candidate_count` candidates, as indices into `chosen`
+  // (kContactsPerPair of room); returns how many.
+  static int32_t SelectContacts(const Candidate* candidates, int32_t candidate_count, int32_t* chosen);
   struct RemeasureContext {
     PairContacts* self;
     const int32_t* pair_of_lane;  // the batch's ordered pair index per lane

@@ -6,10 +6,11 @@
 // namespace; the body arithmetic it shares is rigid_kernel_body.h's), so it is compiled per
 // instruction set, and its scalar instantiations are its references. What a lane does is
 // one pair's halves of a substep (pair_contacts.h): the position pass (the XPBD positional
-// correction along each contact's normal with both generalised inverse masses, bounded
-// depenetration, then static friction held inside Coulomb's cone over the frame's normal
-// impulses) and the velocity pass (restitution, dynamic friction, a push-out's speed cap,
-// rolling resistance), with every "skip this contact" a mask: a lane whose contact does
+// correction along each contact's normal with both generalised inverse masses, swept
+// kPairSweeps times over the pair's contacts, bounded depenetration, then static friction
+// held inside Coulomb's cone over the frame's normal impulses) and the velocity pass
+// (restitution swept as often, dynamic friction, a push-out's speed cap, rolling
+// resistance), with every "skip this contact" a mask: a lane whose contact does
 // nothing keeps its bodies (selected, not computed with a zero impulse: a lane's contact
 // rows past its count hold a former batch's values), so no lane's result depends on the
 // others.
@@ -105,15 +106,21 @@ void PairPositionsSlice(PairLanes& pl, int32_t lane, const PairSolveParams& sp) 
   const V max_push = O::Splat(sp.max_push);
   M moved = count < zero, pushing = moved;  // none yet
   V defer_a = zero, defer_b = zero;
+  // Per contact, over the sweeps: the normal impulse, and the penetration left in on purpose.
+  V lambdas[kContactsPerPair], kept_in[kContactsPerPair];
+  int32_t contacts = 0;  // slots any lane uses
+  // The first sweep: each contact measured (again against its shape where it went deep or
+  // slid), its speed before the solve kept for restitution, its bounded depenetration
+  // settled, and its penetration pushed out.
   for (int32_t k = 0; k < kContactsPerPair; ++k) {
     const M in_pair = count > O::Splat(static_cast<float>(k));
     if (!O::AnyOf(in_pair)) break;
+    contacts = k + 1;
+    lambdas[k] = zero;
+    kept_in[k] = zero;
     auto row = [&](int32_t field) { return &pl.contact[k][field][lane]; };
     auto ld = [&](int32_t field) { return O::Load(row(field)); };
     auto ld3 = [&](int32_t field) { return V3<V>{ld(field), ld(field + 1), ld(field + 2)}; };
-    auto st3 = [&](int32_t field, const V3<V>& u) {
-      O::Store(row(field), u.x), O::Store(row(field + 1), u.y), O::Store(row(field + 2), u.z);
-    };
     M on_a = ld(kPcOnA) > O::Splat(0.5f);
     V3<V> n = FrameApply(a.f, ld3(kPcNx));
     n = Select3(on_a, n, FrameApply(b.f, ld3(kPcNx)));
@@ -140,11 +147,12 @@ void PairPositionsSlice(PairLanes& pl, int32_t lane, const PairSolveParams& sp) 
     }
     // Pushed apart where it penetrates.
     const M touching = O::And(in_pair, depth < zero);
+    // The relative normal speed before the solve (restitution's reference): kept for every
+    // contact of the pair, as a later sweep may push one that does not touch yet.
+    const V pre = Dot3(Sub(Add(a.v, Cross3(a.w, ra)), Add(b.v, Cross3(b.w, rb))), n);
+    O::Store(row(kPcPre), O::Select(in_pair, pre, ld(kPcPre)));
     V lambda = zero;
     if (O::AnyOf(touching)) {
-      // The relative normal speed before the solve (restitution's reference).
-      const V pre = Dot3(Sub(Add(a.v, Cross3(a.w, ra)), Add(b.v, Cross3(b.w, rb))), n);
-      O::Store(row(kPcPre), O::Select(touching, pre, ld(kPcPre)));
       const V3<V> rna = Cross3(ra, n), rnb = Cross3(rb, n);
       const V3<V> ia = Mul(a.ii, rna), ib = Mul(b.ii, rnb);
       const V w = a.inv_mass + b.inv_mass + Dot3(rna, ia) + Dot3(rnb, ib);
@@ -173,6 +181,7 @@ void PairPositionsSlice(PairLanes& pl, int32_t lane, const PairSolveParams& sp) 
         const V start_in = O::Max(zero - Dot3(start_gap, n0), zero);
         const V left_in = O::Max(O::Min(start_in, deferred) - max_push, zero);
         deferred_out = O::Select(bounded, left_in, deferred_out);
+        kept_in[k] = O::Select(bounded, left_in, zero);
         defer_a = O::Select(bounded, O::Max(defer_a, left_in), defer_a);
         defer_b = O::Select(bounded, O::Max(defer_b, left_in), defer_b);
         correction = O::Select(bounded, O::Max(correction - left_in, zero), correction);
@@ -184,34 +193,78 @@ void PairPositionsSlice(PairLanes& pl, int32_t lane, const PairSolveParams& sp) 
       if (O::AnyOf(go)) {
         moved = O::Or(moved, go);
         PairImpulse(a, b, n, ia, ib, lambda, go);
-        // Static friction: the points stay where they first touched this frame while the
-        // tangential impulse that takes stays within friction x the normal impulse since.
-        const V sum_before = ld(kPcLambdaSum);
-        const V sum = O::Select(go, sum_before + lambda, sum_before);
-        O::Store(row(kPcLambdaSum), sum);
-        const V3<V> ra2 = FrameApply(a.f, ld3(kPcArmAx)), rb2 = FrameApply(b.f, ld3(kPcArmBx));
-        V3<V> offset = Sub(Add(a.x, ra2), Add(b.x, rb2));
-        offset = Sub(offset, Scale(n, Dot3(offset, n)));
-        V3<V> stick = ld3(kPcStickX);
-        stick = Select3(go, Select3(sum_before > zero, stick, offset), stick);
-        const V3<V> slide = Sub(stick, offset);  // how a's point must move back, relative to b's
-        const V slide_len = O::Sqrt(Dot3(slide, slide));
-        const M sliding = O::And(go, slide_len > O::Splat(1e-9f));
-        if (O::AnyOf(sliding)) {
-          const V3<V> t = Scale(slide, one / O::Max(slide_len, O::Splat(1e-9f)));
-          const V3<V> rta = Cross3(ra2, t), rtb = Cross3(rb2, t);
-          const V3<V> ta = Mul(a.ii, rta), tb = Mul(b.ii, rtb);
-          const V wt = a.inv_mass + b.inv_mass + Dot3(rta, ta) + Dot3(rtb, tb);
-          const V lambda_t = O::Select(wt > O::Splat(1e-12f), slide_len / O::Max(wt, O::Splat(1e-12f)), zero);
-          const M hold = O::And(sliding, lambda_t < friction * sum);
-          if (O::AnyOf(hold)) PairImpulse(a, b, t, ta, tb, lambda_t, hold);
-          // It slips: hold from here (pulling it back later would yank it).
-          stick = Select3(hold, stick, Select3(sliding, offset, stick));
-        }
-        st3(kPcStickX, stick);
       }
     }
+    lambdas[k] = lambda;
+  }
+  // Further sweeps over the pair's contacts from where the first left them: one sweep moves
+  // the bodies contact after contact, so the last corner of a box that lands flat is pushed
+  // from where the first ones turned it and the box leaves spinning (as against the static
+  // world, rigid_kernel_contact_solve.h, a few sweeps let the corners share the push-out).
+  // A contact within its bounded depenetration stops at what it keeps in.
+  for (int32_t sweep = 1; sweep < kPairSweeps; ++sweep) {
+    for (int32_t k = 0; k < contacts; ++k) {
+      const M in_pair = count > O::Splat(static_cast<float>(k));
+      auto ld = [&](int32_t field) { return O::Load(&pl.contact[k][field][lane]); };
+      auto ld3 = [&](int32_t field) { return V3<V>{ld(field), ld(field + 1), ld(field + 2)}; };
+      const M on_a = ld(kPcOnA) > O::Splat(0.5f);
+      const V3<V> n = Select3(on_a, FrameApply(a.f, ld3(kPcNx)), FrameApply(b.f, ld3(kPcNx)));
+      const V3<V> ra = FrameApply(a.f, ld3(kPcArmAx)), rb = FrameApply(b.f, ld3(kPcArmBx));
+      const V depth = Dot3(Sub(Add(a.x, ra), Add(b.x, rb)), n);
+      const V correction = O::Max(zero - depth - kept_in[k], zero);
+      M go = O::And(in_pair, correction > zero);
+      if (!O::AnyOf(go)) continue;
+      const V3<V> rna = Cross3(ra, n), rnb = Cross3(rb, n);
+      const V3<V> ia = Mul(a.ii, rna), ib = Mul(b.ii, rnb);
+      const V w = a.inv_mass + b.inv_mass + Dot3(rna, ia) + Dot3(rnb, ib);
+      go = O::And(go, w > O::Splat(1e-12f));
+      const V lambda = O::Select(go, correction / O::Max(w, O::Splat(1e-12f)), zero);
+      if (!O::AnyOf(go)) continue;
+      moved = O::Or(moved, go);
+      PairImpulse(a, b, n, ia, ib, lambda, go);
+      lambdas[k] = lambdas[k] + lambda;
+    }
+  }
+  // Static friction, once the normal impulses are settled: the points stay where they first
+  // touched this frame while the tangential impulse that takes stays within friction x the
+  // normal impulse since.
+  for (int32_t k = 0; k < contacts; ++k) {
+    const M in_pair = count > O::Splat(static_cast<float>(k));
+    auto row = [&](int32_t field) { return &pl.contact[k][field][lane]; };
+    auto ld = [&](int32_t field) { return O::Load(row(field)); };
+    auto ld3 = [&](int32_t field) { return V3<V>{ld(field), ld(field + 1), ld(field + 2)}; };
+    auto st3 = [&](int32_t field, const V3<V>& u) {
+      O::Store(row(field), u.x), O::Store(row(field + 1), u.y), O::Store(row(field + 2), u.z);
+    };
+    const V lambda = lambdas[k];
+    const M go = O::And(in_pair, lambda > zero);
     O::Store(row(kPcLambda), O::Select(in_pair, lambda, ld(kPcLambda)));
+    if (!O::AnyOf(go)) continue;
+    const M on_a = ld(kPcOnA) > O::Splat(0.5f);
+    const V3<V> n = Select3(on_a, FrameApply(a.f, ld3(kPcNx)), FrameApply(b.f, ld3(kPcNx)));
+    const V sum_before = ld(kPcLambdaSum);
+    const V sum = O::Select(go, sum_before + lambda, sum_before);
+    O::Store(row(kPcLambdaSum), sum);
+    const V3<V> ra2 = FrameApply(a.f, ld3(kPcArmAx)), rb2 = FrameApply(b.f, ld3(kPcArmBx));
+    V3<V> offset = Sub(Add(a.x, ra2), Add(b.x, rb2));
+    offset = Sub(offset, Scale(n, Dot3(offset, n)));
+    V3<V> stick = ld3(kPcStickX);
+    stick = Select3(go, Select3(sum_before > zero, stick, offset), stick);
+    const V3<V> slide = Sub(stick, offset);  // how a's point must move back, relative to b's
+    const V slide_len = O::Sqrt(Dot3(slide, slide));
+    const M sliding = O::And(go, slide_len > O::Splat(1e-9f));
+    if (O::AnyOf(sliding)) {
+      const V3<V> t = Scale(slide, one / O::Max(slide_len, O::Splat(1e-9f)));
+      const V3<V> rta = Cross3(ra2, t), rtb = Cross3(rb2, t);
+      const V3<V> ta = Mul(a.ii, rta), tb = Mul(b.ii, rtb);
+      const V wt = a.inv_mass + b.inv_mass + Dot3(rta, ta) + Dot3(rtb, tb);
+      const V lambda_t = O::Select(wt > O::Splat(1e-12f), slide_len / O::Max(wt, O::Splat(1e-12f)), zero);
+      const M hold = O::And(sliding, lambda_t < friction * sum);
+      if (O::AnyOf(hold)) PairImpulse(a, b, t, ta, tb, lambda_t, hold);
+      // It slips: hold from here (pulling it back later would yank it).
+      stick = Select3(hold, stick, Select3(sliding, offset, stick));
+    }
+    st3(kPcStickX, stick);
   }
   O::Store(lane_row(kPlMoved), O::Select(moved, one, zero));
   O::Store(lane_row(kPlPushing), O::Select(pushing, one, zero));
@@ -251,39 +304,44 @@ void PairVelocitiesSlice(PairLanes& pl, int32_t lane, const PairSolveParams& sp)
   const V friction_per_h = friction * O::Splat(1.0f / sp.h);
   const V push_speed = O::Splat(sp.max_push_speed);
   M touching = count < zero;  // none yet
-  for (int32_t k = 0; k < kContactsPerPair; ++k) {
-    const M in_pair = count > O::Splat(static_cast<float>(k));
-    if (!O::AnyOf(in_pair)) break;
-    auto ld = [&](int32_t field) { return O::Load(&pl.contact[k][field][lane]); };
-    auto ld3 = [&](int32_t field) { return V3<V>{ld(field), ld(field + 1), ld(field + 2)}; };
-    const V lambda = ld(kPcLambda);
-    const M pushed = O::And(in_pair, lambda > zero);
-    if (!O::AnyOf(pushed)) continue;
-    touching = O::Or(touching, pushed);
-    const M on_a = ld(kPcOnA) > O::Splat(0.5f);
-    const V3<V> n = Select3(on_a, FrameApply(a.f, ld3(kPcNx)), FrameApply(b.f, ld3(kPcNx)));
-    const V3<V> ra = FrameApply(a.f, ld3(kPcArmAx)), rb = FrameApply(b.f, ld3(kPcArmBx));
-    const V3<V> vr = Sub(Add(a.v, Cross3(a.w, ra)), Add(b.v, Cross3(b.w, rb)));
-    const V vn = Dot3(vr, n);
-    const V3<V> vt = Sub(vr, Scale(n, vn));
-    const V vt_len = O::Sqrt(Dot3(vt, vt));
-    const V pre = ld(kPcPre);
-    const V e = O::Select(pre < slow, restitution, zero);
-    // Still being pushed out of a placement: they part at the push speed.
-    const V target = O::Max(zero - e * pre, O::Select(ld(kPcDeferred) > zero, push_speed, zero));
-    const V cut = O::Min(friction_per_h * lambda, vt_len);
-    const V3<V> slip = Select3(vt_len > O::Splat(1e-9f), Scale(vt, cut / O::Max(vt_len, O::Splat(1e-9f))), V3<V>{zero, zero, zero});
-    const V3<V> dv = Sub(Scale(n, target - vn), slip);
-    const V dv_len = O::Sqrt(Dot3(dv, dv));
-    const V3<V> dir = Select3(dv_len > O::Splat(1e-12f), Scale(dv, one / O::Max(dv_len, O::Splat(1e-12f))), n);
-    const V3<V> rda = Cross3(ra, dir), rdb = Cross3(rb, dir);
-    const V w = a.inv_mass + b.inv_mass + Dot3(rda, Mul(a.ii, rda)) + Dot3(rdb, Mul(b.ii, rdb));
-    const M go = O::And(pushed, w > O::Splat(1e-12f));
-    const V3<V> impulse = Scale(dv, one / O::Max(w, O::Splat(1e-12f)));
-    a.v = Select3(go, Add(a.v, Scale(impulse, a.inv_mass)), a.v);
-    b.v = Select3(go, Sub(b.v, Scale(impulse, b.inv_mass)), b.v);
-    a.w = Select3(go, Add(a.w, Mul(a.ii, Cross3(ra, impulse))), a.w);
-    b.w = Select3(go, Sub(b.w, Mul(b.ii, Cross3(rb, impulse))), b.w);
+  // Swept over the contacts that pushed (dynamic friction in the first sweep only), so that
+  // every corner of a box that lands flat leaves at its target speed and the box does not
+  // start to spin, as ContactVelocities sweeps a part's contacts with the static world.
+  for (int32_t sweep = 0; sweep < kPairSweeps; ++sweep) {
+    for (int32_t k = 0; k < kContactsPerPair; ++k) {
+      const M in_pair = count > O::Splat(static_cast<float>(k));
+      if (!O::AnyOf(in_pair)) break;
+      auto ld = [&](int32_t field) { return O::Load(&pl.contact[k][field][lane]); };
+      auto ld3 = [&](int32_t field) { return V3<V>{ld(field), ld(field + 1), ld(field + 2)}; };
+      const V lambda = ld(kPcLambda);
+      const M pushed = O::And(in_pair, lambda > zero);
+      if (!O::AnyOf(pushed)) continue;
+      touching = O::Or(touching, pushed);
+      const M on_a = ld(kPcOnA) > O::Splat(0.5f);
+      const V3<V> n = Select3(on_a, FrameApply(a.f, ld3(kPcNx)), FrameApply(b.f, ld3(kPcNx)));
+      const V3<V> ra = FrameApply(a.f, ld3(kPcArmAx)), rb = FrameApply(b.f, ld3(kPcArmBx));
+      const V3<V> vr = Sub(Add(a.v, Cross3(a.w, ra)), Add(b.v, Cross3(b.w, rb)));
+      const V vn = Dot3(vr, n);
+      const V3<V> vt = Sub(vr, Scale(n, vn));
+      const V vt_len = O::Sqrt(Dot3(vt, vt));
+      const V pre = ld(kPcPre);
+      const V e = O::Select(pre < slow, restitution, zero);
+      // Still being pushed out of a placement: they part at the push speed.
+      const V target = O::Max(zero - e * pre, O::Select(ld(kPcDeferred) > zero, push_speed, zero));
+      const V cut = sweep == 0 ? O::Min(friction_per_h * lambda, vt_len) : zero;
+      const V3<V> slip = Select3(vt_len > O::Splat(1e-9f), Scale(vt, cut / O::Max(vt_len, O::Splat(1e-9f))), V3<V>{zero, zero, zero});
+      const V3<V> dv = Sub(Scale(n, target - vn), slip);
+      const V dv_len = O::Sqrt(Dot3(dv, dv));
+      const V3<V> dir = Select3(dv_len > O::Splat(1e-12f), Scale(dv, one / O::Max(dv_len, O::Splat(1e-12f))), n);
+      const V3<V> rda = Cross3(ra, dir), rdb = Cross3(rb, dir);
+      const V w = a.inv_mass + b.inv_mass + Dot3(rda, Mul(a.ii, rda)) + Dot3(rdb, Mul(b.ii, rdb));
+      const M go = O::And(pushed, w > O::Splat(1e-12f));
+      const V3<V> impulse = Scale(dv, one / O::Max(w, O::Splat(1e-12f)));
+      a.v = Select3(go, Add(a.v, Scale(impulse, a.inv_mass)), a.v);
+      b.v = Select3(go, Sub(b.v, Scale(impulse, b.inv_mass)), b.v);
+      a.w = Select3(go, Add(a.w, Mul(a.ii, Cross3(ra, impulse))), a.w);
+      b.w = Select3(go, Sub(b.w, Mul(b.ii, Cross3(rb, impulse))), b.w);
+    }
   }
   if (!O::AnyOf(touching)) return;
   const M a_fixed = a.inv_mass == zero, b_fixed = b.inv_mass == zero;

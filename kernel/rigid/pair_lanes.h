@@ -19,6 +19,9 @@ namespace tendon::detail {
 
 inline constexpr int32_t kContactsPerPair = 4;  // contacts of a pair, found once per frame
 inline constexpr int32_t kPairLanes = 16;       // pairs per batch: a multiple of every kernel's batch
+// Sweeps over a pair's contacts in each pass, so that a box's corners share the push-out
+// (as the static contacts' SolveContacts and ContactVelocities sweep a part's spheres).
+inline constexpr int32_t kPairSweeps = 3;
 // A contact point that went deeper than this, or slid this far along the surface, may be
 // passing beside the shape (the tangent plane extends past it): it is measured again.
 inline constexpr float kPairRemeasureDepth = 0.01f;  // m
