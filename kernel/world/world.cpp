@@ -564,6 +564,7 @@ void detail::WorldAccess::WritebackOnly(World& world) {
 void detail::WorldAccess::SetPhaseClock(World& world, PhaseClock clock) { world.impl_->phase_clock = clock; }
 void detail::WorldAccess::SetHostShapes(World& world, std::span<const HostShape> shapes) {
   world.impl_->host_shapes.assign(shapes.begin(), shapes.end());
+  world.impl_->host_shapes_from_test = true;  // OpenFrame leaves them as they are
 }
 int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.impl_->chains.SimulatedBlocks(); }
 void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
