@@ -3,8 +3,11 @@
 // hip (an accessory pendulum) walks along paths while a camera moves through the crowd.
 // In a yard at the middle, ragdoll characters (the Jolt "Human" from ../shared/data, each
 // with a ponytail chain on its head) walk in circles; some are struck (a powered flinch
-// that hands back to the walk), some are knocked down (powered, then limp), lie until
-// they settle, and get up where they lie, facing where their head points.
+// that hands back to the walk), some are knocked down (powered, then limp), some are
+// grabbed by the head, dragged and thrown (a part drive, ThrowRagdoll); they lie until
+// they settle, and get up where they lie, facing where their head points. A player
+// capsule (a host body) walks through the yard, the walkers keep kinematic bodies, and
+// the contact events are counted.
 // It runs N seconds of frames at a varying frame rate with hitches, shows progress, and
 // prints what the kernel did: bound, simulated, sleeping, snapped, lane occupancy,
 // ragdoll events and milliseconds per phase (median and worst), and where it wrote a
@@ -225,6 +228,17 @@ struct Yard {
   // yard, through the bodies lying there and the standing characters.
   HostBodyId player{};
   float player_x = -8.0f, player_dir = 1.0f, player_walked = 0.0f;
+  // Grab and throw (tendon/part_drive.h): every few seconds a walker is grabbed by the
+  // head, lifted and dragged for a second by a part drive, and thrown.
+  Stuntman* grabbed = nullptr;
+  PartDriveId grab{};
+  int32_t head_part = 0;
+  Vec3 grab_target{};
+  double next_grab = 2.0, release_at = 0;
+  int64_t throws = 0;
+  // Contact events (tendon/contact_events.h): impacts, those with the player, and the hard
+  // ones (above 70 studs/s, 19.6 m/s: the fling reference's screen effect).
+  int64_t impacts = 0, player_impacts = 0, hard_impacts = 0;
 };
 
 constexpr float kPlayerSpeed = 2.0f;  // m/s
@@ -270,6 +284,7 @@ bool BuildYard(World& world, int count, std::mt19937& rng, Yard* yard, std::stri
     CharacterPartInfo info;
     Check(world.GetCharacterPartInfo(yard->archetype, j, &info), "GetCharacterPartInfo");
     yard->part_bone.push_back(info.bone);
+    if (info.bone == yard->head_bone) yard->head_part = j;
   }
   HostBodySettings player;
   player.transform.translation = {yard->player_x, 0.9f, 0.5f};
@@ -350,6 +365,21 @@ void DirectYard(World& world, Yard& yard, double t, float dt, std::mt19937& rng)
     m->centre = m->model.translation - Vec3{std::cos(m->angle) * m->radius, 0, std::sin(m->angle) * m->radius};
   }
   if (yard.men.empty()) return;
+  // A grabbed walker the budget evicted (switched off) lost its drive with its ragdoll.
+  if (yard.grabbed != nullptr && !world.IsValid(yard.grab)) yard.grabbed = nullptr;
+  if (yard.grabbed != nullptr) {
+    // Held by the head, dragged sideways at 2 m/s; thrown when the second is up.
+    yard.grab_target = yard.grab_target + Vec3{2.0f * dt, 0, 0};
+    Check(world.SetPartDriveTarget(yard.grab, yard.grab_target), "SetPartDriveTarget");
+    if (t >= yard.release_at) {
+      Check(world.RemovePartDrive(yard.grab), "RemovePartDrive");
+      const float a = 6.2831853f * uni(rng);
+      if (world.ThrowRagdoll(world.CharacterRagdoll(yard.grabbed->id), Vec3{std::cos(a), 0.6f, std::sin(a)}, 700.0f, 3.0f,
+                             12.0f).ok())
+        ++yard.throws;
+      yard.grabbed = nullptr;
+    }
+  }
   auto pick = [&]() -> Stuntman* {
     Stuntman* m = yard.men[static_cast<std::size_t>(uni(rng) * static_cast<float>(yard.men.size())) % yard.men.size()].get();
     return m->down ? nullptr : m;
@@ -362,6 +392,30 @@ void DirectYard(World& world, Yard& yard, double t, float dt, std::mt19937& rng)
       const Vec3 at = m->world[static_cast<std::size_t>(yard.part_bone[part])].translation;
       const float a = 6.2831853f * uni(rng);
       if (world.HitCharacter(m->id, part, Vec3{std::cos(a) * 12.0f, 2.0f, std::sin(a) * 12.0f}, at)) ++yard.hits;
+    }
+  }
+  if (t >= yard.next_grab && yard.grabbed == nullptr) {
+    yard.next_grab += 3.0 + 2.0 * uni(rng);
+    if (Stuntman* m = pick()) {
+      CharacterActivateOptions o;
+      o.strength = 0.2f;  // limp enough to dangle from the hand
+      o.anchored = false;
+      o.release_blend_seconds = 0.3f;
+      if (world.ActivateCharacter(m->id, o)) {
+        PartDriveSettings d;
+        d.part = yard.head_part;
+        d.target = m->world[static_cast<std::size_t>(yard.part_bone[yard.head_part])].translation + Vec3{0, 1.0f, 0};
+        d.response_time = 0.3f;
+        d.break_distance = 3.0f;
+        if (auto drive = world.AddPartDrive(world.CharacterRagdoll(m->id), d); drive.ok()) {
+          yard.grabbed = m;
+          yard.grab = drive.value();
+          yard.grab_target = d.target;
+          yard.release_at = t + 1.0;
+          m->down = true;
+          m->down_since = t;
+        }
+      }
     }
   }
   if (t >= yard.next_knockdown) {
@@ -401,6 +455,16 @@ void YardEvents(World& world, Yard& yard, const FrameStats& s) {
         for (auto& m : yard.men)
           if (m->id == events[i].character) m->down = false;
       }
+    }
+  }
+  ContactEvent contacts[128];
+  while ((n = world.DrainContactEvents(contacts)) > 0) {
+    for (int32_t i = 0; i < n; ++i) {
+      const ContactEvent& e = contacts[i];
+      if (e.kind != ContactEventKind::kBegan) continue;
+      if (e.b_kind == ContactSideKind::kHostBody && e.b_host_body == yard.player) ++yard.player_impacts;
+      ++yard.impacts;
+      if (e.normal_speed > 19.6f) ++yard.hard_impacts;
     }
   }
   yard.active.push_back(s.active_characters);
@@ -795,8 +859,12 @@ int main(int argc, char** argv) {
                 static_cast<long long>(yard.knockdowns), static_cast<long long>(yard.got_up),
                 static_cast<long long>(yard.facing[0]), static_cast<long long>(yard.facing[1]),
                 static_cast<long long>(yard.facing[2]));
-    std::printf("  player       a host capsule walked %.0f m back and forth through the yard\n",
-                static_cast<double>(yard.player_walked));
+    std::printf("  player       a host capsule walked %.0f m back and forth through the yard; %lld bodies bumped it\n",
+                static_cast<double>(yard.player_walked), static_cast<long long>(yard.player_impacts));
+    std::printf("  grabs        %lld walkers grabbed by the head, dragged a second and thrown\n",
+                static_cast<long long>(yard.throws));
+    std::printf("  impacts      %lld contact events began (%lld hard: above 70 studs/s, 19.6 m/s)\n",
+                static_cast<long long>(yard.impacts), static_cast<long long>(yard.hard_impacts));
     std::printf("  events       %lld started; ended: %lld released, %lld evicted by the budget, %lld expired, %lld removed\n",
                 static_cast<long long>(yard.started), static_cast<long long>(yard.ended[0]),
                 static_cast<long long>(yard.ended[1]), static_cast<long long>(yard.ended[2]),
