@@ -4,6 +4,7 @@
 //       static ground (settled for 2 s untimed), and n player capsules (radius 0.3 m, 1.8 m
 //       tall) walking straight across the field at 1.5 m/s, the host setting each one's
 //       motion every frame; 120 steps of 1/60 s timed, 8 XPBD substeps, one worker.
+//   .../far   the same capsules walking 200 m away: what host bodies cost with no pair.
 // Counters: us_per_step; pairs_per_step (part pairs the broad phase kept, ragdoll_pairs)
 // and contact_pairs_per_step (those with a contact, contact_ragdoll_pairs). What a host body
 // costs is the difference to capsules:0 over n; docs/performance.md reports it.
@@ -26,7 +27,7 @@ using namespace tendon;
 constexpr float kStep = 1.0f / 60.0f;
 constexpr int kSteps = 120;
 
-void HostBodies(benchmark::State& state, int capsules, int ragdolls) {
+void HostBodies(benchmark::State& state, int capsules, int ragdolls, bool far) {
   const RagdollSettings human =
       ports::LoadJoltHumanRagdoll(ports::SharedDataPath("jolt-human/ragdoll.json"), true).value();
   double seconds = 0, pairs = 0, contacts = 0;
@@ -56,7 +57,8 @@ void HostBodies(benchmark::State& state, int capsules, int ragdolls) {
       s.half_height = 0.6f;
       s.radius = 0.3f;
       // Spread over the field; every other one walks along x, the rest along z.
-      const Vec3 p{std::fmod(1.37f * static_cast<float>(k), extent), 0.9f, std::fmod(2.11f * static_cast<float>(k), extent)};
+      const Vec3 p{std::fmod(1.37f * static_cast<float>(k), extent), 0.9f,
+                   std::fmod(2.11f * static_cast<float>(k), extent) + (far ? 200.0f : 0.0f)};
       s.transform.translation = p;
       bodies.push_back(world->AddHostBody(s).value());
       start.push_back(p);
@@ -84,10 +86,14 @@ void HostBodies(benchmark::State& state, int capsules, int ragdolls) {
 
 void RegisterHostBodyBenchmarks() {
   for (int capsules : {0, 64, 256}) {
-    const std::string name = "BM_HostBodies/capsules:" + std::to_string(capsules) + "/ragdolls:64";
-    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { HostBodies(s, capsules, 64); })
-        ->Iterations(1)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+    for (bool far : {false, true}) {
+      if (far && capsules == 0) continue;
+      const std::string name =
+          "BM_HostBodies/capsules:" + std::to_string(capsules) + "/ragdolls:64" + (far ? "/far" : "");
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { HostBodies(s, capsules, 64, far); })
+          ->Iterations(1)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    }
   }
 }
