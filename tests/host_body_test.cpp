@@ -135,9 +135,12 @@ TEST(HostBodies, AFastBoxLaunchesAStandingBodyNoFasterThanItself) {
     mass[j] = info.mass;
     total += info.mass;
   }
+  // A box down to the ground (host bodies do not meet the static world): with 10 cm of
+  // clearance a foot caught under its edge is squeezed against the ground and shot out
+  // (measured: the body's centre of mass then leaves at 11.3 m/s).
   HostBodySettings car;
   car.shape = HostBodyShape::kBox;
-  car.half_extents = {0.5f, 0.6f, 0.8f};
+  car.half_extents = {0.5f, 0.7f, 0.8f};
   car.transform.translation = {-1.2f, 0.7f, 0};
   car.linear_velocity = {10, 0, 0};
   const HostBodyId box = w->AddHostBody(car).value();
@@ -154,11 +157,11 @@ TEST(HostBodies, AFastBoxLaunchesAStandingBodyNoFasterThanItself) {
   ASSERT_TRUE(w->GetHostBodyState(box, &state).ok());
   EXPECT_NEAR(state.linear_velocity.x, 10.0f, 1e-4f) << "the host body is never pushed";
   EXPECT_GT(fastest, 4.0f) << "the box launched the body";
-  // A jointed body's centre of mass leaves up to a fifth faster than the box in XPBD: the
-  // contacts push out, at the box's speed, what the joints pulled back into it within the
-  // substep (measured: 11.98 m/s at 16 substeps). A single part leaves at the box's speed
-  // exactly (below).
-  EXPECT_LE(fastest, 10.0f * 1.25f);
+  // A jointed body's centre of mass leaves a little faster than the box: the contacts push
+  // out, at the box's speed, what the joints pulled back into it within the substep
+  // (measured: 10.44 m/s at its fastest, 16 substeps). A single part leaves at the box's
+  // speed exactly (below).
+  EXPECT_LE(fastest, 10.0f * 1.08f);
 }
 
 TEST(HostBodies, AFastBoxLaunchesACrateAtItsOwnSpeedExactly) {
