@@ -66,7 +66,7 @@ struct DebugDrawColors {
   DebugColor joint_twist_limit = 0xFFFF00FFu;     // yellow: the twist or hinge range
   DebugColor contact_point = 0xFF00FFFFu;         // magenta
   DebugColor contact_normal = 0xFF80FFFFu;        // pink
-  DebugColor host_body = 0xC0C0C0FFu;             // light grey (host bodies, when they come)
+  DebugColor host_body = 0xC0C0C0FFu;             // light grey (host bodies)
 };
 
 // The host's primitives. Every callback may be null (skipped); `user` is handed to each.
