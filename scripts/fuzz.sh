@@ -8,7 +8,7 @@
 # passed here passes there. A finding stops the script with the input in
 # build/fuzz/findings/.
 #
-# Pass 2, the exploration: TENDON_FUZZ_EXPLORE_SECONDS (30 by default; 0 skips it) of each
+# Pass 2, the exploration: TENDON_FUZZ_EXPLORE_SECONDS (15 by default; 0 skips it) of each
 # target with a fresh seed (TENDON_FUZZ_EXPLORE_SEED, or one drawn here and printed), from
 # the corpus pass 1 grew, so CI keeps looking where the fixed seed has already been. Its
 # log (with the seed) and any crashing input go to build/artifacts/fuzz/, which CI keeps.
@@ -33,7 +33,7 @@ shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(loaders build world api avatar c_abi)
 seed="${TENDON_FUZZ_SEED:-1}"
-explore_seconds="${TENDON_FUZZ_EXPLORE_SECONDS:-30}"
+explore_seconds="${TENDON_FUZZ_EXPLORE_SECONDS:-15}"
 explore_fatal="${TENDON_FUZZ_EXPLORE_FATAL:-0}"
 explore_seed="${TENDON_FUZZ_EXPLORE_SEED:-$(( ($(date +%s) ^ $$ ^ RANDOM) % 2147483646 + 1 ))}"
 export TENDON_SETUP_CLANG=1
