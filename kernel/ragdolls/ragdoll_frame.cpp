@@ -66,9 +66,10 @@ bool RagdollSystem::BeginFrame(int32_t substeps, double step_seconds, const Stat
     group_first_work_[gi] = count;
     for (int32_t b = 0; b < blocks; ++b) work_[count++] = {gi, b};
     enabled += store_.groups[gi].lanes_enabled;
+    // The World's own instances (host bodies, characters' copies) are not the host's
+    // ragdolls; they are exactly the kinematic-body groups' lanes.
+    if (store_.groups[gi].kinematic_bodies) internal_enabled_ += store_.groups[gi].lanes_enabled;
   }
-  // The World's own instances (host bodies, characters' twins) are not the host's ragdolls.
-  for (const RagdollSlot& r : store_.slots) internal_enabled_ += r.enabled && r.internal != kHostRagdoll ? 1 : 0;
   stats.bound_ragdolls = LiveCount() - internal_live_;
   stats.disabled_ragdolls = LiveCount() - internal_live_ - (enabled - internal_enabled_);
   stats.simulated_ragdolls = 0;
