@@ -251,6 +251,173 @@ TEST(PartDrive, ADriveLetsGoPastItsBreakDistanceAndThePartKeepsItsVelocity) {
 
 // Removing a drive from a jointed body mid-swing: the body's momentum carries on unchanged
 // (no velocity is reset on release; without gravity the joints keep it).
+// Drains every queued event of the last Step.
+std::vector<ContactEvent> DrainAll(World& w) {
+  std::vector<ContactEvent> all;
+  ContactEvent buffer[16];
+  for (int32_t n; (n = w.DrainContactEvents(buffer)) > 0;) all.insert(all.end(), buffer, buffer + n);
+  return all;
+}
+
+std::vector<ContactEvent> DriveEventsOf(const std::vector<ContactEvent>& events) {
+  std::vector<ContactEvent> out;
+  for (const ContactEvent& e : events) {
+    if (e.kind == ContactEventKind::kDriveBroken) out.push_back(e);
+  }
+  return out;
+}
+
+// Two balls held at their targets, the second by two drives; one of the second's drives is
+// jerked 2 m away: in that frame's events, exactly one kDriveBroken, naming that drive, its
+// part and ragdoll, at the distance GetPartDriveState reports (past the break distance); in
+// no frame before or after, any other.
+TEST(PartDriveEvents, ABrokenDriveIsOneEventNamingItsDrivePartAndRagdollInTheFrameItBroke) {
+  WorldSettings ws = LastSubstepOutputs();
+  ws.gravity = {};
+  auto w = MakeWorld(ws);
+  Bound a = BindOne(*w, Ball(2.0f));
+  Bound b = BindOne(*w, TwoPartPendulum(), {3, 0, 0});
+  ASSERT_TRUE(w->AddPartDrive(a.id, {.part = 0, .target = {0, 0, 0}, .break_distance = 0.3f}).ok());
+  ASSERT_TRUE(w->AddPartDrive(b.id, {.part = 0, .target = {3, 0, 0}, .break_distance = 0.3f}).ok());
+  const PartDriveId held = w->AddPartDrive(b.id, {.part = 1, .local_point = {0, -0.2f, 0}, .target = {3, -0.6f, 0},
+                                                  .response_time = 0.2f, .break_distance = 0.3f})
+                               .value();
+  for (int f = 0; f < 10; ++f) {
+    w->Step(kStep);
+    EXPECT_TRUE(DriveEventsOf(DrainAll(*w)).empty()) << "frame " << f << ": nothing broke yet";
+  }
+  ASSERT_TRUE(w->SetPartDriveTarget(held, {5, -0.6f, 0}).ok());
+  const FrameStats& stats = w->Step(kStep);
+  EXPECT_EQ(stats.broken_drives, 1);
+  const std::vector<ContactEvent> events = DriveEventsOf(DrainAll(*w));
+  ASSERT_EQ(events.size(), 1u);
+  const ContactEvent& e = events[0];
+  EXPECT_EQ(e.b_kind, ContactSideKind::kPartDrive);
+  EXPECT_EQ(e.b_drive, held);
+  EXPECT_EQ(e.ragdoll, b.id);
+  EXPECT_EQ(e.part, 1);
+  EXPECT_TRUE(e.character.IsNull());
+  const PartDriveState st = StateOf(*w, held);
+  EXPECT_TRUE(st.broken);
+  EXPECT_GT(e.distance, 0.3f);
+  EXPECT_EQ(e.distance, st.distance) << "the distance at which it let go";
+  EXPECT_NEAR(Length(e.point - st.target), e.distance, 1e-5f) << "the point is the driven point";
+  EXPECT_NEAR(Length(e.normal), 1.0f, 1e-5f);
+  EXPECT_NEAR(Length(st.target + e.normal * e.distance - e.point), 0.0f, 1e-5f) << "from the target toward the point";
+  EXPECT_NEAR(e.time, 11.0 * kStep, 1e-6) << "the world clock at the end of the frame it broke";
+  for (int f = 0; f < 10; ++f) {
+    EXPECT_EQ(w->Step(kStep).broken_drives, 0);
+    EXPECT_TRUE(DriveEventsOf(DrainAll(*w)).empty()) << "frame " << f << " after: reported once";
+  }
+}
+
+// Contact events off (capacity 0) leave the drives' events on: a break is reported, from
+// the room AddPartDrive reserved, without allocating in Step.
+TEST(PartDriveEvents, ABreakIsReportedWithContactEventsOffAndAllocatesNothing) {
+  WorldSettings ws = LastSubstepOutputs();
+  ws.gravity = {};
+  ws.contact_event_capacity = 0;
+  auto w = MakeWorld(ws);
+  Bound a = BindOne(*w, Ball(2.0f));
+  const PartDriveId d = w->AddPartDrive(a.id, {.part = 0, .target = {0, 0, 0}, .break_distance = 0.3f}).value();
+  for (int f = 0; f < 5; ++f) w->Step(kStep);  // warm-up (the first frames size the frame's buffers)
+  ASSERT_TRUE(w->SetPartDriveTarget(d, {2, 0, 0}).ok());
+  const long before = g_allocations.load();
+  const FrameStats& stats = w->Step(kStep);
+  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_EQ(stats.contact_events, 1);
+  const std::vector<ContactEvent> events = DrainAll(*w);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, ContactEventKind::kDriveBroken);
+  EXPECT_EQ(events[0].b_drive, d);
+}
+
+// A break left undrained is dropped at the next Step and counted, as contact events are.
+TEST(PartDriveEvents, AnUndrainedBreakIsDroppedAndCounted) {
+  WorldSettings ws = LastSubstepOutputs();
+  ws.gravity = {};
+  auto w = MakeWorld(ws);
+  Bound a = BindOne(*w, Ball(2.0f));
+  const PartDriveId d = w->AddPartDrive(a.id, {.part = 0, .target = {0, 0, 0}, .break_distance = 0.3f}).value();
+  w->Step(kStep);
+  ASSERT_TRUE(w->SetPartDriveTarget(d, {2, 0, 0}).ok());
+  EXPECT_EQ(w->Step(kStep).contact_events, 1);
+  const FrameStats& next = w->Step(kStep);
+  EXPECT_EQ(next.dropped_contact_events, 1);
+  EXPECT_TRUE(DrainAll(*w).empty());
+}
+
+// Pendulums dropped onto the ground (contact events) with drives on both parts, whose
+// targets jump in two frames so that several break at once: the whole event stream, frame
+// by frame, and every figure in it.
+std::vector<ContactEvent> DriveBreakScene(TaskHooks tasks, int* breaks) {
+  WorldSettings ws = LastSubstepOutputs();
+  ws.tasks = tasks;
+  auto w = MakeWorld(ws);
+  EXPECT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(TwoPartPendulum()).value();
+  constexpr int kBodies = 12;
+  std::vector<std::vector<Transform>> out(kBodies, std::vector<Transform>(2));
+  std::vector<PartDriveId> drives;
+  for (int i = 0; i < kBodies; ++i) {
+    RagdollBinding b;
+    b.archetype = a;
+    b.placement.translation = {0.8f * static_cast<float>(i % 4), 0.8f, 0.8f * static_cast<float>(i / 4)};
+    b.output_parts = out[i];
+    const RagdollId id = w->BindRagdoll(b).value();
+    const Vec3 at = b.placement.translation;
+    for (int32_t part = 0; part < 2; ++part) {
+      drives.push_back(w->AddPartDrive(id, {.part = part, .target = at + Vec3{0, -0.2f, 0}, .response_time = 0.3f,
+                                            .break_distance = 0.2f + 0.05f * static_cast<float>(i % 3)})
+                           .value());
+    }
+  }
+  std::vector<ContactEvent> all;
+  *breaks = 0;
+  for (int f = 0; f < 40; ++f) {
+    if (f == 15 || f == 25) {
+      for (std::size_t k = (f == 15 ? 0 : 1); k < drives.size(); k += 2) {
+        PartDriveState st;
+        EXPECT_TRUE(w->GetPartDriveState(drives[k], &st).ok());
+        EXPECT_TRUE(w->SetPartDriveTarget(drives[k], st.target + Vec3{0, 0, 3}).ok());
+      }
+    }
+    w->Step(kStep);
+    const std::vector<ContactEvent> events = DrainAll(*w);
+    all.insert(all.end(), events.begin(), events.end());
+    for (const ContactEvent& e : events) *breaks += e.kind == ContactEventKind::kDriveBroken ? 1 : 0;
+  }
+  return all;
+}
+
+bool SameEvent(const ContactEvent& x, const ContactEvent& y) {
+  return x.kind == y.kind && x.ragdoll == y.ragdoll && x.part == y.part && x.b_kind == y.b_kind &&
+         x.b_ragdoll == y.b_ragdoll && x.b_part == y.b_part && x.b_drive == y.b_drive && x.point == y.point &&
+         x.normal == y.normal && x.normal_speed == y.normal_speed && x.impulse == y.impulse &&
+         x.distance == y.distance && x.time == y.time;
+}
+
+TEST(PartDriveEvents, OrderAndContentAreTheSameAtOneAndTwoWorkers) {
+  int serial_breaks = 0, breaks = 0;
+  const std::vector<ContactEvent> serial = DriveBreakScene(TaskHooks{nullptr, nullptr, nullptr, 1}, &serial_breaks);
+  EXPECT_EQ(serial_breaks, 24) << "every drive broke, half of them in each of two frames";
+  TbbTaskSystem one(1), two(2);
+  for (TaskHooks hooks : {one.hooks(), two.hooks()}) {
+    const std::vector<ContactEvent> events = DriveBreakScene(hooks, &breaks);
+    ASSERT_EQ(events.size(), serial.size()) << hooks.worker_count << " workers";
+    for (std::size_t i = 0; i < serial.size(); ++i)
+      EXPECT_TRUE(SameEvent(serial[i], events[i])) << "event " << i << " at " << hooks.worker_count << " workers";
+  }
+  // Within a frame, the breaks come after the contacts and in drive order.
+  for (std::size_t i = 1; i < serial.size(); ++i) {
+    if (serial[i].time != serial[i - 1].time) continue;
+    if (serial[i - 1].kind == ContactEventKind::kDriveBroken) {
+      EXPECT_EQ(serial[i].kind, ContactEventKind::kDriveBroken) << "event " << i;
+      EXPECT_LT(serial[i - 1].b_drive.index, serial[i].b_drive.index) << "event " << i;
+    }
+  }
+}
+
 TEST(PartDrive, RemovingADriveKeepsTheBodysMomentum) {
   TENDON_NEED_SHARED_DATA();
   const Human human = LoadHuman();

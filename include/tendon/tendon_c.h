@@ -939,11 +939,16 @@ typedef struct TendonCharacterEvent {
 TENDON_C_API int32_t tendon_drain_character_events(TendonWorld* world, TendonCharacterEvent* out, int32_t capacity);
 
 /* ---- contact and impact events (tendon/contact_events.h) ---- */
-typedef enum TendonContactEventKind { TENDON_CONTACT_BEGAN = 0, TENDON_CONTACT_ENDED = 1 } TendonContactEventKind;
+typedef enum TendonContactEventKind {
+  TENDON_CONTACT_BEGAN = 0,
+  TENDON_CONTACT_ENDED = 1,
+  TENDON_CONTACT_DRIVE_BROKEN = 2 /* a part drive let go past its break distance (b_drive) */
+} TendonContactEventKind;
 typedef enum TendonContactSide {
   TENDON_CONTACT_SIDE_STATIC_WORLD = 0,
   TENDON_CONTACT_SIDE_RAGDOLL_PART = 1,
-  TENDON_CONTACT_SIDE_HOST_BODY = 2
+  TENDON_CONTACT_SIDE_HOST_BODY = 2,
+  TENDON_CONTACT_SIDE_PART_DRIVE = 3
 } TendonContactSide;
 /* tendon::ContactEvent: side A is a ragdoll part; the normal points from B toward A. */
 typedef struct TendonContactEvent {
@@ -955,9 +960,11 @@ typedef struct TendonContactEvent {
   TendonRagdollId b_ragdoll;   /* TENDON_CONTACT_SIDE_RAGDOLL_PART */
   int32_t b_part;              /* TENDON_CONTACT_SIDE_RAGDOLL_PART, else -1 */
   uint64_t b_host_body;        /* TENDON_CONTACT_SIDE_HOST_BODY: the host body's id */
-  TendonVec3 point, normal;    /* world */
+  TendonPartDriveId b_drive;   /* TENDON_CONTACT_SIDE_PART_DRIVE: the drive that broke */
+  TendonVec3 point, normal;    /* world; a broken drive: its point, and from the target toward it */
   float normal_speed;          /* m/s, >= 0: the fastest approach over the frame */
   float impulse;               /* N s, >= 0: the normal impulse over the frame */
+  float distance;              /* m, TENDON_CONTACT_DRIVE_BROKEN: point to target when it let go */
   double time;                 /* world clock, seconds */
 } TendonContactEvent;
 /* Moves up to `capacity` of the last step's contact events into out (in their order) and

@@ -9,15 +9,18 @@
 // move with their lane (every lane move copies whole lanes), so a drive follows its ragdoll
 // between groups. Once a frame (EndFrame, serial, in drive slot order: deterministic) each
 // active drive's distance is measured and one past its break distance lets go: its lane
-// slot is freed, it is listed in BrokenDrives and counted in FrameStats::broken_drives.
+// slot is freed, it is listed in BrokenDrives, counted in FrameStats::broken_drives and
+// queued as a kDriveBroken event (tendon/contact_events.h) after the frame's contact events.
 // Stiffness from the response time (tendon/part_drive.h): omega = kPartDriveResponseOmegaT
 // / T; the lane holds M (the archetype's total mass), 1 / omega^2 and 2 zeta / omega, the
 // constants of a spring-damper on a lone body of mass M (rigid_kernel_drive.h).
 // What it does NOT do: solve anything (the kernel does), or know of characters (a
 // character's DeactivateCharacter switches its ragdoll off, which removes its drives).
 // Threading: the World's thread, between Steps (UpdateDrives: inside Step, serial).
-// Memory: AddPartDrive may grow the handle table and the broken list's capacity; nothing
-// else allocates.
+// Memory: AddPartDrive may grow the handle table, the broken list's capacity and the event
+// queue's (room for one break per live drive past contact_event_capacity); nothing else
+// allocates.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -96,6 +99,10 @@ Result<PartDriveId> RagdollSystem::AddPartDrive(RagdollId id, const PartDriveSet
   drive_handles_.Reserve(drive_handles_.SlotCount());  // so RemovePartDrive's free list never grows
   // Every live drive can break in one frame: the list never grows in Step.
   if (broken_drives_.capacity() < drive_handles_.SlotCount()) broken_drives_.reserve(drive_handles_.SlotCount());
+  // ... and each break queues an event past the contacts' room (PushDriveEvent).
+  const std::size_t event_room =
+      static_cast<std::size_t>(std::max(settings_.contact_event_capacity, 0)) + drive_handles_.SlotCount();
+  if (events_.capacity() < event_room) events_.reserve(event_room);
   DriveRecord& r = drives_[drive.index];
   r = DriveRecord{};
   r.ragdoll = id;
@@ -181,7 +188,8 @@ void RagdollSystem::UpdateDrives(FrameStats& stats) {
     RagdollGroup& g = store_.groups[slot.group];
     BodyState b;
     ReadMotion(g.ViewOfLane(slot.lane), g.LaneInBlock(slot.lane), r.part, &b);
-    r.distance = Length(b.x + Rotate(b.q, r.local_body) - r.target);
+    const Vec3 point = b.x + Rotate(b.q, r.local_body);
+    r.distance = Length(point - r.target);
     // NaN (a lane the writeback reset) does not break a drive; the next frame measures again.
     if (!(r.distance > r.break_distance)) continue;
     for (int32_t row = 0; row < kDriveRows; ++row) g.LaneField(slot.lane, DriveField(r.lane_slot, row)) = 0.0f;
@@ -190,7 +198,29 @@ void RagdollSystem::UpdateDrives(FrameStats& stats) {
     r.lane_slot = -1;
     broken_drives_.push_back(drive_handles_.HandleAt(i));
     ++stats.broken_drives;
+    ContactEvent e;
+    e.kind = ContactEventKind::kDriveBroken;
+    e.ragdoll = r.ragdoll;
+    e.part = r.part;
+    e.b_kind = ContactSideKind::kPartDrive;
+    e.b_drive = drive_handles_.HandleAt(i);
+    e.point = point;
+    e.normal = (point - r.target) * (1.0f / r.distance);  // finite: distance > break_distance > 0
+    e.distance = r.distance;
+    PushDriveEvent(e);
   }
+  stats.contact_events = static_cast<int32_t>(events_.size());
+  stats.dropped_contact_events = events_dropped_;
+}
+
+void RagdollSystem::PushDriveEvent(const ContactEvent& event) {
+  // AddPartDrive reserved room for every live drive past the contacts' capacity, so this
+  // only drops (and counts) what cannot happen: more breaks than live drives.
+  if (events_.size() >= events_.capacity()) {
+    ++events_dropped_;
+    return;
+  }
+  events_.push_back(event);
 }
 
 Error RagdollSystem::SetAcceleration(RagdollId id, Vec3 acceleration) {

@@ -306,6 +306,8 @@ class RagdollSystem {
   void RemoveDrivesOf(uint32_t index, bool all_pushes);
   void RefreshControlsOn(const RagdollSlot& slot);
   void UpdateDrives(FrameStats& stats);
+  // Queues a kDriveBroken event in the room AddPartDrive reserved past the contacts' capacity.
+  void PushDriveEvent(const ContactEvent& event);
 
   // The frame's stages, in this order (ragdoll_frame.cpp). BeginFrame lists the work items
   // (blocks with enabled lanes) and the solve parameters; false: nothing is enabled.

@@ -16,11 +16,13 @@
 namespace tendon::ports::capi {
 
 static_assert(TENDON_CONTACT_BEGAN == static_cast<int>(ContactEventKind::kBegan) &&
-                  TENDON_CONTACT_ENDED == static_cast<int>(ContactEventKind::kEnded),
+                  TENDON_CONTACT_ENDED == static_cast<int>(ContactEventKind::kEnded) &&
+                  TENDON_CONTACT_DRIVE_BROKEN == static_cast<int>(ContactEventKind::kDriveBroken),
               "TendonContactEventKind mirrors ContactEventKind");
 static_assert(TENDON_CONTACT_SIDE_STATIC_WORLD == static_cast<int>(ContactSideKind::kStaticWorld) &&
                   TENDON_CONTACT_SIDE_RAGDOLL_PART == static_cast<int>(ContactSideKind::kRagdollPart) &&
-                  TENDON_CONTACT_SIDE_HOST_BODY == static_cast<int>(ContactSideKind::kHostBody),
+                  TENDON_CONTACT_SIDE_HOST_BODY == static_cast<int>(ContactSideKind::kHostBody) &&
+                  TENDON_CONTACT_SIDE_PART_DRIVE == static_cast<int>(ContactSideKind::kPartDrive),
               "TendonContactSide mirrors ContactSideKind");
 
 template <>
@@ -28,9 +30,10 @@ struct MirrorTable<TendonContactEvent, ContactEvent> : TableOf<TendonContactEven
   using Rows = RowList<Field<&C::kind, &P::kind>, Field<&C::ragdoll, &P::ragdoll>, Field<&C::part, &P::part>,
                        Field<&C::character, &P::character>, Field<&C::b_kind, &P::b_kind>,
                        Field<&C::b_ragdoll, &P::b_ragdoll>, Field<&C::b_part, &P::b_part>,
-                       Field<&C::b_host_body, &P::b_host_body>, Field<&C::point, &P::point>,
-                       Field<&C::normal, &P::normal>, Field<&C::normal_speed, &P::normal_speed>,
-                       Field<&C::impulse, &P::impulse>, Field<&C::time, &P::time>>;
+                       Field<&C::b_host_body, &P::b_host_body>, Field<&C::b_drive, &P::b_drive>,
+                       Field<&C::point, &P::point>, Field<&C::normal, &P::normal>,
+                       Field<&C::normal_speed, &P::normal_speed>, Field<&C::impulse, &P::impulse>,
+                       Field<&C::distance, &P::distance>, Field<&C::time, &P::time>>;
 };
 TENDON_C_CHECK_MIRROR(TendonContactEvent, tendon::ContactEvent);
 

@@ -792,12 +792,14 @@ namespace Tendon {
   public enum TendonContactEventKind : int {
     TENDON_CONTACT_BEGAN = 0,
     TENDON_CONTACT_ENDED = 1,
+    TENDON_CONTACT_DRIVE_BROKEN = 2,
   }
 
   public enum TendonContactSide : int {
     TENDON_CONTACT_SIDE_STATIC_WORLD = 0,
     TENDON_CONTACT_SIDE_RAGDOLL_PART = 1,
     TENDON_CONTACT_SIDE_HOST_BODY = 2,
+    TENDON_CONTACT_SIDE_PART_DRIVE = 3,
   }
 
   [StructLayout(LayoutKind.Sequential)]
@@ -810,10 +812,12 @@ namespace Tendon {
     public ulong b_ragdoll;
     public int b_part;
     public ulong b_host_body;
+    public ulong b_drive;
     public TendonVec3 point;
     public TendonVec3 normal;
     public float normal_speed;
     public float impulse;
+    public float distance;
     public double time;
   }
 

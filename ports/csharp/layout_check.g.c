@@ -566,10 +566,12 @@ int main(void) {
   printf(" b_ragdoll=%zu", offsetof(TendonContactEvent, b_ragdoll));
   printf(" b_part=%zu", offsetof(TendonContactEvent, b_part));
   printf(" b_host_body=%zu", offsetof(TendonContactEvent, b_host_body));
+  printf(" b_drive=%zu", offsetof(TendonContactEvent, b_drive));
   printf(" point=%zu", offsetof(TendonContactEvent, point));
   printf(" normal=%zu", offsetof(TendonContactEvent, normal));
   printf(" normal_speed=%zu", offsetof(TendonContactEvent, normal_speed));
   printf(" impulse=%zu", offsetof(TendonContactEvent, impulse));
+  printf(" distance=%zu", offsetof(TendonContactEvent, distance));
   printf(" time=%zu", offsetof(TendonContactEvent, time));
   printf("\n");
   printf("struct TendonVrmOptions %zu", sizeof(TendonVrmOptions));

@@ -800,7 +800,8 @@ static void TestPartDrives(void) {
   TendonFrameStats stats;
   TendonTransform out[2];
   TendonVec3 zero = {0, 0, 0}, target = {0, 2.5f, 0}, thrown, bad = {NAN, 0, 0};
-  int f;
+  TendonContactEvent events[8];
+  int f, n, broken_events;
 
   LimbSettings(parts, &rs);
   CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_OK);
@@ -828,8 +829,20 @@ static void TestPartDrives(void) {
   tendon_world_step(w, 1.0f / 60.0f, &stats);
   CHECK(stats.broken_drives == 1);
   CHECK(tendon_get_part_drive_state(w, drive, &st) == TENDON_OK && st.broken == 1 && st.active == 0 && st.force == 0.0f);
+  /* ... and queued one TENDON_CONTACT_DRIVE_BROKEN event naming it, its part and ragdoll. */
+  n = tendon_world_drain_contact_events(w, events, 8);
+  for (f = 0, broken_events = 0; f < n; ++f) {
+    if (events[f].kind != TENDON_CONTACT_DRIVE_BROKEN) continue;
+    ++broken_events;
+    CHECK(events[f].b_kind == TENDON_CONTACT_SIDE_PART_DRIVE && events[f].b_drive == drive &&
+          events[f].ragdoll == ragdoll && events[f].part == 1 && events[f].distance == st.distance &&
+          events[f].distance > 2.0f);
+  }
+  CHECK(broken_events == 1);
   tendon_world_step(w, 1.0f / 60.0f, &stats);
   CHECK(stats.broken_drives == 0); /* once */
+  n = tendon_world_drain_contact_events(w, events, 8);
+  for (f = 0; f < n; ++f) CHECK(events[f].kind != TENDON_CONTACT_DRIVE_BROKEN);
   stale = drive;
   CHECK(tendon_remove_part_drive(w, drive) == TENDON_OK && tendon_part_drive_is_valid(w, stale) == 0);
 
