@@ -19,18 +19,6 @@ constexpr float kGravity = 9.81f;
 // Roblox's stud is 0.28 m: the Fling reference's "above 70 studs/s" in metres per second.
 constexpr float kStud = 0.28f;
 
-RagdollSettings Crate(float half = 0.25f, float mass = 10.0f, float restitution = 0.0f) {
-  RagdollSettings s;
-  PartSettings p;
-  p.shape = {.type = PartShape::kBox, .half_extents = {half, half, half}};
-  p.mass = mass;
-  p.restitution = restitution;
-  p.linear_damping = 0;
-  p.angular_damping = 0;
-  s.parts.push_back(p);
-  return s;
-}
-
 struct Scene {
   std::unique_ptr<World> world;
   std::vector<std::vector<Transform>> outputs;
@@ -210,7 +198,7 @@ TEST(ContactEvents, ReportEndedSaysWhenAReportedContactIsGone) {
   WorldSettings ws;
   ws.gravity = {0, 0, 0};
   auto w = MakeWorld(ws);
-  RagdollSettings bouncy = Crate(0.25f, 10.0f, 0.8f);
+  RagdollSettings bouncy = Crate({.half = 0.25f, .mass = 10.0f, .restitution = 0.8f});
   bouncy.contact_events.report_ended = true;
   const RagdollArchetypeId a = w->BuildRagdollArchetype(bouncy).value();
   std::vector<Transform> oa, ob;
@@ -273,7 +261,7 @@ TEST(ContactEvents, CapacityZeroReportsNothingAndChangesNoResult) {
   auto w_on = GroundWorld();
   std::vector<Transform> o1, o2;
   for (World* w : {w_off.get(), w_on.get()}) {
-    const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate(0.25f, 10.0f, 0.3f)).value();
+    const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate({.half = 0.25f, .mass = 10.0f, .restitution = 0.3f})).value();
     BindAt(*w, a, {0, 2.25f, 0}, w == w_off.get() ? &o1 : &o2, 1, {1, 0, 0});
   }
   std::vector<ContactEvent> e_off, e_on;
@@ -311,7 +299,7 @@ std::vector<ContactEvent> PileEvents(TaskHooks tasks, Isa isa = Isa::kAuto) {
   auto w = GroundWorld(ws);
   std::vector<ContactEvent> events;
   if (w == nullptr) return events;
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate(0.2f, 5.0f, 0.2f)).value();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate({.half = 0.2f, .mass = 5.0f, .restitution = 0.2f})).value();
   std::vector<std::vector<Transform>> outs(24);
   for (int i = 0; i < 24; ++i) {
     const float x = 0.3f * static_cast<float>(i % 3), z = 0.25f * static_cast<float>(i % 2);
@@ -326,7 +314,7 @@ std::vector<ContactEvent> PileEvents(TaskHooks tasks, Isa isa = Isa::kAuto) {
 // whose parts land on the ground and on each other queues events with no allocation.
 TEST(ContactEvents, StepAndDrainAllocateNothingWhileEventsAreQueued) {
   auto w = GroundWorld();
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate(0.2f, 5.0f, 0.2f)).value();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate({.half = 0.2f, .mass = 5.0f, .restitution = 0.2f})).value();
   std::vector<std::vector<Transform>> outs(12);
   for (int i = 0; i < 12; ++i) {
     BindAt(*w, a, {0.3f * static_cast<float>(i % 3), 0.5f + 0.45f * static_cast<float>(i), 0}, &outs[static_cast<std::size_t>(i)]);

@@ -15,16 +15,8 @@ namespace tendon::test {
 namespace {
 
 constexpr float kStep = 1.0f / 60.0f;
-
-RagdollSettings Crate(float half = 0.25f, float mass = 10.0f) {
-  RagdollSettings s;
-  PartSettings p;
-  p.shape = {.type = PartShape::kBox, .half_extents = {half, half, half}};
-  p.mass = mass;
-  p.friction = 0.8f;
-  s.parts.push_back(p);
-  return s;
-}
+// The crates of these scenes grip what pushes them and keep PartSettings' default damping.
+const CrateOptions kHostCrate{.friction = 0.8f, .damped = true};
 
 RagdollSettings Human() { return ports::LoadJoltHumanRagdoll(ports::SharedDataPath("jolt-human/ragdoll.json")).value(); }
 
@@ -89,7 +81,7 @@ TEST(HostBodies, AMovingPlatformCarriesASleepingBodyOnIt) {
   ps.half_extents = {3.0f, 0.1f, 3.0f};
   ps.transform.translation = {0, -0.1f, 0};
   const HostBodyId platform = w->AddHostBody(ps).value();
-  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate()).value();
+  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate(kHostCrate)).value();
   std::vector<Transform> out(1);
   RagdollBinding b;
   b.archetype = crate;
@@ -169,7 +161,7 @@ TEST(HostBodies, AFastBoxLaunchesAStandingBodyNoFasterThanItself) {
 TEST(HostBodies, AFastBoxLaunchesACrateAtItsOwnSpeedExactly) {
   auto w = MakeWorld();
   ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
-  RagdollSettings s = Crate();
+  RagdollSettings s = Crate(kHostCrate);
   s.parts[0].friction = 0;
   const RagdollArchetypeId crate = w->BuildRagdollArchetype(s).value();
   std::vector<Transform> out(1);
@@ -197,7 +189,7 @@ TEST(HostBodies, AFastBoxLaunchesACrateAtItsOwnSpeedExactly) {
 TEST(HostBodies, ATriggerReportsOverlapsAndPushesNothing) {
   auto w = MakeWorld();
   ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
-  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate()).value();
+  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate(kHostCrate)).value();
   std::vector<Transform> out(1);
   RagdollBinding b;
   b.archetype = crate;
@@ -230,7 +222,7 @@ TEST(HostBodies, CollisionGroupsAndMasksFilterThem) {
     ps.collision_group = host_group;
     ps.transform.translation = {0, -0.1f, 0};
     EXPECT_TRUE(w->AddHostBody(ps).ok());
-    RagdollSettings s = Crate();
+    RagdollSettings s = Crate(kHostCrate);
     s.collision_mask = ~2u;  // meets everything but group 2
     const RagdollArchetypeId crate = w->BuildRagdollArchetype(s).value();
     std::vector<Transform> out(1);
@@ -249,7 +241,7 @@ TEST(HostBodies, CollisionGroupsAndMasksFilterThem) {
 TEST(HostBodies, HundredsOfDistantBodiesMakeNoPairsAndLeaveTheStaticWorld) {
   auto w = MakeWorld();
   ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
-  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate()).value();
+  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate(kHostCrate)).value();
   std::vector<Transform> out(1);
   RagdollBinding b;
   b.archetype = crate;
@@ -373,7 +365,7 @@ TEST(HostBodies, ContactEventsNameTheHostBodyAndTriggersReportOverlapsBeginningA
   ts.trigger = true;
   ts.transform.translation = {0, 1.1f, 0};  // the crate falls through it and lands below
   const HostBodyId zone = w->AddHostBody(ts).value();
-  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate()).value();
+  const RagdollArchetypeId crate = w->BuildRagdollArchetype(Crate(kHostCrate)).value();
   std::vector<Transform> out(1);
   RagdollBinding b;
   b.archetype = crate;
@@ -422,7 +414,7 @@ struct StandingStickman {
 
 float DropPlankOnTheArms(CharacterInactiveBodies bodies) {
   StandingStickman s(bodies);
-  RagdollSettings plank = Crate();
+  RagdollSettings plank = Crate(kHostCrate);
   plank.parts[0].shape.half_extents = {0.8f, 0.05f, 0.2f};
   const RagdollArchetypeId a = s.w->BuildRagdollArchetype(plank).value();
   std::vector<Transform> out(1);
@@ -443,7 +435,7 @@ TEST(InactiveCharacters, AStandingCharacterCatchesAFallingBody) {
 
 TEST(InactiveCharacters, AWalkingCharacterPushesALyingBodyAndStepsAsideWhenActive) {
   StandingStickman s(CharacterInactiveBodies::kKinematic);
-  const RagdollArchetypeId a = s.w->BuildRagdollArchetype(Crate(0.2f)).value();
+  const RagdollArchetypeId a = s.w->BuildRagdollArchetype(Crate({.half = 0.2f, .friction = kHostCrate.friction, .damped = true})).value();
   std::vector<Transform> out(1);
   RagdollBinding b;
   b.archetype = a;

@@ -13,24 +13,12 @@ namespace {
 
 constexpr float kStep = 1.0f / 60.0f;
 
-RagdollSettings Crate(float half = 0.25f, float mass = 10.0f, float restitution = 0.0f) {
-  RagdollSettings s;
-  PartSettings p;
-  p.shape = {.type = PartShape::kBox, .half_extents = {half, half, half}};
-  p.mass = mass;
-  p.restitution = restitution;
-  p.linear_damping = 0;
-  p.angular_damping = 0;
-  s.parts.push_back(p);
-  return s;
-}
-
 TEST(RagdollContacts, TwoCratesCollidingConserveMomentumAndDoNotInterpenetrate) {
   WorldSettings ws;
   ws.gravity = {0, 0, 0};
   auto w = MakeWorld(ws);
-  const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate(0.25f, 10.0f, 0.5f)).value();
-  const RagdollArchetypeId b = w->BuildRagdollArchetype(Crate(0.25f, 30.0f, 0.5f)).value();
+  const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate({.half = 0.25f, .mass = 10.0f, .restitution = 0.5f})).value();
+  const RagdollArchetypeId b = w->BuildRagdollArchetype(Crate({.half = 0.25f, .mass = 30.0f, .restitution = 0.5f})).value();
   std::vector<Transform> pa(1), pb(1);
   RagdollBinding ba;
   ba.archetype = a;
@@ -65,7 +53,7 @@ TEST(RagdollContacts, ASleeperWakesWhenStruckNotWhenTouchedGently) {
   auto run = [](float drop_height) {
     auto w = MakeWorld();
     EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).code, ErrorCode::kNone);
-    const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate(0.25f, 10.0f)).value();
+    const RagdollArchetypeId a = w->BuildRagdollArchetype(Crate({.half = 0.25f, .mass = 10.0f})).value();
     std::vector<Transform> below(1), above(1);
     RagdollBinding b;
     b.archetype = a;
@@ -101,7 +89,7 @@ TEST(RagdollContacts, FrictionHoldsACrateOnASlopeItCanAndNotOneItCannot) {
     const float angle = 0.35f;  // 20 degrees: tan = 0.36
     const Vec3 n = Rotate(AxisAngle(Vec3{0, 0, 1}, angle), Vec3{0, 1, 0});
     EXPECT_EQ(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{n, 0}}}).code, ErrorCode::kNone);
-    RagdollSettings s = Crate(0.2f, 5.0f);
+    RagdollSettings s = Crate({.half = 0.2f, .mass = 5.0f});
     s.parts[0].friction = friction;
     const RagdollArchetypeId a = w->BuildRagdollArchetype(s).value();
     std::vector<Transform> out(1);
@@ -130,7 +118,7 @@ TEST(RagdollContacts, ABoxRestsOnAFixedBoxWithoutRocking) {
   for (const float platform_half : {2.0f, 0.3f, 4.0f, 0.25f}) {
     SCOPED_TRACE(platform_half);
     auto w = MakeWorld();
-    RagdollSettings platform = Crate(platform_half, 1.0f);
+    RagdollSettings platform = Crate({.half = platform_half, .mass = 1.0f});
     platform.parts[0].shape.half_extents = {platform_half, 0.1f, platform_half};
     static Transform root{{0, -0.1f, 0}, {}, {1, 1, 1}};
     std::vector<Transform> platform_out(1), out(1);
@@ -140,7 +128,7 @@ TEST(RagdollContacts, ABoxRestsOnAFixedBoxWithoutRocking) {
     pb.kinematic_root = &root;
     pb.output_parts = platform_out;
     w->BindRagdoll(pb).value();
-    RagdollSettings crate = Crate(0.25f, 10.0f);
+    RagdollSettings crate = Crate({.half = 0.25f, .mass = 10.0f});
     crate.parts[0].friction = 0.8f;
     RagdollBinding b;
     b.archetype = w->BuildRagdollArchetype(crate).value();

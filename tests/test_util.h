@@ -31,6 +31,27 @@ inline ChainArchetypeSettings Strand(int nodes, float segment = 0.1f, Vec3 direc
   return s;
 }
 
+// A one-part box ragdoll (Crate()): the crates of the contact, contact-event and host-body
+// suites. Undamped unless `damped`, so a collision's speeds are the solver's alone.
+struct CrateOptions {
+  float half = 0.25f;                        // m, the box's half extent on every axis
+  float mass = 10.0f;                        // kg
+  float restitution = 0.0f;                  // [0, 1]
+  float friction = PartSettings{}.friction;  // [0, 10]
+  bool damped = false;                       // true: PartSettings' default damping; false: none
+};
+inline RagdollSettings Crate(const CrateOptions& o = {}) {
+  RagdollSettings s;
+  PartSettings p;
+  p.shape = {.type = PartShape::kBox, .half_extents = {o.half, o.half, o.half}};
+  p.mass = o.mass;
+  p.restitution = o.restitution;
+  p.friction = o.friction;
+  if (!o.damped) p.linear_damping = 0, p.angular_damping = 0;
+  s.parts.push_back(p);
+  return s;
+}
+
 // A two-part pendulum: a box root and a capsule hanging from it on a free ball joint.
 inline RagdollSettings TwoPartPendulum() {
   RagdollSettings s;
