@@ -151,11 +151,14 @@ TEST(HostBodies, AFastBoxLaunchesAStandingBodyNoFasterThanItself) {
   ASSERT_TRUE(w->GetHostBodyState(box, &state).ok());
   EXPECT_NEAR(state.linear_velocity.x, 10.0f, 1e-4f) << "the host body is never pushed";
   EXPECT_GT(fastest, 4.0f) << "the box launched the body";
-  // A jointed body's centre of mass leaves a little faster than the box: the contacts push
-  // out, at the box's speed, what the joints pulled back into it within the substep
-  // (measured: 10.44 m/s at its fastest, 16 substeps). A single part leaves at the box's
+  // A jointed body's centre of mass leaves a little faster than the box: each contact is
+  // inelastic, but its limbs swing about their joints (a hand leaves at 14 m/s), a limb
+  // that lags is struck again, and the joints turn the limbs' swing into the trunk's
+  // motion. Not the substep: 8, 16, 32 and 64 substeps peak at 10.42, 10.40, 10.46 and
+  // 10.54 m/s while the box pushes (x86-64; 10.44 over the 30 frames with the fused
+  // kernels, after the body lands). docs/living-world.md. A single part leaves at the box's
   // speed exactly (below).
-  EXPECT_LE(fastest, 10.0f * 1.08f);
+  EXPECT_LE(fastest, 10.0f * 1.06f);
 }
 
 TEST(HostBodies, AFastBoxLaunchesACrateAtItsOwnSpeedExactly) {
