@@ -21,8 +21,10 @@
 // What it does NOT do: report self-collision or chains.
 // Threading: CollectContactEvents is serial, on the thread that runs the frame's stages,
 // after the solve; Drain on the World's thread between Steps.
-// Memory: the queue is reserved at construction (WorldSettings::contact_event_capacity),
-// the pair lists at bind (ReserveContacts); nothing here allocates in Step.
+// Memory: the queue is reserved at construction (WorldSettings::contact_event_capacity;
+// AddPartDrive adds room for its broken-drive events, ragdoll_drives.cpp), the pair lists
+// at bind (ReserveContacts); nothing here allocates in Step. PushContactEvent stops at
+// contact_event_capacity, so the room past it is the drives' alone.
 #include <algorithm>
 
 #include "kernel/core/rotation.h"
