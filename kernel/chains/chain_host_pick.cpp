@@ -107,38 +107,36 @@ int32_t PickHostShapesLinear(std::span<const HostShape> shapes, const HostPickBo
 void HostBroadPhase::Reserve(std::size_t shapes) {
   entries_.reserve(shapes);
   reach_.reserve(shapes);
-  lo_.reserve(shapes);
-  hi_.reserve(shapes);
 }
 
 void HostBroadPhase::Build(std::span<const HostShape> shapes) {
   shapes_ = shapes;
-  entries_.clear();
+  entries_.clear();  // push_back and reach_ below stay within Reserve's capacity: no allocation in a Step
   reach_.clear();
-  lo_.resize(shapes.size());  // within Reserve's capacity: no allocation in a Step
-  hi_.resize(shapes.size());
   // The axis along which the pushing shapes' centres spread the most: sorted along it, a
   // query's slice holds the fewest shapes (a crowd on a plane spreads along x or z).
   Vec3 c_lo{1e30f, 1e30f, 1e30f}, c_hi{-1e30f, -1e30f, -1e30f};
   for (std::size_t i = 0; i < shapes.size(); ++i) {
-    if (!HostShapeBounds(shapes[i], &lo_[i], &hi_[i])) continue;
-    const Vec3 c = (lo_[i] + hi_[i]) * 0.5f;
+    Entry e;
+    if (!HostShapeBounds(shapes[i], &e.lo, &e.hi)) continue;
+    e.group = shapes[i].group;
+    e.shape = static_cast<int32_t>(i);
+    const Vec3 c = (e.lo + e.hi) * 0.5f;
     c_lo = Vec3{std::min(c_lo.x, c.x), std::min(c_lo.y, c.y), std::min(c_lo.z, c.z)};
     c_hi = Vec3{std::max(c_hi.x, c.x), std::max(c_hi.y, c.y), std::max(c_hi.z, c.z)};
-    entries_.push_back({0.0f, 0.0f, static_cast<int32_t>(i)});
+    entries_.push_back(e);
   }
   const Vec3 spread = c_hi - c_lo;
   axis_ = spread.y > spread.x ? 1 : 0;
   if (spread.z > Axis(spread, axis_)) axis_ = 2;
-  for (Entry& e : entries_) {
-    e.lo = Axis(lo_[e.shape], axis_);
-    e.hi = Axis(hi_[e.shape], axis_);
-  }
-  std::sort(entries_.begin(), entries_.end(),
-            [](const Entry& x, const Entry& y) { return x.lo < y.lo || (x.lo == y.lo && x.shape < y.shape); });
+  const int32_t axis = axis_;
+  std::sort(entries_.begin(), entries_.end(), [axis](const Entry& x, const Entry& y) {
+    const float xl = Axis(x.lo, axis), yl = Axis(y.lo, axis);
+    return xl < yl || (xl == yl && x.shape < y.shape);
+  });
   float reach = -1e30f;
   for (const Entry& e : entries_) {
-    reach = std::max(reach, e.hi);
+    reach = std::max(reach, Axis(e.hi, axis));
     reach_.push_back(reach);
   }
 }
@@ -152,17 +150,18 @@ int32_t HostBroadPhase::Pick(const HostPickBounds& bounds, uint32_t mask, int32_
   // Entries before `first` end below the query (their running reach does); from `end` on
   // they start above it.
   const auto first = static_cast<std::size_t>(std::lower_bound(reach_.begin(), reach_.end(), q_lo) - reach_.begin());
+  const int32_t axis = axis_;
   const auto end = static_cast<std::size_t>(
-      std::upper_bound(entries_.begin(), entries_.end(), q_hi, [](float v, const Entry& e) { return v < e.lo; }) -
+      std::upper_bound(entries_.begin(), entries_.end(), q_hi,
+                       [axis](float v, const Entry& e) { return v < Axis(e.lo, axis); }) -
       entries_.begin());
   Candidate picks[kMaxChainHostBodies];
   int32_t kept = 0;
   const Vec3 centre = (bounds.lo + bounds.hi) * 0.5f;
   for (std::size_t i = first; i < end; ++i) {
-    const int32_t s = entries_[i].shape;
-    const HostShape& h = shapes_[s];
-    if ((h.group & mask) == 0 || !Overlap(lo_[s], hi_[s], bounds)) continue;
-    Offer(picks, kept, slots, {HostShapeDistance2(h, centre), s});
+    const Entry& e = entries_[i];
+    if ((e.group & mask) == 0 || !Overlap(e.lo, e.hi, bounds)) continue;
+    Offer(picks, kept, slots, {HostShapeDistance2(shapes_[e.shape], centre), e.shape});
   }
   for (int32_t j = 0; j < kept; ++j) out[j] = picks[j].shape;
   return kept;

@@ -57,14 +57,16 @@ class HostBroadPhase {
   std::span<const HostShape> Shapes() const { return shapes_; }
 
  private:
+  // A pushing shape's bounds and group, copied so that a query's scan of its slice reads
+  // one sequential array and touches the shapes only for those that overlap.
   struct Entry {
-    float lo, hi;    // the shape's extent along axis_
-    int32_t shape;   // its index in shapes_
+    Vec3 lo, hi;
+    uint32_t group;
+    int32_t shape;  // its index in shapes_
   };
   std::span<const HostShape> shapes_{};
-  std::vector<Entry> entries_;   // pushing shapes, by (lo, shape)
-  std::vector<float> reach_;     // reach_[i]: the largest hi of entries_[0..i]
-  std::vector<Vec3> lo_, hi_;    // per shape index: its bounds (valid for shapes in entries_)
+  std::vector<Entry> entries_;  // pushing shapes, by (lo along axis_, shape)
+  std::vector<float> reach_;    // reach_[i]: the largest hi along axis_ of entries_[0..i]
   int32_t axis_ = 0;
 };
 
