@@ -230,12 +230,20 @@ void RagdollStep(benchmark::State& state, int n, bool heap) {
 // 8-node kTendon chains, one worker, scalar reference or best kernel:
 //   none        no colliders
 //   own         a sphere and a capsule on the root (the node test and the link test)
-//   host4       own, and host_body_mask set with max_host_bodies 4: four host capsules in
-//               the world, crossing the first chains (each chain scans them and fills 4 slots)
-//   host4_each  own, and four host capsules over every chain (4 c shapes: the scan is
-//               O(shapes) per chain, there is no broad phase)
+//   host4       own, and host_body_mask set with max_host_bodies 4: four host capsules
+//               (World::AddHostBody, moved each frame) crossing the first chains
+//   host4_each  own, and four host capsules over every chain (4 c host bodies)
+//   far<N>      host4, and N more host bodies (spheres, capsules and boxes) standing still
+//               10 m above the chains, spread over their square: each chain's pick finds
+//               none of them (with the broad phase it looks at the few in its slice)
+//   far<N>_nomask  far<N> with host_body_mask 0: what the N bodies cost the World alone
 // Counter ns_per_joint: nanoseconds per node per frame.
-enum class ColliderCase { kNone, kOwn, kHost4, kHost4Each };
+struct ColliderCase {
+  bool own = false;
+  uint32_t mask = 0;
+  int owners = 0;  // chains with four moving host capsules over them
+  int far = 0;     // still host bodies far above
+};
 void ChainColliders(benchmark::State& state, Isa isa, ColliderCase which, int c) {
   constexpr int n = 8;
   WorldSettings ws;
@@ -251,13 +259,13 @@ void ChainColliders(benchmark::State& state, Isa isa, ColliderCase which, int c)
   ChainArchetypeSettings s;
   for (int i = 0; i < n; ++i) s.bones.push_back({i - 1, {{0, i == 0 ? 0.0f : -0.07f, 0}, {}, {1, 1, 1}}});
   s.settings.stiffness = 0.05f;
-  if (which != ColliderCase::kNone) {
+  if (which.own) {
     s.settings.node_radius = 0.01f;
     s.colliders.push_back({.shape = ColliderShape::kSphere, .bone = 0, .a = {0.1f, -0.15f, 0}, .radius = 0.1f});
     s.colliders.push_back({.shape = ColliderShape::kCapsule, .bone = 0, .a = {-0.2f, -0.3f, -0.1f},
                            .b = {0.2f, -0.3f, 0.1f}, .radius = 0.015f});
   }
-  if (which == ColliderCase::kHost4 || which == ColliderCase::kHost4Each) s.host_body_mask = 1;
+  s.host_body_mask = which.mask;
   const ChainArchetypeId a = world->BuildChainArchetype(s).value();
   std::vector<Transform> roots(c);
   std::vector<std::vector<Transform>> animated(c), output(c);
@@ -274,24 +282,35 @@ void ChainColliders(benchmark::State& state, Isa isa, ColliderCase which, int c)
     world->BindChain(b).value();
   }
   world->SetCamera({0, 1, 0});
-  std::vector<detail::HostShape> shapes;
+  // Capsules of 5 cm radius along y, 0.3 m long, moved each frame.
+  std::vector<HostBodyId> moving;
+  for (int i = 0; i < which.owners * 4; ++i) {
+    HostBodySettings b;
+    b.shape = HostBodyShape::kCapsule;
+    b.radius = 0.05f;
+    b.half_height = 0.15f;
+    moving.push_back(world->AddHostBody(b).value());
+  }
+  for (int i = 0; i < which.far; ++i) {
+    HostBodySettings b;
+    b.shape = static_cast<HostBodyShape>(i % 3);
+    b.radius = 0.2f;
+    b.half_extents = {0.2f, 0.4f, 0.2f};
+    const float u = static_cast<float>(i % 64) / 64.0f, v = static_cast<float>(i / 64) / (which.far / 64.0f + 1.0f);
+    b.transform.translation = {u * side, 11.0f, v * side};
+    world->AddHostBody(b).value();
+  }
   int frame = 0;
   auto place = [&] {
-    shapes.clear();
-    const int owners = which == ColliderCase::kHost4Each ? c : which == ColliderCase::kHost4 ? 1 : 0;
-    for (int i = 0; i < owners; ++i) {
+    for (int i = 0; i < which.owners; ++i) {
       for (int j = 0; j < 4; ++j) {
-        detail::HostShape h;
-        h.kind = detail::kHostCapsule;
         const float x = static_cast<float>(i % side) + 0.3f * std::sin(0.05f * frame + j);
         const float z = static_cast<float>(i / side) + 0.1f * j - 0.15f;
-        h.a[0] = x, h.a[1] = 0.5f + 0.1f * j, h.a[2] = z;
-        h.b[0] = x, h.b[1] = 0.8f + 0.1f * j, h.b[2] = z;
-        h.radius = 0.05f;
-        shapes.push_back(h);
+        Transform t;
+        t.translation = {x, 0.65f + 0.1f * j, z};
+        if (world->SetHostBodyMotion(moving[4 * i + j], t, {}, {}).code != ErrorCode::kNone) std::abort();
       }
     }
-    detail::WorldAccess::SetHostShapes(*world, shapes);
   };
   for (; frame < 30; ++frame) {
     place();
@@ -311,10 +330,15 @@ void ChainColliders(benchmark::State& state, Isa isa, ColliderCase which, int c)
 void RegisterAll() {
   for (const char* impl : {"scalar", "simd"}) {
     const Isa isa = std::string(impl) == "scalar" ? Isa::kScalar : Isa::kAuto;
-    const std::pair<ColliderCase, const char*> cases[] = {{ColliderCase::kNone, "none"},
-                                                          {ColliderCase::kOwn, "own"},
-                                                          {ColliderCase::kHost4, "host4"},
-                                                          {ColliderCase::kHost4Each, "host4_each"}};
+    const std::pair<ColliderCase, std::string> cases[] = {
+        {{}, "none"},
+        {{.own = true}, "own"},
+        {{.own = true, .mask = 1, .owners = 1}, "host4"},
+        {{.own = true, .mask = 1, .owners = 1024}, "host4_each"},
+        {{.own = true, .mask = 1, .owners = 1, .far = 16}, "far16"},
+        {{.own = true, .mask = 1, .owners = 1, .far = 1024}, "far1024"},
+        {{.own = true, .mask = 1, .owners = 1, .far = 4096}, "far4096"},
+        {{.own = true, .mask = 0, .owners = 1, .far = 4096}, "far4096_nomask"}};
     for (const auto& [which, label] : cases) {
       const std::string name = std::string("BM_ChainColliders/") + impl + "/" + label + "/chains:1024";
       benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { ChainColliders(st, isa, which, 1024); })

@@ -141,16 +141,18 @@ struct ChainArchetypeSettings {
   std::vector<ChainNodeOverride> overrides{};
   std::vector<ColliderSettings> colliders{};
   // The host-body collision groups this chain collides with (HostBodySettings'
-  // collision_group, tendon/host_body.h): a host sphere or capsule whose group & mask != 0
-  // is one more collider of the chain, pushing its nodes (and, kTendon, its links) out,
-  // one way. 0 = none: the default, and it costs nothing (the chain's lanes are what they
-  // were). kTendon chains only (a kVrm chain with a mask is refused). Host boxes and
-  // triggers are not collided with (chain colliders have no box; a trigger pushes nothing).
+  // collision_group, tendon/host_body.h): a host sphere, capsule or box whose group & mask
+  // != 0 is one more collider of the chain, pushing its nodes out to its surface grown by
+  // the node radius, one way (kTendon: its links too against spheres and capsules; boxes
+  // test nodes only). A kVrm chain's tails meet them under the VRM rule its own colliders
+  // follow (the node radius is the hit radius). 0 = none: the default, and it costs nothing
+  // (the chain's lanes and results are what they were). Triggers push nothing.
   uint32_t host_body_mask = 0;
   // The nearest matching host bodies a chain collides with per frame (each frame's
-  // nearest by its bounds), range [0, 16]; each is a collider slot in every lane of the
-  // chain's kind whether used or not, and colliders.size() + max_host_bodies must stay
-  // within 32. 0 with a mask collides with none. Read only when host_body_mask != 0.
+  // nearest to each of its lanes' bounds, found through a broad phase over the host
+  // bodies), range [0, 16]; each is a collider slot in every lane of the chain's kind
+  // whether used or not, and colliders.size() + max_host_bodies must stay within 32. 0
+  // with a mask collides with none. Read only when host_body_mask != 0.
   int32_t max_host_bodies = 4;
 };
 

@@ -398,7 +398,7 @@ typedef struct TendonChainArchetypeSettings {
      ChainBone::parent_frame. A separate array so that bones filled field by field stay valid. */
   const int32_t* parent_frames;
   /* ChainArchetypeSettings::host_body_mask: the host-body collision groups the chain collides
-     with, 0 = none (the default). kTendon chains only. */
+     with (host spheres, capsules and boxes), 0 = none (the default). kTendon and kVrm alike. */
   uint32_t host_body_mask;
   /* ChainArchetypeSettings::max_host_bodies: the nearest matching host bodies per frame,
      [0, 16], default 4; read only when host_body_mask != 0. */

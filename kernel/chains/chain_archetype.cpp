@@ -351,10 +351,6 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
                   "max_host_bodies is " + std::to_string(settings.max_host_bodies) + "; it must be within [0, " +
                       std::to_string(kMaxChainHostBodies) + "]");
     }
-    if (settings.model != ChainModel::kTendon) {
-      return Fail(ErrorCode::kOutOfRange, -1, "host_body_mask",
-                  "only kTendon chains collide with host bodies; set host_body_mask to 0 for a kVrm chain");
-    }
     if (collider_count + settings.max_host_bodies > kMaxChainColliders) {
       return Fail(ErrorCode::kCapacity, -1, "max_host_bodies",
                   std::to_string(collider_count) + " colliders and max_host_bodies " +
@@ -440,6 +436,7 @@ Error BuildChainArchetype(const ChainArchetypeSettings& settings, ChainArchetype
   a.host_body_mask = settings.host_body_mask;
   a.host_body_slots = settings.host_body_mask != 0 ? settings.max_host_bodies : 0;
   a.host_body_first_slot = static_cast<int32_t>(a.topology.collider_kind.size());
+  a.topology.host_slots = a.host_body_slots;
   for (float r : a.radius) a.max_node_radius = std::max(a.max_node_radius, r);
   for (int32_t i = 0; i < a.host_body_slots; ++i) {
     a.topology.collider_kind.push_back(kCapsuleOutside);

@@ -27,8 +27,12 @@ struct ChainTopologyKey {
   std::vector<int32_t> parent;
   std::vector<uint8_t> collider_kind;
   std::vector<uint32_t> collider_mask;  // per node: bit c when collider c acts on it
+  // Host-body slots (the last collider slots): they carry box rows, so a chain with them
+  // never shares a group with one whose own colliders have the same kinds and masks.
+  int32_t host_slots = 0;
   friend bool operator<(const ChainTopologyKey& a, const ChainTopologyKey& b) {
     if (a.model != b.model) return a.model < b.model;
+    if (a.host_slots != b.host_slots) return a.host_slots < b.host_slots;
     if (a.parent != b.parent) return a.parent < b.parent;
     if (a.collider_kind != b.collider_kind) return a.collider_kind < b.collider_kind;
     return a.collider_mask < b.collider_mask;

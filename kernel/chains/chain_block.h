@@ -83,13 +83,26 @@ enum ColliderField : int32_t {
 
 enum ColliderKind : uint8_t { kSphereOutside, kSphereInside, kCapsuleOutside, kCapsuleInside, kPlaneKind };
 
+// Per host-body slot, per lane, in the hot part after the radii (only in groups whose
+// archetypes have a host_body_mask): the host box the slot holds this frame, if any. A
+// lane's slot holds a sphere or capsule in its collider rows (kCax..kCr) or a box here,
+// never both: the other is far away (collider rows) or off (kBon = 0), so the kernels run
+// both tests and each lane gets exactly one shape's push.
+enum HostBoxField : int32_t {
+  kBcx, kBcy, kBcz,                                         // centre
+  kBuxx, kBuxy, kBuxz, kBuyx, kBuyy, kBuyz, kBuzx, kBuzy, kBuzz,  // the box's unit axes in world space
+  kBhx, kBhy, kBhz,                                         // half extents along them
+  kBon,                                                     // 1: a box; 0: none
+  kHostBoxFieldCount
+};
+
 // Rows of kBlockLanes floats in a block's hot and cold parts. The hot part ends with the
 // nodes' collision radii, one row per node, only where the topology has colliders: a
 // substep of a chain without them streams 10 rows per node, not 11 (measured 2-3% faster
 // at 8 x 8,192 chains, where the solve streams its blocks from L3).
-inline constexpr int32_t HotRows(int32_t node_count, int32_t collider_count) {
+inline constexpr int32_t HotRows(int32_t node_count, int32_t collider_count, int32_t host_boxes = 0) {
   return kHotNodeFieldCount * node_count + kLaneFieldCount + kColliderFieldCount * collider_count +
-         (collider_count > 0 ? node_count : 0);
+         (collider_count > 0 ? node_count : 0) + kHostBoxFieldCount * host_boxes;
 }
 inline constexpr int32_t ColdRows(int32_t node_count, bool vrm = false) {
   return (kColdNodeFieldCount + (vrm ? kVrmFieldCount : 0)) * node_count;
@@ -103,6 +116,9 @@ struct ChainBlockView {
   const uint32_t* collider_mask = nullptr;  // [node_count]: bit c when collider c acts on the node
   int32_t node_count = 0;
   int32_t collider_count = 0;
+  // Host-body slots (ChainArchetype::host_body_slots), each with its HostBoxField rows; 0
+  // for every group without a host_body_mask (no rows, no box test).
+  int32_t host_box_count = 0;
   float* hot = nullptr;   // HotRows * kBlockLanes floats, cache-line aligned
   float* cold = nullptr;  // ColdRows * kBlockLanes floats, cache-line aligned
   int32_t position = kPos0x;  // the slot of the current simulated position
@@ -137,6 +153,12 @@ struct ChainBlockView {
                   static_cast<std::size_t>(kColliderFieldCount) * collider_count + node) *
                      kBlockLanes;
   }
+  // Host-body slot j's box field (HostBoxField); only when j < host_box_count.
+  float* HostBox(int32_t field, int32_t j) const {
+    return hot + (static_cast<std::size_t>(HotRows(node_count, collider_count)) +
+                  static_cast<std::size_t>(j) * kHostBoxFieldCount + field) *
+                     kBlockLanes;
+  }
   // A kVrm node field (VrmNodeField); only when vrm. Node-major, as the hot fields: the
   // solve addresses a node's fields at constant offsets from one base (field-major, each
   // load computed field * node_count + node, and the VRM solve spent a third of its
@@ -148,7 +170,7 @@ struct ChainBlockView {
   }
   // Row r of the block, hot rows first, then cold: for copying whole lanes.
   float* Row(int32_t row) const {
-    const int32_t hot_rows = HotRows(node_count, collider_count);
+    const int32_t hot_rows = HotRows(node_count, collider_count, host_box_count);
     return row < hot_rows ? hot + static_cast<std::size_t>(row) * kBlockLanes
                           : cold + static_cast<std::size_t>(row - hot_rows) * kBlockLanes;
   }

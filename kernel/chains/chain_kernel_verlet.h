@@ -8,7 +8,8 @@
 //                            per frame (A: the pose at the frame's start, B: at its end)
 //   others:  v = (P - Q) * damping;  P' = P + v + (g * gravity_scale + w * wind_scale) dt^2
 //            P' = lerp(P', B, stiffness)
-//            push P' out of (or into) every collider, by the node radius
+//            push P' out of (or into) every collider, by the node radius, and out of
+//            every host box its host-body slots hold (CollideHostBox)
 //            push the link parent..P' out of every outside sphere and capsule, moving
 //            both ends (CollideLink: a link across a thin capsule does not pass it)
 //            P' = parent + (P' - parent) * rest / |P' - parent|   (exact link length)
@@ -62,6 +63,24 @@ TENDON_CHAIN_INLINE V3<V> Collide(const ChainBlockView& b, int32_t c, int32_t la
   // A node exactly at the core has no direction to leave by; it stays (rare, harmless).
   const auto inside = O::And(dist < limit, dist2 > O::Splat(1e-20f));
   return Select3(inside, Add(q, Scale(d, limit / dist)), p);
+}
+
+// Pushes p out of host-body slot j's box (in the lanes whose slot holds one) to its surface
+// grown by `node_radius`: the nearest surface point plus the radius along the direction
+// out (HostBoxDistance). Only the node is tested, not its link as a segment: the closest
+// points of a segment and an oriented box are a clipping problem with a case per face and
+// edge, not the few lane-wise operations the capsule's closed form is; links are short
+// against the boxes host bodies are (a cape's 8 cm links, a player's 30 cm box), and the
+// host box moves the nodes every substep.
+template <class V>
+TENDON_CHAIN_INLINE V3<V> CollideHostBox(const ChainBlockView& b, int32_t j, int32_t lane, const V3<V>& p,
+                                         const V& node_radius) {
+  using O = Ops<V>;
+  if (!O::AnyOf(O::Load(b.HostBox(kBon, j) + lane) > O::Splat(0.5f))) return p;
+  const HostBoxSigned<V> box = HostBoxDistance<V>(b, j, lane, p);
+  const auto hit = O::And(box.on, box.s < node_radius);
+  if (!O::AnyOf(hit)) return p;
+  return Select3(hit, Add(p, Scale(box.dir, node_radius - box.s)), p);
 }
 
 // Pushes link parent..child (pp..n) out of outside sphere or capsule collider c (kTendon
@@ -207,6 +226,7 @@ TENDON_CHAIN_INLINE void SolveLinked(const ChainBlockView& b, int32_t k, int32_t
     for (int32_t c = 0; c < b.collider_count; ++c) {
       if ((mask >> c) & 1u) n = Collide<V>(b, c, lane, n, radius);
     }
+    for (int32_t j = 0; j < b.host_box_count; ++j) n = CollideHostBox<V>(b, j, lane, n, radius);
   }
   // Inextensible link: the parent is final for this substep (parents first), in the slot
   // this substep writes; only the link test below may still move it.

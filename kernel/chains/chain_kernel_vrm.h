@@ -127,6 +127,25 @@ TENDON_CHAIN_INLINE VrmTail<V> CollideVrm(const ChainBlockView& b, int32_t c, in
   return {Select3(hit, pushed.n, n), Select3(hit, pushed.d, tail.d), O::Select(hit, pushed.root, tail.root)};
 }
 
+// Host-body slot j's box (a host body named by the archetype's host_body_mask) under the
+// same rule as the colliders above: the tail's signed distance less its hit radius, a
+// negative one moves it out along the box's direction out, then the length is restored.
+// Lanes whose slot holds no box are left as they are (their slot's collider rows hold the
+// sphere or capsule, tested by CollideVrm).
+template <class V>
+TENDON_CHAIN_INLINE VrmTail<V> CollideVrmHostBox(const ChainBlockView& b, int32_t j, int32_t lane,
+                                                  const VrmTail<V>& tail, const V& hit_radius, const V3<V>& h,
+                                                  const V& length, const V3<V>& fallback) {
+  using O = Ops<V>;
+  if (!O::AnyOf(O::Load(b.HostBox(kBon, j) + lane) > O::Splat(0.5f))) return tail;
+  const HostBoxSigned<V> box = HostBoxDistance<V>(b, j, lane, tail.n);
+  const V s = box.s - hit_radius;
+  const auto hit = O::And(box.on, s < O::Splat(0.0f));
+  if (!O::AnyOf(hit)) return tail;
+  const VrmTail<V> pushed = RestoreLength(Sub(Sub(tail.n, Scale(box.dir, s)), h), h, length, fallback);
+  return {Select3(hit, pushed.n, tail.n), Select3(hit, pushed.d, tail.d), O::Select(hit, pushed.root, tail.root)};
+}
+
 // One VRM step of the joint whose tail is node k (its bone is `parent`) in one lane group,
 // reading the current tail from slot kCurrent and writing the new one over the previous
 // (as the verlet does), and the joint bone's simulated world rotation.
@@ -179,6 +198,9 @@ TENDON_CHAIN_INLINE void SolveVrmJoint(const ChainBlockView& b, int32_t k, int32
     const uint32_t mask = b.collider_mask[k];
     for (int32_t ci = 0; ci < b.collider_count; ++ci) {
       if ((mask >> ci) & 1u) tail = CollideVrm<V>(b, ci, lane, tail, hit_radius, h, length, fallback);
+    }
+    for (int32_t j = 0; j < b.host_box_count; ++j) {
+      tail = CollideVrmHostBox<V>(b, j, lane, tail, hit_radius, h, length, fallback);
     }
   }
   const auto pinned = rest < O::Splat(0.0f);

@@ -85,7 +85,8 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   g.collider_kind = a.topology.collider_kind;
   g.collider_mask = a.topology.collider_mask;
   g.padding_locals.assign(a.rest_local.begin(), a.rest_local.begin() + a.lane_nodes);  // strand 0's
-  g.hot_rows = detail::HotRows(g.node_count, g.collider_count);
+  g.host_box_count = a.topology.host_slots;
+  g.hot_rows = detail::HotRows(g.node_count, g.collider_count, g.host_box_count);
   g.cold_rows = detail::ColdRows(g.node_count, g.vrm);
   // A padding lane: the first archetype's rest pose, pinned, with far-away colliders.
   // Built as a one-block image through the ordinary accessors, then read off by row.
@@ -94,6 +95,7 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   ChainBlockView v;
   v.node_count = g.node_count;
   v.collider_count = g.collider_count;
+  v.host_box_count = g.host_box_count;  // its box rows stay 0: off (kBon)
   v.vrm = g.vrm;
   v.hot = image_hot.data();
   v.cold = image_cold.data();

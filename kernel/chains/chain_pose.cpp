@@ -225,75 +225,72 @@ void ChainSystem::ReadChain(Slot& slot, WorkCounters& counters) {
   }
 }
 
-// The chain's host-body collider slots for this frame (ChainArchetype::host_body_slots):
-// the nearest host spheres and capsules whose group matches its mask and whose bounds
-// overlap its own, in its one lane (kTendon chains have one strand). Its bounds are its
-// nodes' positions at the frame's start, together with them moved as far as its root moved
-// since (a chain carried into a body this frame sees it), grown by its largest node radius.
-// Nearest first by the squared distance from the bounds' centre to the shape's core; ties
-// go to the lower index, so the pick does not depend on anything but the shapes' order (the
-// World's, by handle). A sphere is written as a capsule of zero length; unused slots far
-// away. Host boxes are skipped: the chain kernels have no box collider, and a box pushes
-// nodes out only through its faces, which needs a kind of its own (a later issue). Scalar,
-// O(host shapes) per chain with a mask; chains without one never come here.
+// The chain's host-body collider slots for this frame (ChainArchetype::host_body_slots),
+// lane by lane (a kTendon chain has one; a kVrm chain one per strand): the nearest host
+// spheres, capsules and boxes whose group matches its mask and whose bounds overlap the
+// lane's (HostBroadPhase::Pick, chain_host_pick.h: nearest first, ties to the lower shape
+// index, so the pick depends on nothing but the shapes and their order, the World's by
+// handle). A lane's bounds are its nodes' positions at the frame's start, together with
+// them moved as far as its root moved since (a chain carried into a body this frame sees
+// it), grown by the archetype's largest node radius. A sphere or capsule goes into the
+// slot's collider rows (a sphere as a capsule of zero length) with its box off; a box
+// into the slot's box rows with its collider rows far away; an unused slot has both off.
+// Scalar; chains without a mask never come here.
 void ChainSystem::WriteHostBodies(const Slot& slot, const ChainArchetype& a) {
   Group& g = groups_[slot.group];
-  const int32_t lane = slot.lanes[0];
-  const ChainBlockView v = g.View(lane / kBlockLanes);
-  const int32_t l = lane % kBlockLanes;
-  auto position = [&](int32_t k) {
-    return Vec3{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
-  };
-  Vec3 lo = position(0), hi = lo;
-  for (int32_t k = 1; k < v.node_count; ++k) {
-    const Vec3 p = position(k);
-    lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
-    hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
-  }
-  const Vec3 moved = Compose(slot.RootParent(0), slot.last_good[0]).translation - position(0);
-  const Vec3 grow{a.max_node_radius, a.max_node_radius, a.max_node_radius};
-  const Vec3 lo_moved = lo + moved, hi_moved = hi + moved;
-  lo = Vec3{std::min(lo.x, lo_moved.x), std::min(lo.y, lo_moved.y), std::min(lo.z, lo_moved.z)} - grow;
-  hi = Vec3{std::max(hi.x, hi_moved.x), std::max(hi.y, hi_moved.y), std::max(hi.z, hi_moved.z)} + grow;
-  const Vec3 centre = (lo + hi) * 0.5f;
-  struct Pick {
-    float distance2;
-    int32_t shape;
-  };
-  Pick picks[kMaxChainHostBodies];
-  int32_t kept = 0;
-  const int32_t slots = a.host_body_slots;
-  for (std::size_t i = 0; i < host_shapes_.size() && slots > 0; ++i) {
-    const HostShape& h = host_shapes_[i];
-    if (h.trigger || (h.group & a.host_body_mask) == 0 || (h.kind != kHostSphere && h.kind != kHostCapsule)) continue;
-    const Vec3 ha{h.a[0], h.a[1], h.a[2]};
-    const Vec3 hb = h.kind == kHostCapsule ? Vec3{h.b[0], h.b[1], h.b[2]} : ha;
-    const Vec3 r{h.radius, h.radius, h.radius};
-    const Vec3 shape_lo = Vec3{std::min(ha.x, hb.x), std::min(ha.y, hb.y), std::min(ha.z, hb.z)} - r;
-    const Vec3 shape_hi = Vec3{std::max(ha.x, hb.x), std::max(ha.y, hb.y), std::max(ha.z, hb.z)} + r;
-    // (Written so that a NaN anywhere fails it: a shape that is not finite is skipped.)
-    const bool overlap = shape_lo.x <= hi.x && lo.x <= shape_hi.x && shape_lo.y <= hi.y && lo.y <= shape_hi.y &&
-                         shape_lo.z <= hi.z && lo.z <= shape_hi.z;
-    if (!overlap) continue;
-    const Vec3 d = hb - ha;
-    const float t = std::clamp(Dot(centre - ha, d) / std::max(Dot(d, d), 1e-12f), 0.0f, 1.0f);
-    const float distance2 = LengthSquared(centre - (ha + d * t));
-    if (kept == slots && !(distance2 < picks[kept - 1].distance2)) continue;
-    int32_t at = kept < slots ? kept++ : kept - 1;
-    for (; at > 0 && distance2 < picks[at - 1].distance2; --at) picks[at] = picks[at - 1];
-    picks[at] = {distance2, static_cast<int32_t>(i)};
-  }
-  for (int32_t j = 0; j < slots; ++j) {
-    float fields[detail::kColliderFieldCount];
-    if (j < kept) {
-      const HostShape& h = host_shapes_[picks[j].shape];
-      const float* b = h.kind == kHostCapsule ? h.b : h.a;
-      const float values[detail::kCr + 1] = {h.a[0], h.a[1], h.a[2], b[0], b[1], b[2], h.radius};
-      std::copy(values, values + detail::kCr + 1, fields);
-    } else {
-      FarCollider(kCapsuleOutside, fields);
+  const std::span<const HostShape> shapes = host_broad_phase_.Shapes();
+  for (int32_t strand = 0; strand < static_cast<int32_t>(slot.lanes.size()); ++strand) {
+    const int32_t lane = slot.lanes[strand];
+    if (lane < 0) continue;
+    const ChainBlockView v = g.View(lane / kBlockLanes);
+    const int32_t l = lane % kBlockLanes;
+    auto position = [&](int32_t k) {
+      return Vec3{v.Node(v.position, k)[l], v.Node(v.position + 1, k)[l], v.Node(v.position + 2, k)[l]};
+    };
+    Vec3 lo = position(0), hi = lo;
+    for (int32_t k = 1; k < v.node_count; ++k) {
+      const Vec3 p = position(k);
+      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
     }
-    for (int32_t f = 0; f <= detail::kCr; ++f) v.Collider(f, a.host_body_first_slot + j)[l] = fields[f];
+    const int32_t root = strand * a.lane_nodes;  // the strand's root (last_good is in lane order)
+    const Vec3 moved = Compose(slot.RootParent(strand), slot.last_good[root]).translation - position(0);
+    const Vec3 grow{a.max_node_radius, a.max_node_radius, a.max_node_radius};
+    const Vec3 lo_moved = lo + moved, hi_moved = hi + moved;
+    HostPickBounds bounds;
+    bounds.lo = Vec3{std::min(lo.x, lo_moved.x), std::min(lo.y, lo_moved.y), std::min(lo.z, lo_moved.z)} - grow;
+    bounds.hi = Vec3{std::max(hi.x, hi_moved.x), std::max(hi.y, hi_moved.y), std::max(hi.z, hi_moved.z)} + grow;
+    int32_t picks[kMaxChainHostBodies];
+    const int32_t kept = host_broad_phase_.Pick(bounds, a.host_body_mask, a.host_body_slots, picks);
+    for (int32_t j = 0; j < a.host_body_slots; ++j) {
+      const int32_t c = a.host_body_first_slot + j;
+      float fields[detail::kColliderFieldCount];
+      float box[detail::kHostBoxFieldCount] = {};
+      FarCollider(kCapsuleOutside, fields);
+      if (j < kept) {
+        const HostShape& h = shapes[picks[j]];
+        if (h.kind == kHostBox) {
+          const Quat q = Normalize(Quat{h.q[0], h.q[1], h.q[2], h.q[3]});
+          const Vec3 axes[3] = {Rotate(q, Vec3{1, 0, 0}), Rotate(q, Vec3{0, 1, 0}), Rotate(q, Vec3{0, 0, 1})};
+          box[detail::kBcx] = h.a[0], box[detail::kBcy] = h.a[1], box[detail::kBcz] = h.a[2];
+          for (int32_t i = 0; i < 3; ++i) {
+            box[detail::kBuxx + 3 * i] = axes[i].x;
+            box[detail::kBuxx + 3 * i + 1] = axes[i].y;
+            box[detail::kBuxx + 3 * i + 2] = axes[i].z;
+            box[detail::kBhx + i] = h.half[i];
+          }
+          box[detail::kBon] = 1.0f;
+        } else {
+          const float* b = h.kind == kHostCapsule ? h.b : h.a;
+          const float values[detail::kCr + 1] = {h.a[0], h.a[1], h.a[2], b[0], b[1], b[2], h.radius};
+          std::copy(values, values + detail::kCr + 1, fields);
+        }
+      }
+      // kCon: a kVrm lane's slot acts (its far collider or absent box push nothing).
+      fields[detail::kCon] = 1.0f;
+      for (int32_t f = 0; f < detail::kColliderFieldCount; ++f) v.Collider(f, c)[l] = fields[f];
+      for (int32_t f = 0; f < detail::kHostBoxFieldCount; ++f) v.HostBox(f, j)[l] = box[f];
+    }
   }
 }
 

@@ -31,6 +31,7 @@ inline constexpr int32_t kReadChunk = 64;     // chains per task of the pose pha
 struct ChainSystem::Group {
   int32_t node_count = 0;
   int32_t collider_count = 0;
+  int32_t host_box_count = 0;  // ChainBlockView::host_box_count
   bool vrm = false;  // ChainModel::kVrm: one step per frame, the Vrm rows
   std::vector<int32_t> parent;
   std::vector<int32_t> first_child;
@@ -88,6 +89,7 @@ struct ChainSystem::Group {
     v.collider_mask = collider_mask.data();
     v.node_count = node_count;
     v.collider_count = collider_count;
+    v.host_box_count = host_box_count;
     v.vrm = vrm;
     v.hot = hot_slab.data() + static_cast<std::size_t>(block) * hot_rows * kBlockLanes;
     v.cold = cold_slab.data() + static_cast<std::size_t>(block) * cold_rows * kBlockLanes;

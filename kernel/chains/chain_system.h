@@ -45,6 +45,7 @@
 #include "kernel/chains/chain_block.h"
 #include "kernel/core/frame_counters.h"
 #include "kernel/core/handle_table.h"
+#include "kernel/chains/chain_host_pick.h"
 #include "kernel/core/host_shapes.h"
 #include "kernel/core/pose_streams.h"
 #include "tendon/profiler_hooks.h"
@@ -95,8 +96,12 @@ class ChainSystem {
   void SetFrameChainCap(int32_t cap) { frame_chain_cap_ = std::max(cap, 0); }
   // The host bodies' world shapes for the coming frame (kernel/core/host_shapes.h): chains
   // whose archetype has a host_body_mask collide with the nearest matching ones. The span
-  // must stay valid until the frame's pose phase is over (the World's own vector).
-  void SetHostShapes(std::span<const HostShape> shapes) { host_shapes_ = shapes; }
+  // must stay valid until the frame's pose phase is over (the World's own vector). Builds
+  // the frame's broad phase over them (chain_host_pick.h): no allocation up to the count
+  // given to ReserveHostShapes.
+  void SetHostShapes(std::span<const HostShape> shapes) { host_broad_phase_.Build(shapes); }
+  // Room for `count` host shapes in the broad phase (World::AddHostBody; allocates).
+  void ReserveHostShapes(std::size_t count) { host_broad_phase_.Reserve(count); }
   // The World's profiler hooks, or null (kernel/core/profile.h): names the phases' tasks.
   void SetProfiler(const ProfilerHooks* profiler) { profiler_ = profiler; }
 
@@ -206,7 +211,7 @@ class ChainSystem {
 
   TaskHooks tasks_;
   const ProfilerHooks* profiler_ = nullptr;
-  std::span<const HostShape> host_shapes_{};
+  HostBroadPhase host_broad_phase_;  // this frame's host shapes (SetHostShapes)
   const ChainKernels* kernels_;
   int32_t max_chains_;
   int32_t frame_chain_cap_ = INT32_MAX;

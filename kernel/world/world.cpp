@@ -455,7 +455,10 @@ int32_t World::BoundCharacterCount() const { return impl_->characters.BoundCount
 Result<HostBodyId> World::AddHostBody(const HostBodySettings& settings) {
   if (impl_->stepping) return Reentrant();
   Result<HostBodyId> added = impl_->host_bodies.Add(settings);
-  if (added.ok()) impl_->host_shapes.reserve(static_cast<std::size_t>(impl_->host_bodies.Count()));
+  if (added.ok()) {
+    impl_->host_shapes.reserve(static_cast<std::size_t>(impl_->host_bodies.Count()));
+    impl_->chains.ReserveHostShapes(static_cast<std::size_t>(impl_->host_bodies.Count()));  // the chains' broad phase
+  }
   return added;
 }
 Error World::RemoveHostBody(HostBodyId body) {
@@ -562,10 +565,6 @@ void detail::WorldAccess::WritebackOnly(World& world) {
   chains.Writeback(chains.Pass(1), 1.0f);
 }
 void detail::WorldAccess::SetPhaseClock(World& world, PhaseClock clock) { world.impl_->phase_clock = clock; }
-void detail::WorldAccess::SetHostShapes(World& world, std::span<const HostShape> shapes) {
-  world.impl_->host_shapes.assign(shapes.begin(), shapes.end());
-  world.impl_->host_shapes_from_test = true;  // OpenFrame leaves them as they are
-}
 int32_t detail::WorldAccess::SimulatedBlocks(const World& world) { return world.impl_->chains.SimulatedBlocks(); }
 void detail::WorldAccess::PoisonRagdollState(World& world, RagdollId ragdoll) {
   world.impl_->ragdolls.PoisonStateForTest(ragdoll);

@@ -50,9 +50,6 @@ struct WorldAccess {
   static Error RagdollEnergy(const World& world, RagdollId ragdoll, std::span<PartEnergy> out);
   // Replaces the CPU counter for the phase times (null ms: the counter again).
   static void SetPhaseClock(World& world, PhaseClock clock);
-  // Replaces the World's host shapes (what its host bodies fill, kernel/core/host_shapes.h)
-  // with a copy of `shapes`: chains collide with them from the next Step.
-  static void SetHostShapes(World& world, std::span<const HostShape> shapes);
   // The part drives that broke in the last Step (RagdollSystem::BrokenDrives), until the
   // World's event queue carries them.
   static std::span<const PartDriveId> BrokenDrives(const World& world);

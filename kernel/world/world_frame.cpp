@@ -137,7 +137,7 @@ bool World::Impl::OpenFrame(float dt) {
   bool heavy_opening = detail::kDebugValidation;
   if (settings.time_phases) heavy_opening |= ticks.Calibrate(frame);
   frame_state.lane_times[0] = frame_state.lane_times[1] = PhaseTimes{};
-  if (!host_shapes_from_test) host_bodies.WriteShapes(host_shapes);  // capacity reserved by AddHostBody: no allocation
+  host_bodies.WriteShapes(host_shapes);  // capacity reserved by AddHostBody: no allocation
   if (frame_state.overlapped) previous_stats = stats;  // what LastStats answers while the frame is in flight
   stats = FrameStats{};
   stats.frame = frame;

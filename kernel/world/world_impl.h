@@ -87,7 +87,6 @@ struct World::Impl {
   // body, rewritten at the frame's opening (OpenFrame; capacity reserved by AddHostBody);
   // the chains read them in their pose phase (SetHostShapes).
   std::vector<detail::HostShape> host_shapes;
-  bool host_shapes_from_test = false;  // WorldAccess::SetHostShapes wrote them: the host bodies do not
   detail::PendulumSystem pendulums;
   detail::RagdollSystem ragdolls;
   detail::CharacterSystem characters;  // above ragdolls: drives some of them
