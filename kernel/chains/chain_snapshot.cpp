@@ -147,10 +147,15 @@ void ChainSystem::RestoreSlot(uint32_t index, SnapshotReader& r, bool same_slot)
     s.wake_pending = wake_pending;
     s.collider_writes_dirty = true;
     g.lists_stale = true;
-  } else if (awake && !s.Awake() && awake_chains_ >= max_chains_) {
+  }
+  // Lanes are reserved for max_chains awake chains: a saved state with more (another
+  // World's, or corrupted) would take lanes that are not there.
+  if (awake) ++restore_awake_;
+  const int32_t awake_after = same_slot ? restore_awake_ : awake_chains_ - (s.Awake() ? 1 : 0) + (awake ? 1 : 0);
+  if (!r.apply() && awake && awake_after > max_chains_) {
     r.Fail(ErrorCode::kCapacity, item, "chain.awake",
-           "chain slot " + std::to_string(index) + " is awake in the saved state and this World's max_chains (" +
-               std::to_string(max_chains_) + ") are all taken");
+           "chain slot " + std::to_string(index) + " is awake in the saved state beyond this World's max_chains (" +
+               std::to_string(max_chains_) + ")");
     return;
   }
   if (!awake) {
@@ -210,6 +215,7 @@ void ChainSystem::RestoreState(SnapshotReader& r) {
     }
     if (r.apply() && !r.failed()) fresh_vrm_chains_.push_back(id);
   }
+  restore_awake_ = 0;
   for (uint32_t i = 0; i < handles_.SlotCount() && !r.failed(); ++i) {
     if (handles_.IsLiveAt(i)) RestoreSlot(i, r);
   }

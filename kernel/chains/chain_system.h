@@ -271,6 +271,9 @@ class ChainSystem {
   // forget their bind pose, so a chain woken later starts from its pose then, not from a
   // stale bind pose.
   std::vector<ChainId> fresh_vrm_chains_;
+  // A whole-World restore's count of chains awake in the saved state (chain_snapshot.cpp):
+  // at most max_chains, which the groups' lanes are reserved for.
+  int32_t restore_awake_ = 0;
 };
 
 }  // namespace tendon::detail

@@ -8,6 +8,7 @@
 // to its output (the next frame reads them back). A lane's place is not state: the record
 // is written into whatever lane the instance holds when it is restored. Restores run a
 // checking pass and then a writing pass over the same bytes (SnapshotReader::apply).
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -25,6 +26,22 @@ constexpr uint32_t kPairsTag = SnapshotTag("TCHS");
 bool StrictRow(int32_t row, int32_t part_count) {
   return row < part_count * kRigidFieldCount && row % kRigidFieldCount < kRbPairDeferNow;
 }
+// Lane rows the kernels read as a part index (part + 1; 0: the slot is free): a drive's
+// and a part force's. They must be whole numbers in [0, part_count], or a kernel would
+// index past the lane.
+bool PartIndexRow(int32_t row, int32_t part_count) {
+  const int32_t field = row - part_count * (kRigidFieldCount + kMaxContactPoints * kContactFieldCount);
+  for (int32_t s = 0; s < kMaxPartDriveSlots; ++s) {
+    if (field == DriveField(s, kDrivePart)) return true;
+  }
+  for (int32_t s = 0; s < kMaxPartForceSlots; ++s) {
+    if (field == ForceField(s, 0)) return true;
+  }
+  return false;
+}
+// A pair key's or trigger overlap key's sides: slots below `slots`, parts below 64 (the
+// key packs them so; ragdoll_events.cpp).
+bool SideInRange(uint64_t side, uint32_t slots) { return (side >> 6) < slots; }
 }  // namespace
 
 uint64_t RagdollSystem::GroupFingerprint(const RagdollGroup& g) const {
@@ -199,6 +216,10 @@ void RagdollSystem::RestoreSlot(uint32_t index, SnapshotReader& r, RootProvider 
   const int32_t l = g.LaneInBlock(slot.lane);
   for (int32_t row = 0; row < rows && !r.failed(); ++row) {
     const float v = r.F32("ragdoll.lane", StrictRow(row, parts));
+    if (PartIndexRow(row, parts) && !(v >= 0.0f && v <= static_cast<float>(parts) && v == std::floor(v))) {
+      r.Fail(ErrorCode::kOutOfRange, item, "ragdoll.lane",
+             "ragdoll slot " + std::to_string(index) + ": a drive's or part force's part is not one of its parts");
+    }
     if (r.apply()) block[row * g.block_lanes + l] = v;
   }
   if (!r.failed() && r.apply()) {
@@ -328,6 +349,7 @@ void RagdollSystem::RestoreState(SnapshotReader& r, RootProvider root_for, const
     r.Fail(ErrorCode::kCapacity, -1, "contact_memory.touching_pairs",
            "more touching pairs than this World holds: saved from another World");
   if (r.apply()) touching_pairs_.clear();
+  uint64_t previous_key = 0;
   for (uint32_t k = 0; k < touching && !r.failed(); ++k) {
     TouchingPair t;
     t.key = r.U64("contact_memory.key");
@@ -338,6 +360,13 @@ void RagdollSystem::RestoreState(SnapshotReader& r, RootProvider root_for, const
     t.impulse = r.F32("contact_memory.impulse", true);
     t.point = r.V3("contact_memory.point");
     t.normal = r.V3("contact_memory.normal");
+    const uint64_t low = t.key >> 26, high = t.key & ((uint64_t{1} << 26) - 1);
+    if (!r.failed() && (t.key >> 52 != 0 || !SideInRange(low, store_.handles.SlotCount()) ||
+                        !SideInRange(high, store_.handles.SlotCount()) || (k > 0 && t.key <= previous_key))) {
+      r.Fail(ErrorCode::kOutOfRange, -1, "contact_memory.key",
+             "a touching pair names a ragdoll slot this World does not have, or is out of order: corrupted");
+    }
+    previous_key = t.key;
     if (r.apply() && !r.failed()) touching_pairs_.push_back(t);
   }
   const uint32_t overlapping = r.U32("contact_memory.trigger_overlaps");
@@ -347,6 +376,13 @@ void RagdollSystem::RestoreState(SnapshotReader& r, RootProvider root_for, const
   if (r.apply()) overlapping_.clear();
   for (uint32_t k = 0; k < overlapping && !r.failed(); ++k) {
     const uint64_t key = r.U64("contact_memory.trigger_overlap");
+    if (!r.failed() && ((key >> 26) >= store_.handles.SlotCount() || !SideInRange(key & ((uint64_t{1} << 26) - 1),
+                                                                                 store_.handles.SlotCount()) ||
+                        (k > 0 && key <= previous_key))) {
+      r.Fail(ErrorCode::kOutOfRange, -1, "contact_memory.trigger_overlap",
+             "a trigger overlap names a ragdoll slot this World does not have, or is out of order: corrupted");
+    }
+    previous_key = key;
     if (r.apply() && !r.failed()) overlapping_.push_back(key);
   }
   r.End(pairs_end, "contact_memory");
