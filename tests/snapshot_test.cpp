@@ -276,6 +276,37 @@ TEST(Snapshot, SavingAndRestoringAllocateNothing) {
   EXPECT_EQ(after - before, 0);
 }
 
+TEST(Snapshot, ARestoredWorldSavesTheBytesItWasRestoredFrom) {
+  Scene s(TaskHooks{nullptr, nullptr, nullptr, 1});
+  s.Run(0, kSaveAt);
+  const std::vector<std::byte> saved = s.Save();
+  Scene other(TaskHooks{nullptr, nullptr, nullptr, 1});
+  ASSERT_TRUE(other.w->RestoreState(saved).ok());
+  EXPECT_EQ(other.Save(), saved);
+}
+
+TEST(Snapshot, ACharactersStateRestoresItsStateMachineRagdollAndKinematicCopy) {
+  Scene s(TaskHooks{nullptr, nullptr, nullptr, 1}, Scene::kCharacters);
+  s.Run(0, kSaveAt);
+  const CharacterId man = s.men[1];  // powered and anchored; goes limp at frame 42
+  std::vector<std::byte> bytes(s.w->SavedCharacterStateSize(man));
+  ASSERT_TRUE(s.w->SaveCharacterState(man, bytes).ok());
+  CharacterState at_save, later, restored;
+  ASSERT_TRUE(s.w->GetCharacterState(man, &at_save).ok());
+  s.Run(kSaveAt, kSaveAt + kSteps);
+  ASSERT_TRUE(s.w->GetCharacterState(man, &later).ok());
+  ASSERT_NE(later.strength, at_save.strength) << "the window must change the character";
+  ASSERT_TRUE(s.w->RestoreCharacterState(man, bytes).ok());
+  ASSERT_TRUE(s.w->GetCharacterState(man, &restored).ok());
+  EXPECT_EQ(restored.active, at_save.active);
+  EXPECT_EQ(restored.anchored, at_save.anchored);
+  EXPECT_EQ(restored.strength, at_save.strength);
+  EXPECT_EQ(restored.generation, at_save.generation);
+  EXPECT_EQ(restored.root_velocity, at_save.root_velocity);
+  // A ragdoll's state is not a character's.
+  EXPECT_EQ(s.w->RestoreRagdollState(s.w->CharacterRagdoll(man), bytes).field, "kind");
+}
+
 // A small world whose buffer is short enough to refuse at every length.
 struct Small {
   std::unique_ptr<World> w;
@@ -383,10 +414,8 @@ TEST(Snapshot, ANonFiniteSavedValueIsRefused) {
 }
 
 TEST(Snapshot, SavingAndRestoringMidFrameAreRefused) {
-  TbbTaskSystem tasks(2);
-  WorldSettings ws;
-  ws.tasks = tasks.hooks();
-  auto w = MakeWorld(ws);
+  Small s;
+  World* w = s.w.get();
   std::vector<std::byte> bytes(w->SavedStateSize());
   ASSERT_TRUE(w->SaveState(bytes).ok());
   ASSERT_TRUE(w->BeginStep(1.0f / 60.0f));
