@@ -47,7 +47,7 @@ struct SnapshotScene {
     for (int i = 0; i < kRagdolls; ++i) {
       RagdollBinding b;
       b.archetype = a;
-      b.placement.translation = {0.4f * static_cast<float>(i % 8), 0.5f * static_cast<float>(i / 8), 3.0f * (i / 8)};
+      b.placement.translation = {0.4f * static_cast<float>(i % 8), 0.5f * static_cast<float>(i / 8), 3.0f * static_cast<float>(i / 8)};
       b.output_parts = ragdoll_out[i];
       (void)world->BindRagdoll(b).value();
     }
@@ -73,7 +73,7 @@ struct SnapshotScene {
       (void)world->BindChain(b).value();
     }
     for (int f = 0; f < 60; ++f) {
-      for (int i = 0; i < kChains; ++i) roots[i].translation.x = static_cast<float>(i % 16) + 0.2f * std::sin(0.1f * f);
+      for (int i = 0; i < kChains; ++i) roots[i].translation.x = static_cast<float>(i % 16) + 0.2f * std::sin(0.1f * static_cast<float>(f));
       world->Step(1.0f / 60.0f);
     }
     bytes.resize(world->SavedStateSize());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -27,6 +28,10 @@ namespace {
 struct Scene {
   std::unique_ptr<World> w;
   std::vector<std::unique_ptr<HostChain>> chains;
+  // The first two chains (a kTendon and a kVrm one) also write row-major 3x4 model matrices
+  // (tendon/pose_layout.h): the replays compare them too.
+  std::vector<PoseStream> streams = std::vector<PoseStream>(2);
+  std::vector<std::vector<float>> stream_data = std::vector<std::vector<float>>(2);
   std::vector<Transform> joints, offsets;
   std::vector<std::vector<Transform>> limbs;
   std::vector<RagdollId> limb_ids;
@@ -56,7 +61,17 @@ struct Scene {
     for (int i = 0; i < ((parts & kChains) != 0 ? 24 : 0); ++i) {
       chains.push_back(std::make_unique<HostChain>(kinds[i % 2], Vec3{static_cast<float>(i % 6) * 2.0f, 0,
                                                                        static_cast<float>(i / 6) * 2.0f}));
-      EXPECT_TRUE(w->BindChain(chains.back()->Binding(ids[i % 2])).ok());
+      ChainBinding b = chains.back()->Binding(ids[i % 2]);
+      if (i < 2) {
+        const auto bones = static_cast<int32_t>(kinds[i].bones.size());
+        stream_data[i].assign(static_cast<std::size_t>(12 * bones), 0.0f);
+        streams[i].layout = PoseLayout::kModelMatrix;
+        streams[i].matrix_form = MatrixForm::kRowMajor3x4;
+        streams[i].base = stream_data[i].data();
+        streams[i].element_count = bones;
+        b.pose_streams = std::span<const PoseStream>(&streams[i], 1);
+      }
+      EXPECT_TRUE(w->BindChain(b).ok());
     }
     const int pendulums = (parts & kPendulums) != 0 ? 8 : 0;
     joints.resize(pendulums);
@@ -166,7 +181,16 @@ struct Scene {
     std::vector<ContactEvent> buffer(512);
     for (int f = from; f < to; ++f) {
       Frame(f);
-      hashes.push_back(w->StateHash());
+      // The state hash, and the pose streams' bits folded in (FNV-1a 64).
+      uint64_t h = w->StateHash();
+      for (const std::vector<float>& data : stream_data) {
+        for (const float x : data) {
+          uint32_t bits;
+          std::memcpy(&bits, &x, sizeof bits);
+          h = (h ^ bits) * 1099511628211ull;
+        }
+      }
+      hashes.push_back(h);
       const int32_t n = w->DrainContactEvents(buffer);
       if (events != nullptr) events->insert(events->end(), buffer.begin(), buffer.begin() + n);
     }
@@ -206,6 +230,12 @@ void ExpectReplay(uint32_t parts) {
   EXPECT_EQ(first, second);
   ASSERT_EQ(first_events.size(), second_events.size());
   for (std::size_t i = 0; i < first_events.size(); ++i) EXPECT_TRUE(SameEvent(first_events[i], second_events[i])) << i;
+  if ((parts & Scene::kChains) != 0) {
+    for (const std::vector<float>& data : s.stream_data) {
+      EXPECT_TRUE(std::any_of(data.begin(), data.end(), [](float x) { return x != 0.0f; }))
+          << "the chains' streams must be written";
+    }
+  }
   if ((parts & Scene::kPile) != 0) {
     EXPECT_GT(first_events.size(), 0u) << "the pile must report contacts in the window";
   }
