@@ -364,7 +364,8 @@ class TENDON_API World {
 
   // ---- saved states (tendon/snapshot.h; docs/snapshots.md) ----
   // The whole simulation state into `out` (the caller's; at least SavedStateSize() bytes:
-  // kNullBuffer otherwise, naming the size needed); returns the bytes written. Restoring
+  // kNullBuffer otherwise, naming the size needed, and `out` holds nothing of use); returns
+  // the bytes written. Restoring
   // it, here or into a World built the same way (same settings, archetypes, and instances
   // bound in the same order), and stepping on gives the same bits as stepping on from
   // here. Between Steps only (kReentrant inside Step or while a frame is in flight).

@@ -6,8 +6,8 @@
 // pendulums, ragdolls (every slot: the host's ragdolls, host bodies, characters' ragdolls
 // and kinematic copies), characters. A restore checks the header, runs every system's
 // reader over the payload once without writing (SnapshotReader::apply false), and only
-// when all of it passed, once more writing. Saving counts the bytes first, so a buffer
-// that is too small is refused before anything is written into it.
+// when all of it passed, once more writing. Saving writes in one pass and counts on past
+// the buffer's end, so a buffer that is too small is refused naming the size needed.
 // What it does NOT do: allocate (the writers and readers work in the caller's buffer),
 // or run inside a frame (kReentrant).
 #include <string>
@@ -39,17 +39,21 @@ std::size_t CountBytes(const Fill& fill) {
   return kSnapshotHeaderBytes + counter.size();
 }
 
+// One pass: the writer keeps counting past the buffer's end, so a buffer that is too small
+// is refused naming the size needed (what it holds then is unspecified).
 template <class Fill>
 Result<std::size_t> SaveWith(SnapshotKind kind, std::span<std::byte> out, const Fill& fill) {
-  const std::size_t total = CountBytes(fill);
-  if (out.size() < total) {
+  const std::span<std::byte> room =
+      out.size() > kSnapshotHeaderBytes ? out.subspan(kSnapshotHeaderBytes) : std::span<std::byte>{};
+  SnapshotWriter payload{room};
+  if (!room.empty()) fill(payload);
+  const std::size_t total = room.empty() ? CountBytes(fill) : kSnapshotHeaderBytes + payload.size();
+  if (out.size() < total || payload.overflow()) {
     return detail::Fail(ErrorCode::kNullBuffer, -1, "out",
                         "the buffer holds " + std::to_string(out.size()) + " bytes and the saved state needs " +
                             std::to_string(total));
   }
   const std::size_t payload_bytes = total - kSnapshotHeaderBytes;
-  SnapshotWriter payload{out.subspan(kSnapshotHeaderBytes, payload_bytes)};
-  fill(payload);
   const uint64_t checksum = detail::SnapshotChecksum(out.subspan(kSnapshotHeaderBytes, payload_bytes));
   SnapshotWriter header{out.first(kSnapshotHeaderBytes)};
   header.U32(kSnapshotMagic);
