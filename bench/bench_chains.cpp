@@ -394,6 +394,7 @@ void RegisterVrmBenchmarks();        // bench_vrm.cpp
 void RegisterHostBodyBenchmarks();   // bench_host_bodies.cpp
 void RegisterContactEventBenchmarks();  // bench_contact_events.cpp
 void RegisterDriveBenchmarks();      // bench_drives.cpp
+void RegisterSnapshotBenchmarks();   // bench_snapshots.cpp
 #ifdef TENDON_HAVE_BULLET
 void RegisterBulletBenchmarks();  // bench_bullet.cpp, where libbullet-dev is installed
 #endif
@@ -406,6 +407,7 @@ int main(int argc, char** argv) {
   RegisterHostBodyBenchmarks();
   RegisterContactEventBenchmarks();
   RegisterDriveBenchmarks();
+  RegisterSnapshotBenchmarks();
 #ifdef TENDON_HAVE_BULLET
   RegisterBulletBenchmarks();
 #endif

@@ -972,6 +972,37 @@ typedef struct TendonContactEvent {
    step starts a fresh queue (the undrained are counted as dropped). */
 TENDON_C_API int32_t tendon_world_drain_contact_events(TendonWorld* world, TendonContactEvent* out, int32_t capacity);
 
+/* ---- saved states (World::SaveState / RestoreState; tendon/snapshot.h, docs/snapshots.md) ----
+ * The simulation state of the whole world, or of one ragdoll, character or chain, as bytes
+ * the host owns: restoring them (into the same world, or one built the same way with the
+ * same instances bound in the same order) and stepping on gives the same bits as stepping
+ * on from the save. Between steps only (TENDON_ERROR_REENTRANT while a frame is in flight).
+ * A restore checks everything before it writes anything: a refused buffer (truncated,
+ * foreign, corrupted, of another version or world, non-finite) changes nothing, and the
+ * error names the field. Neither call allocates. */
+/* Bytes a save needs (0 for a NULL world or a stale handle). */
+TENDON_C_API size_t tendon_world_saved_state_size(const TendonWorld* world);
+/* Writes the state into out[0, capacity) and its size into *written; TENDON_ERROR_NULL_BUFFER
+   when capacity is smaller than tendon_world_saved_state_size. */
+TENDON_C_API TendonResult tendon_world_save_state(const TendonWorld* world, uint8_t* out, size_t capacity,
+                                                  size_t* written);
+TENDON_C_API TendonResult tendon_world_restore_state(TendonWorld* world, const uint8_t* bytes, size_t size);
+TENDON_C_API size_t tendon_saved_ragdoll_state_size(const TendonWorld* world, TendonRagdollId ragdoll);
+TENDON_C_API TendonResult tendon_save_ragdoll_state(const TendonWorld* world, TendonRagdollId ragdoll, uint8_t* out,
+                                                    size_t capacity, size_t* written);
+TENDON_C_API TendonResult tendon_restore_ragdoll_state(TendonWorld* world, TendonRagdollId ragdoll, const uint8_t* bytes,
+                                                       size_t size);
+TENDON_C_API size_t tendon_saved_character_state_size(const TendonWorld* world, TendonCharacterId character);
+TENDON_C_API TendonResult tendon_save_character_state(const TendonWorld* world, TendonCharacterId character,
+                                                      uint8_t* out, size_t capacity, size_t* written);
+TENDON_C_API TendonResult tendon_restore_character_state(TendonWorld* world, TendonCharacterId character,
+                                                         const uint8_t* bytes, size_t size);
+TENDON_C_API size_t tendon_saved_chain_state_size(const TendonWorld* world, TendonChainId chain);
+TENDON_C_API TendonResult tendon_save_chain_state(const TendonWorld* world, TendonChainId chain, uint8_t* out,
+                                                  size_t capacity, size_t* written);
+TENDON_C_API TendonResult tendon_restore_chain_state(TendonWorld* world, TendonChainId chain, const uint8_t* bytes,
+                                                     size_t size);
+
 /* ---- assets: glTF / VRM files, the Jolt "Human" ragdoll and its animations ----
  * Each loaded asset is an opaque object the host owns (destroy it; NULL is a no-op),
  * independent of any world: loading touches no world and may run on any thread, one call

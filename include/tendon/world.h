@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -55,6 +56,7 @@
 #include "tendon/profiler_hooks.h"
 #include "tendon/query.h"
 #include "tendon/ragdoll_settings.h"
+#include "tendon/snapshot.h"
 #include "tendon/stats.h"
 #include "tendon/task_hooks.h"
 #include "tendon/world_settings.h"
@@ -359,6 +361,34 @@ class TENDON_API World {
   // state, in handle order, for determinism checks across worker counts and instruction
   // sets.
   uint64_t StateHash() const;
+
+  // ---- saved states (tendon/snapshot.h; docs/snapshots.md) ----
+  // The whole simulation state into `out` (the caller's; at least SavedStateSize() bytes:
+  // kNullBuffer otherwise, naming the size needed, and `out` holds nothing of use); returns
+  // the bytes written. Restoring
+  // it, here or into a World built the same way (same settings, archetypes, and instances
+  // bound in the same order), and stepping on gives the same bits as stepping on from
+  // here. Between Steps only (kReentrant inside Step or while a frame is in flight).
+  // Neither allocates.
+  std::size_t SavedStateSize() const;
+  Result<std::size_t> SaveState(std::span<std::byte> out) const;
+  // Checks everything, then writes: a refused buffer (truncated, foreign, corrupted, of
+  // another version, kind or World, non-finite) changes nothing; the Error says why.
+  Error RestoreState(std::span<const std::byte> in);
+  // One instance's state: a ragdoll's (its lane, sleep clocks, output and part drives), a
+  // character's (its state machine, timers, crossfade, motor targets, and its ragdoll's
+  // and kinematic copy's records), a chain's. Restored into the instance given (of the
+  // same archetype); what is shared with other instances (contact memory between
+  // ragdolls, the clock) is the whole World's state only.
+  std::size_t SavedRagdollStateSize(RagdollId ragdoll) const;  // 0 for a stale handle
+  Result<std::size_t> SaveRagdollState(RagdollId ragdoll, std::span<std::byte> out) const;
+  Error RestoreRagdollState(RagdollId ragdoll, std::span<const std::byte> in);
+  std::size_t SavedCharacterStateSize(CharacterId character) const;
+  Result<std::size_t> SaveCharacterState(CharacterId character, std::span<std::byte> out) const;
+  Error RestoreCharacterState(CharacterId character, std::span<const std::byte> in);
+  std::size_t SavedChainStateSize(ChainId chain) const;
+  Result<std::size_t> SaveChainState(ChainId chain, std::span<std::byte> out) const;
+  Error RestoreChainState(ChainId chain, std::span<const std::byte> in);
 
   struct Impl;
 

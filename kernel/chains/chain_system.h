@@ -48,6 +48,7 @@
 #include "kernel/chains/chain_host_pick.h"
 #include "kernel/core/host_shapes.h"
 #include "kernel/core/pose_streams.h"
+#include "kernel/core/snapshot_io.h"
 #include "tendon/profiler_hooks.h"
 #include "tendon/chain_settings.h"
 #include "tendon/errors.h"
@@ -135,6 +136,17 @@ class ChainSystem {
   // Read-only; allocates nothing (stack scratch of kMaxChainNodes nodes).
   void VisitForDraw(void (*visit)(const DrawnChain& chain, void* context), void* context) const;
 
+  // ---- saved states (chain_snapshot.cpp; tendon/snapshot.h) ----
+  // Every bound chain's record in slot order (its lanes' rows with the position slots in
+  // a fixed order, its last good input, the teleport guard's previous root, its outputs),
+  // then the budget's memory. Restore: one pass (r.apply(): the writing one), between
+  // frames; a chain awake in the saved state takes lanes (reserved: no allocation), one
+  // asleep gives them back.
+  void SaveState(SnapshotWriter& w) const;
+  void RestoreState(SnapshotReader& r);
+  void SaveInstance(ChainId id, SnapshotWriter& w) const;
+  void RestoreInstance(ChainId id, SnapshotReader& r);
+
   // ---- the frame's phases, in this order ----
   void Gather(Vec3 camera, const SimulatePredicate& predicate);
   // Writes culled_by_distance, culled_by_budget, snapped_wake (=), simulated_chains,
@@ -182,6 +194,9 @@ class ChainSystem {
     int32_t block = 0;
   };
 
+  void SaveSlot(uint32_t index, SnapshotWriter& w) const;
+  void RestoreSlot(uint32_t index, SnapshotReader& r, bool same_slot = true);
+  uint64_t ArchetypeFingerprint(int32_t archetype) const;
   Slot* Find(ChainId id);
   const Slot* Find(ChainId id) const;
   Error CheckBinding(const ChainBinding& b, const ArchetypeSlot& arch, Transform** identity) const;
@@ -261,6 +276,9 @@ class ChainSystem {
   // forget their bind pose, so a chain woken later starts from its pose then, not from a
   // stale bind pose.
   std::vector<ChainId> fresh_vrm_chains_;
+  // A whole-World restore's count of chains awake in the saved state (chain_snapshot.cpp):
+  // at most max_chains, which the groups' lanes are reserved for.
+  int32_t restore_awake_ = 0;
 };
 
 }  // namespace tendon::detail

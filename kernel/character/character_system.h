@@ -29,6 +29,7 @@
 #include "kernel/character/character_archetype.h"
 #include "kernel/core/handle_table.h"
 #include "kernel/core/pose_streams.h"
+#include "kernel/core/snapshot_io.h"
 #include "tendon/character.h"
 #include "tendon/errors.h"
 
@@ -91,7 +92,24 @@ class CharacterSystem {
   void SetMaxActive(int32_t max_active) { max_active_ = max_active; }
   int32_t BadInputs() const { return bad_inputs_; }
 
+  // ---- saved states (character_snapshot.cpp; tendon/snapshot.h) ----
+  // Every bound character's state machine, timers, crossfade, motor targets and the poses
+  // the next frame reads (its ragdoll and kinematic copy are the ragdoll system's
+  // records), in slot order, then the activation order and clock. A restore is one pass
+  // (r.apply(): the writing one).
+  void SaveState(SnapshotWriter& w) const;
+  void RestoreState(SnapshotReader& r);
+  void SaveInstance(CharacterId id, SnapshotWriter& w) const;
+  void RestoreInstance(CharacterId id, SnapshotReader& r);
+  // The root frame a character's ragdoll (slot `ragdoll_slot`) follows when anchored, or
+  // null when the slot is no character's (RagdollSystem::RootProvider).
+  const Transform* AnchorOfRagdoll(uint32_t ragdoll_slot) const;
+  // A bound character's kinematic copy (a ragdoll slot of its own), or null.
+  RagdollId TwinOf(CharacterId id) const;
+
  private:
+  void SaveSlot(uint32_t index, SnapshotWriter& w) const;
+  void RestoreSlot(uint32_t index, SnapshotReader& r, bool same_slot = true);
   struct Slot;
   Error CheckBuffers(const CharacterBinding& b, int32_t bones) const;
   // Pose streams (tendon/pose_layout.h): checked at bind, written with the outputs.

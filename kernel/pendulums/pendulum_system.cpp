@@ -253,4 +253,51 @@ for (std::size_t i = 0; i < pendulums_.size(); ++i) {
 }
 }
 
+// Saved states: the motion of every bound pendulum (awake or not), and its last good
+// joint frame (the teleport guard compares against it).
+void PendulumSystem::SaveState(SnapshotWriter& w) const {
+  const std::size_t at = w.Begin(SnapshotTag("PNDS"));
+  w.U32(handles_.SlotCount());
+  w.U32(handles_.LiveCount());
+  for (uint32_t i = 0; i < handles_.SlotCount(); ++i) {
+    if (!handles_.IsLiveAt(i)) continue;
+    const Slot& p = pendulums_[i];
+    w.U32(i);
+    w.Bool(p.awake);
+    w.T(p.last_good_joint);
+    for (const Vec3 v : {p.bob, p.prev_bob, p.prev_hinge, p.prev_rest_bob, p.dir}) w.V3(v);
+    w.Q(p.prev_swing);
+    w.F32(p.swing);
+  }
+  w.End(at);
+}
+
+void PendulumSystem::RestoreState(SnapshotReader& r) {
+  const std::size_t end = r.Begin(SnapshotTag("PNDS"), "pendulums");
+  r.Expect(r.U32("pendulums.slot_count"), handles_.SlotCount(), -1, "pendulums.slot_count");
+  r.Expect(r.U32("pendulums.live_count"), handles_.LiveCount(), -1, "pendulums.live_count");
+  for (uint32_t i = 0; i < handles_.SlotCount() && !r.failed(); ++i) {
+    if (!handles_.IsLiveAt(i)) continue;
+    r.Expect(r.U32("pendulum.slot"), i, static_cast<int32_t>(i), "pendulum.slot");
+    const bool awake = r.Bool("pendulum.awake");
+    const Transform joint = r.T("pendulum.last_good_joint");
+    Vec3 v[5];
+    for (Vec3& x : v) x = r.V3("pendulum.motion");
+    const Quat prev_swing = r.Q("pendulum.prev_swing");
+    const float swing = r.F32("pendulum.swing", true);
+    if (!r.apply() || r.failed()) continue;
+    Slot& p = pendulums_[i];
+    p.awake = awake;
+    p.last_good_joint = joint;
+    p.bob = v[0];
+    p.prev_bob = v[1];
+    p.prev_hinge = v[2];
+    p.prev_rest_bob = v[3];
+    p.dir = v[4];
+    p.prev_swing = prev_swing;
+    p.swing = swing;
+  }
+  r.End(end, "pendulums");
+}
+
 }  // namespace tendon::detail

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernel/core/frame_counters.h"
+#include "kernel/core/snapshot_io.h"
 #include "kernel/core/handle_table.h"
 #include "tendon/profiler_hooks.h"
 #include "tendon/errors.h"
@@ -58,6 +59,10 @@ class PendulumSystem {
   void Step(int32_t substeps, float dt, float alpha, Vec3 camera, Vec3 wind, FrameStats& stats);
   // Feeds every awake pendulum's bob, in slot order.
   void HashState(StateHasher& hasher) const;
+  // Saved states (tendon/snapshot.h): every bound pendulum's motion, in slot order; a
+  // restore is one pass (r.apply(): the writing one).
+  void SaveState(SnapshotWriter& w) const;
+  void RestoreState(SnapshotReader& r);
   // Debug validation (kernel/core/host_buffers.h): every bound pendulum's host buffers, or
   // the one of `only` when it is live.
   void CheckHostBuffers(PendulumId only = PendulumId{}) const;

@@ -49,6 +49,7 @@
 #include "kernel/contacts/islands.h"
 #include "kernel/contacts/pair_contacts.h"
 #include "kernel/core/frame_counters.h"
+#include "kernel/core/snapshot_io.h"
 #include "kernel/ragdolls/part_energy.h"
 #include "kernel/ragdolls/ragdoll_domains.h"
 #include "kernel/rigid/ragdoll_archetype.h"
@@ -251,6 +252,20 @@ class RagdollSystem {
   // The last frame's domains (RagdollDomains::Build; 0 or 1: it ran substep by substep).
   int32_t DomainsForTest() const { return last_domains_; }
 
+  // ---- saved states (ragdoll_snapshot.cpp; tendon/snapshot.h) ----
+  // Every bound instance's record (lanes, slot, sleep, output), in slot order, then the
+  // system's own state: the frame's substeps, the contact events' memory, part drives.
+  void SaveState(SnapshotWriter& w) const;
+  // One pass of a restore (r.apply(): the writing pass; else the checking pass, which
+  // writes nothing). `root_for`: the kinematic root frame to follow for a slot whose
+  // saved record has one and whose instance has none now (a character's anchor), or
+  // null (refused then).
+  using RootProvider = const Transform* (*)(uint32_t slot, const void* context);
+  void RestoreState(SnapshotReader& r, RootProvider root_for, const void* root_context);
+  // One instance's record and its part drives' records.
+  void SaveInstance(RagdollId id, SnapshotWriter& w) const;
+  void RestoreInstance(RagdollId id, SnapshotReader& r, RootProvider root_for, const void* root_context);
+
   // ---- contact events (ragdoll_events.cpp) ----
   // Moves up to out.size() of the last Step's queued events into `out`, oldest first (the
   // World fills in their character and time).
@@ -324,6 +339,15 @@ class RagdollSystem {
   Error CheckKinematicBodies(RagdollId id) const;
   static void AimKinematicLane(RagdollSlot& slot, const RigidBlockView& view, int32_t l, float frame_seconds);
   static void AdvanceKinematic(const RigidBlockView& view, int32_t which, int32_t steps, float h);
+
+  // Saved states (ragdoll_snapshot.cpp): one slot's record, and the drives' records of one
+  // ragdoll slot (or all: only < 0).
+  void SaveSlot(uint32_t index, SnapshotWriter& w) const;
+  void RestoreSlot(uint32_t index, SnapshotReader& r, RootProvider root_for, const void* root_context,
+                   bool same_slot = true);
+  uint64_t GroupFingerprint(const RagdollGroup& g) const;
+  void SaveDrives(int64_t only, SnapshotWriter& w) const;
+  void RestoreDrives(int64_t only, SnapshotReader& r);
 
   // Contact events (ragdoll_events.cpp). StartContactEvents, at every Step: drops (and
   // counts) what the host left undrained and says whether this frame records impacts

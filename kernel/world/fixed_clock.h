@@ -57,6 +57,12 @@ class FixedClock {
   // Past this many due substeps a frame's time is dropped whole (see Advance).
   static constexpr double kHugeSteps = 1e12;
   double time() const { return time_; }  // simulated seconds
+  // The carried fraction (s) and the time, for saved states (tendon/snapshot.h).
+  double accumulator() const { return accumulator_; }
+  void Restore(double accumulator, double time) {
+    accumulator_ = accumulator;
+    time_ = time;
+  }
   // How far the frame's time is past the last substep, in substeps: [0, 1). Render
   // interpolation shows alpha of the way from the substep before the last to the last.
   float Alpha() const {

@@ -1321,6 +1321,54 @@ namespace Tendon {
     public static extern int tendon_world_drain_contact_events(IntPtr world, out TendonContactEvent @out, int capacity);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_drain_contact_events")]
     public static extern int tendon_world_drain_contact_events(IntPtr world, IntPtr @out, int capacity);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_saved_state_size")]
+    public static extern UIntPtr tendon_world_saved_state_size(IntPtr world);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_save_state")]
+    public static extern TendonResult tendon_world_save_state(IntPtr world, out byte @out, UIntPtr capacity, ref UIntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_save_state")]
+    public static extern TendonResult tendon_world_save_state(IntPtr world, out byte @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_save_state")]
+    public static extern TendonResult tendon_world_save_state(IntPtr world, IntPtr @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_restore_state")]
+    public static extern TendonResult tendon_world_restore_state(IntPtr world, ref byte bytes, UIntPtr size);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_world_restore_state")]
+    public static extern TendonResult tendon_world_restore_state(IntPtr world, IntPtr bytes, UIntPtr size);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_saved_ragdoll_state_size")]
+    public static extern UIntPtr tendon_saved_ragdoll_state_size(IntPtr world, ulong ragdoll);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_save_ragdoll_state")]
+    public static extern TendonResult tendon_save_ragdoll_state(IntPtr world, ulong ragdoll, out byte @out, UIntPtr capacity, ref UIntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_save_ragdoll_state")]
+    public static extern TendonResult tendon_save_ragdoll_state(IntPtr world, ulong ragdoll, out byte @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_save_ragdoll_state")]
+    public static extern TendonResult tendon_save_ragdoll_state(IntPtr world, ulong ragdoll, IntPtr @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_restore_ragdoll_state")]
+    public static extern TendonResult tendon_restore_ragdoll_state(IntPtr world, ulong ragdoll, ref byte bytes, UIntPtr size);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_restore_ragdoll_state")]
+    public static extern TendonResult tendon_restore_ragdoll_state(IntPtr world, ulong ragdoll, IntPtr bytes, UIntPtr size);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_saved_character_state_size")]
+    public static extern UIntPtr tendon_saved_character_state_size(IntPtr world, ulong character);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_save_character_state")]
+    public static extern TendonResult tendon_save_character_state(IntPtr world, ulong character, out byte @out, UIntPtr capacity, ref UIntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_save_character_state")]
+    public static extern TendonResult tendon_save_character_state(IntPtr world, ulong character, out byte @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_save_character_state")]
+    public static extern TendonResult tendon_save_character_state(IntPtr world, ulong character, IntPtr @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_restore_character_state")]
+    public static extern TendonResult tendon_restore_character_state(IntPtr world, ulong character, ref byte bytes, UIntPtr size);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_restore_character_state")]
+    public static extern TendonResult tendon_restore_character_state(IntPtr world, ulong character, IntPtr bytes, UIntPtr size);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_saved_chain_state_size")]
+    public static extern UIntPtr tendon_saved_chain_state_size(IntPtr world, ulong chain);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_save_chain_state")]
+    public static extern TendonResult tendon_save_chain_state(IntPtr world, ulong chain, out byte @out, UIntPtr capacity, ref UIntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_save_chain_state")]
+    public static extern TendonResult tendon_save_chain_state(IntPtr world, ulong chain, out byte @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_save_chain_state")]
+    public static extern TendonResult tendon_save_chain_state(IntPtr world, ulong chain, IntPtr @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_restore_chain_state")]
+    public static extern TendonResult tendon_restore_chain_state(IntPtr world, ulong chain, ref byte bytes, UIntPtr size);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_restore_chain_state")]
+    public static extern TendonResult tendon_restore_chain_state(IntPtr world, ulong chain, IntPtr bytes, UIntPtr size);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]
     public static extern TendonResult tendon_gltf_import(byte[] path, out IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]

@@ -1444,6 +1444,80 @@ static void TestHostBodies(void) {
   tendon_world_destroy(w);
 }
 
+/* Saved states: a save, a few steps, a restore, the same steps: the same hash; refusals by
+   code and field, each leaving the world's hash as it was. */
+static void TestSnapshots(void) {
+  TendonWorld* w = NewWorld();
+  TendonPartSettings parts[2];
+  TendonRagdollSettings rs;
+  TendonRagdollArchetypeId rarch = 0;
+  TendonRagdollBinding rb;
+  TendonRagdollId ragdoll = 0;
+  TendonTransform out[2];
+  uint8_t bytes[8192], one[4096];
+  size_t size, written = 0, one_size;
+  uint64_t after, before;
+  int f;
+
+  LimbSettings(parts, &rs);
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_OK);
+  tendon_ragdoll_binding_defaults(&rb);
+  rb.archetype = rarch;
+  rb.output_parts = out;
+  rb.output_part_count = 2;
+  CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_OK);
+  for (f = 0; f < 5; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  size = tendon_world_saved_state_size(w);
+  CHECK(size > 32 && size <= sizeof(bytes));
+  CHECK(tendon_world_saved_state_size(NULL) == 0);
+  CHECK(tendon_world_save_state(w, bytes, sizeof(bytes), &written) == TENDON_OK && written == size);
+  for (f = 0; f < 5; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  after = tendon_world_state_hash(w);
+  CHECK(tendon_world_restore_state(w, bytes, size) == TENDON_OK);
+  for (f = 0; f < 5; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(tendon_world_state_hash(w) == after);
+
+  /* Refusals. */
+  CHECK(tendon_world_save_state(w, bytes, size - 1, &written) == TENDON_ERROR_NULL_BUFFER && Field("out"));
+  CHECK(tendon_world_save_state(w, NULL, size, &written) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  CHECK(tendon_world_save_state(w, bytes, size, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("written"));
+  CHECK(tendon_world_save_state(NULL, bytes, size, &written) == TENDON_ERROR_NULL_ARGUMENT && Field("world"));
+  CHECK(tendon_world_restore_state(NULL, bytes, size) == TENDON_ERROR_NULL_ARGUMENT && Field("world"));
+  CHECK(tendon_world_restore_state(w, NULL, size) == TENDON_ERROR_NULL_ARGUMENT && Field("bytes"));
+  before = tendon_world_state_hash(w);
+  CHECK(tendon_world_restore_state(w, bytes, size - 1) == TENDON_ERROR_OUT_OF_RANGE && Field("length"));
+  CHECK(tendon_world_restore_state(w, bytes, 7) == TENDON_ERROR_OUT_OF_RANGE && Field("in"));
+  bytes[size - 1] ^= 0x40u;
+  CHECK(tendon_world_restore_state(w, bytes, size) == TENDON_ERROR_OUT_OF_RANGE && Field("checksum"));
+  bytes[size - 1] ^= 0x40u;
+  bytes[0] ^= 0x01u;
+  CHECK(tendon_world_restore_state(w, bytes, size) == TENDON_ERROR_OUT_OF_RANGE && Field("magic"));
+  bytes[0] ^= 0x01u;
+  CHECK(tendon_world_state_hash(w) == before);
+
+  /* One ragdoll's state: restored into it; a stale handle and a whole world's buffer refused. */
+  one_size = tendon_saved_ragdoll_state_size(w, ragdoll);
+  CHECK(one_size > 32 && one_size <= sizeof(one));
+  CHECK(tendon_save_ragdoll_state(w, ragdoll, one, sizeof(one), &written) == TENDON_OK && written == one_size);
+  CHECK(tendon_restore_ragdoll_state(w, ragdoll, one, one_size) == TENDON_OK);
+  CHECK(tendon_restore_ragdoll_state(w, ragdoll, bytes, size) == TENDON_ERROR_OUT_OF_RANGE && Field("kind"));
+  CHECK(tendon_save_ragdoll_state(w, ragdoll + ((uint64_t)1 << 32), one, sizeof(one), &written) ==
+            TENDON_ERROR_STALE_HANDLE && Field("ragdoll"));
+  CHECK(tendon_saved_ragdoll_state_size(w, 0) == 0);
+  CHECK(tendon_saved_chain_state_size(w, 0) == 0 && tendon_saved_character_state_size(w, 0) == 0);
+  CHECK(tendon_save_chain_state(w, 0, one, sizeof(one), &written) == TENDON_ERROR_STALE_HANDLE && Field("chain"));
+  CHECK(tendon_restore_chain_state(w, 0, one, one_size) == TENDON_ERROR_STALE_HANDLE && Field("chain"));
+  CHECK(tendon_save_character_state(w, 0, one, sizeof(one), &written) == TENDON_ERROR_STALE_HANDLE &&
+        Field("character"));
+  CHECK(tendon_restore_character_state(w, 0, one, one_size) == TENDON_ERROR_STALE_HANDLE && Field("character"));
+
+  /* Mid-frame: refused. */
+  CHECK(tendon_world_begin_step(w, 1.0f / 60.0f) == TENDON_OK);
+  CHECK(tendon_world_restore_state(w, bytes, size) == TENDON_ERROR_REENTRANT && Field("world"));
+  tendon_world_finish_step(w, NULL);
+  tendon_world_destroy(w);
+}
+
 int main(void) {
   TendonWorldSettings ws;
   TendonWorld* w = NULL;
@@ -1512,6 +1586,7 @@ int main(void) {
   TestGltfAsset();
   TestJolt();
   TestHostBodies();
+  TestSnapshots();
   CHECK(tendon_world_set_trace_file(w, NULL) == TENDON_OK);
   trace = fopen("/tmp/tendon_c_host_test_trace.json", "rb");
   CHECK(trace != NULL);
