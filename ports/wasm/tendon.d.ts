@@ -27,7 +27,7 @@
 // ChainInstance, RagdollInstance, CharacterInstance) re-create their views on access when
 // the memory has grown, so read `avatar.outputLocal` each frame rather than keeping the
 // array it returned across calls that allocate; a host that keeps views itself can compare
-// `view.buffer !== tendon.memory.buffer` (or watch `tendon.memoryGeneration`) and re-read.
+// `view.buffer !== tendon.buffer` (or watch `tendon.memoryGeneration`) and re-read.
 // Objects a World returns are freed by their own `destroy` / `unbind` / `unload`, or all at
 // once by `world.destroy()`.
 //
@@ -82,8 +82,9 @@ export type Id = bigint;
 export interface Tendon {
   /** Which kernel this module runs. */
   readonly kernel: KernelName;
-  /** The WebAssembly memory every view is over (its .buffer changes when it grows). */
-  readonly memory: WebAssembly.Memory;
+  /** The WebAssembly memory's current ArrayBuffer, which every view is over (a new one
+   *  each time the memory grows). */
+  readonly buffer: ArrayBuffer;
   /** Increments each time the memory grew (and older views were detached). */
   readonly memoryGeneration: number;
   /** Bytes of WebAssembly memory now (grows, never shrinks). */
