@@ -146,6 +146,25 @@ for (const flavour of flavours) {
       world.destroy();
     });
 
+    test('malformed glTF is refused with the importer message and the module lives on', () => {
+      const world = tendon.createWorld();
+      // A binary glTF whose JSON chunk ends mid-object (nlohmann-json's parser, which must not throw).
+      const json = new TextEncoder().encode('{"asset": {"version": "2.0"   ');
+      const glb = new Uint8Array(20 + json.length);
+      const view = new DataView(glb.buffer);
+      glb.set([0x67, 0x6c, 0x54, 0x46]);
+      view.setUint32(4, 2, true);
+      view.setUint32(8, glb.length, true);
+      view.setUint32(12, json.length, true);
+      view.setUint32(16, 0x4e4f534a, true);  // "JSON"
+      glb.set(json, 20);
+      const e = refusal(assert, () => world.loadVrmKind(glb, { name: 'cut.vrm' }));
+      assert.equal(e.call, 'tendon_load_vrm_kind_from_memory');
+      assert.match(e.message, /cut\.vrm: JSON chunk.*unexpected end of input/);
+      world.step(1 / 60);  // still running: no abort
+      world.destroy();
+    });
+
     test('no leak across 10,000 chain bind/unbind cycles', () => {
       const world = tendon.createWorld();
       const archetype = world.buildChainArchetype(horizontalChain(4));
