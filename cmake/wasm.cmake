@@ -8,6 +8,9 @@
 # own no-task-system path). TENDON_WASM_SIMD picks the kernels: ON, xsimd's sse4_2 batches
 # compiled to SIMD128 through Emscripten's SSE headers (-msimd128 -msse4.2); OFF, the scalar
 # kernels only, for a browser without SIMD128.
+# One module, linked statically: no position-independent code (its GOT indirections would
+# only cost size and time).
+set(CMAKE_POSITION_INDEPENDENT_CODE OFF)
 option(TENDON_WASM_SIMD "WebAssembly: the SSE4.2 kernels through SIMD128 (OFF: scalar kernels only)" ON)
 set(TENDON_HOST_INCLUDE "/usr/include" CACHE PATH "Where the host's xsimd, nlohmann and tiny_gltf.h headers are")
 set(_tendon_links ${CMAKE_BINARY_DIR}/host_headers)

@@ -165,6 +165,25 @@ for (const flavour of flavours) {
       world.destroy();
     });
 
+    test('pose views are re-made after the memory grows, and old ones detach', () => {
+      const world = tendon.createWorld();
+      const chain = world.bindChain({ archetype: world.buildChainArchetype(horizontalChain(5)) });
+      const before = chain.outputLocal;
+      const generation = tendon.memoryGeneration;
+      const big = tendon.raw._malloc(tendon.heapBytes());  // more than is free: the memory grows
+      assert.notEqual(big, 0);
+      tendon.raw._free(big);
+      assert.ok(tendon.memoryGeneration > generation, 'the growth was seen');
+      assert.equal(before.length, 0, 'a view over the old buffer is detached');
+      world.step(1 / 60);
+      const after = chain.outputLocal;
+      assert.equal(after.length, 50);
+      assert.equal(after.buffer, tendon.buffer);
+      const norm = Math.hypot(after[3], after[4], after[5], after[6]);
+      assert.ok(Math.abs(norm - 1) < 1e-4, `the new view reads the pose: bone 0's rotation is unit (${norm})`);
+      world.destroy();
+    });
+
     test('no leak across 10,000 chain bind/unbind cycles', () => {
       const world = tendon.createWorld();
       const archetype = world.buildChainArchetype(horizontalChain(4));
