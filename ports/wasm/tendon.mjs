@@ -507,10 +507,10 @@ class World {
     instance.unbindCall = 'tendon_unbind_chain';
     instance.nodePositions = () => this._with((a, r) => {
       const p = a.alloc(12 * bones);
-      this.tendon.check(r._tendon_get_chain_node_positions(this._live('x'), instance.id, p, bones), 'tendon_get_chain_node_positions');
+      this.tendon.check(r._tendon_get_chain_node_positions(this._live('World'), instance.id, p, bones), 'tendon_get_chain_node_positions');
       return Array.from({ length: bones }, (_, i) => this.tendon.readStruct('TendonVec3', p + 12 * i));
     });
-    instance.isSimulated = () => this.tendon.raw._tendon_chain_is_simulated(this._live('x'), instance.id) !== 0;
+    instance.isSimulated = () => this.tendon.raw._tendon_chain_is_simulated(this._live('World'), instance.id) !== 0;
     return instance;
   }
 
@@ -519,7 +519,7 @@ class World {
     return this._with((a, r) => {
       const p = this.tendon.struct('TendonRagdollSettings', null, a);
       this.tendon.writeStruct('TendonRagdollSettings', p, settings, a, 'settings');
-      return this._id('tendon_build_ragdoll_archetype', (out) => r._tendon_build_ragdoll_archetype(this._live('x'), p, out), a);
+      return this._id('tendon_build_ragdoll_archetype', (out) => r._tendon_build_ragdoll_archetype(this._live('World'), p, out), a);
     });
   }
   removeRagdollArchetype(archetype) {
@@ -540,7 +540,7 @@ class World {
         delete given.kinematicRoot;
         if (options.startParts) given.startPartCount = Math.floor(options.startParts.length / 10);
         this.tendon.writeStruct('TendonRagdollBinding', b, given, a, 'binding');
-        instance.id = this._id('tendon_bind_ragdoll', (out) => r._tendon_bind_ragdoll(this._live('x'), b, out), a);
+        instance.id = this._id('tendon_bind_ragdoll', (out) => r._tendon_bind_ragdoll(this._live('World'), b, out), a);
       });
     } catch (e) {
       instance._freeBuffers();
@@ -561,10 +561,10 @@ class World {
     this._call('tendon_set_ragdoll_enabled', ragdoll, enabled ? 1 : 0);
   }
   ragdollIsAsleep(ragdoll) {
-    return this.tendon.raw._tendon_ragdoll_is_asleep(this._live('x'), ragdoll) !== 0;
+    return this.tendon.raw._tendon_ragdoll_is_asleep(this._live('World'), ragdoll) !== 0;
   }
   ragdollIsValid(ragdoll) {
-    return this.tendon.raw._tendon_ragdoll_is_valid(this._live('x'), ragdoll) !== 0;
+    return this.tendon.raw._tendon_ragdoll_is_valid(this._live('World'), ragdoll) !== 0;
   }
   setRagdollMotorTargets(ragdoll, rotations, strength) {
     this._with((a, r) => {
@@ -609,7 +609,7 @@ class World {
   addPartDrive(ragdoll, settings) {
     return this._with((a, r) => {
       const p = this.tendon.struct('TendonPartDriveSettings', settings, a);
-      return this._id('tendon_add_part_drive', (out) => r._tendon_add_part_drive(this._live('x'), ragdoll, p, out), a);
+      return this._id('tendon_add_part_drive', (out) => r._tendon_add_part_drive(this._live('World'), ragdoll, p, out), a);
     });
   }
   setPartDriveTarget(drive, target) {
@@ -633,21 +633,21 @@ class World {
     });
   }
   partDriveIsValid(drive) {
-    return this.tendon.raw._tendon_part_drive_is_valid(this._live('x'), drive) !== 0;
+    return this.tendon.raw._tendon_part_drive_is_valid(this._live('World'), drive) !== 0;
   }
 
   // ---- host bodies ----
   addHostBody(settings) {
     return this._with((a, r) => {
       const p = this.tendon.struct('TendonHostBodySettings', settings, a);
-      return this._id('tendon_add_host_body', (out) => r._tendon_add_host_body(this._live('x'), p, out), a);
+      return this._id('tendon_add_host_body', (out) => r._tendon_add_host_body(this._live('World'), p, out), a);
     });
   }
   removeHostBody(body) {
     this._call('tendon_remove_host_body', body);
   }
   hostBodyIsValid(body) {
-    return this.tendon.raw._tendon_host_body_is_valid(this._live('x'), body) !== 0;
+    return this.tendon.raw._tendon_host_body_is_valid(this._live('World'), body) !== 0;
   }
   setHostBodyMotion(body, transform, linearVelocity, angularVelocity) {
     this._with((a) => this._call('tendon_set_host_body_motion', body, this._transform(transform, a),
@@ -664,7 +664,7 @@ class World {
     });
   }
   hostBodyCount() {
-    return this.tendon.raw._tendon_host_body_count(this._live('x'));
+    return this.tendon.raw._tendon_host_body_count(this._live('World'));
   }
 
   // ---- characters ----
@@ -672,17 +672,17 @@ class World {
     return this._with((a, r) => {
       const p = this.tendon.struct('TendonCharacterSettings', null, a);
       this.tendon.writeStruct('TendonCharacterSettings', p, settings, a, 'settings');
-      return this._id('tendon_build_character_archetype', (out) => r._tendon_build_character_archetype(this._live('x'), p, out), a);
+      return this._id('tendon_build_character_archetype', (out) => r._tendon_build_character_archetype(this._live('World'), p, out), a);
     });
   }
   removeCharacterArchetype(archetype) {
     this._call('tendon_remove_character_archetype', archetype);
   }
   characterPartCount(archetype) {
-    return this.tendon.raw._tendon_character_part_count(this._live('x'), archetype);
+    return this.tendon.raw._tendon_character_part_count(this._live('World'), archetype);
   }
   findCharacterPart(archetype, name) {
-    return this._with((a, r) => r._tendon_find_character_part(this._live('x'), archetype, this.tendon.string(name, a)));
+    return this._with((a, r) => r._tendon_find_character_part(this._live('World'), archetype, this.tendon.string(name, a)));
   }
   characterPartInfo(archetype, part) {
     return this._with((a) => {
@@ -702,7 +702,7 @@ class World {
         const buf = instance.buffers;
         const given = { ...options, modelWorld: buf.modelWorld, animatedLocal: buf.animatedLocal, outputLocal: buf.outputLocal, outputWorld: buf.outputWorld || 0 };
         this.tendon.writeStruct('TendonCharacterBinding', b, given, a, 'binding');
-        instance.id = this._id('tendon_bind_character', (out) => r._tendon_bind_character(this._live('x'), b, out), a);
+        instance.id = this._id('tendon_bind_character', (out) => r._tendon_bind_character(this._live('World'), b, out), a);
       });
     } catch (e) {
       instance._freeBuffers();
@@ -746,13 +746,13 @@ class World {
     });
   }
   characterRagdoll(character) {
-    return BigInt.asUintN(64, this.tendon.raw._tendon_character_ragdoll(this._live('x'), character));
+    return BigInt.asUintN(64, this.tendon.raw._tendon_character_ragdoll(this._live('World'), character));
   }
   characterOfRagdoll(ragdoll) {
-    return BigInt.asUintN(64, this.tendon.raw._tendon_character_of_ragdoll(this._live('x'), ragdoll));
+    return BigInt.asUintN(64, this.tendon.raw._tendon_character_of_ragdoll(this._live('World'), ragdoll));
   }
   characterIsValid(character) {
-    return this.tendon.raw._tendon_character_is_valid(this._live('x'), character) !== 0;
+    return this.tendon.raw._tendon_character_is_valid(this._live('World'), character) !== 0;
   }
   drainCharacterEvents() {
     return this._drain('TendonCharacterEvent', '_tendon_drain_character_events', (e) => ({
@@ -790,14 +790,14 @@ class World {
       const o = this.tendon.struct('TendonVrmOptions', { ...options, name: undefined }, a);
       const name = this.tendon.string(options.name ?? 'avatar.vrm', a);
       return this._id('tendon_load_vrm_kind_from_memory',
-        (out) => r._tendon_load_vrm_kind_from_memory(this._live('x'), data, view.byteLength, name, o, out), a);
+        (out) => r._tendon_load_vrm_kind_from_memory(this._live('World'), data, view.byteLength, name, o, out), a);
     });
     return this._vrmKind(id);
   }
   _vrmKind(id) {
     const t = this.tendon;
     const r = t.raw;
-    const w = this._live('x');
+    const w = this._live('World');
     return this._with((a) => {
       const s = a.alloc(t.layouts.TendonVrmSkeleton.size);
       t.check(r._tendon_vrm_kind_skeleton(w, id, s), 'tendon_vrm_kind_skeleton');
@@ -831,7 +831,7 @@ class World {
     const t = this.tendon;
     const r = t.raw;
     const id = this._with((a) => this._id('tendon_bind_vrm_avatar',
-      (out) => r._tendon_bind_vrm_avatar(this._live('x'), kindId, this._transform(modelWorld, a), out), a));
+      (out) => r._tendon_bind_vrm_avatar(this._live('World'), kindId, this._transform(modelWorld, a), out), a));
     const world = this;
     const b = this._with((a) => {
       const p = a.alloc(t.layouts.TendonVrmAvatarBuffers.size);
