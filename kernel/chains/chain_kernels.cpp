@@ -25,6 +25,9 @@ const ChainKernels& ChainKernelsFor(Isa isa) {
 #if TENDON_KERNELS_NEON
     case Isa::kNeon: return ChainKernelsNeon();
 #endif
+#if TENDON_KERNELS_WASM_SIMD
+    case Isa::kSse42: return ChainKernelsSse42();  // SIMD128 through Emscripten's SSE headers
+#endif
     default: return ChainKernelsScalar();
   }
 }

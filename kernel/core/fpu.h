@@ -5,12 +5,19 @@
 // flush bits of the thread's floating-point control register and restores the caller's
 // value: MXCSR's FTZ and DAZ on x86-64, FPCR's FZ on ARM64 (one bit that flushes both
 // denormal inputs and outputs). The register is per thread, so every task sets its own.
-// Elsewhere (another architecture or compiler) the guard does nothing.
+// Elsewhere (another architecture or compiler) the guard does nothing. WebAssembly
+// (Emscripten) is such a place even where its SSE headers define __SSE__ (-msse4.2 in the
+// SIMD build): it has no floating-point control register and no flush-to-zero mode, its
+// float arithmetic is IEEE 754 with subnormals, always, and _mm_setcsr does not exist
+// there. A settling chain may so meet denormals in a browser; they are slower on some CPUs
+// but give the same bits as a native run that meets no denormal.
 #pragma once
 
 #include <cstdint>
 
-#if defined(__SSE__) || defined(__x86_64__) || defined(_M_X64)
+#if defined(__EMSCRIPTEN__) || defined(__wasm__)
+// No control register: the guard does nothing (see above).
+#elif defined(__SSE__) || defined(__x86_64__) || defined(_M_X64)
 #include <xmmintrin.h>
 #define TENDON_HAS_MXCSR 1
 #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
@@ -64,7 +71,9 @@ class DenormalGuard {
 #endif
 
  private:
+#if defined(TENDON_HAS_MXCSR) || defined(TENDON_HAS_FPCR)
   uint32_t saved_ = 0;
+#endif
 };
 
 // The current control register (MXCSR or FPCR; 0 where there is none); for tests.

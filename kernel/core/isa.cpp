@@ -4,7 +4,8 @@
 // Compiled with the baseline flags only: it asks xsimd which instruction sets the CPU and
 // OS support. Which kernels a build has is its target's (kernel/CMakeLists.txt):
 // TENDON_KERNELS_X86 (SSE2, SSE4.2, AVX2+FMA, AVX-512) on x86-64, TENDON_KERNELS_NEON on
-// ARM64, the scalar ones everywhere.
+// ARM64, TENDON_KERNELS_WASM_SIMD (SSE4.2 through SIMD128) in the WebAssembly SIMD build,
+// the scalar ones everywhere.
 #include "kernel/core/isa.h"
 
 #include <cstdlib>
@@ -45,6 +46,12 @@ bool IsIsaSupported(Isa isa) {
 #endif
 #if TENDON_KERNELS_NEON
     case Isa::kNeon: return true;  // NEON is part of the ARMv8-A baseline
+#endif
+#if TENDON_KERNELS_WASM_SIMD
+    // The WebAssembly SIMD build: a module that uses SIMD128 only instantiates where the
+    // engine has it (the JavaScript loader picks this build or the scalar one), so the
+    // SSE4.2 kernels compiled to SIMD128 always run here.
+    case Isa::kSse42: return true;
 #endif
     default: return false;
   }

@@ -15,6 +15,9 @@ const RigidKernels& RigidKernelsFor(Isa isa) {
 #if TENDON_KERNELS_NEON
     case Isa::kNeon: return RigidKernelsNeon();
 #endif
+#if TENDON_KERNELS_WASM_SIMD
+    case Isa::kSse42: return RigidKernelsSse42();  // SIMD128 through Emscripten's SSE headers
+#endif
     default: return RigidKernelsScalar();
   }
 }

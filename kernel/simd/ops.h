@@ -89,6 +89,9 @@ struct Ops<FusedFloat> {
   static bool Or(bool a, bool b) { return a || b; }
 };
 
+// xsimd declares no batch operations where the target has no SIMD it knows (the scalar
+// WebAssembly build): there only Ops<float> and FusedFloat exist.
+#if !defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
 template <class Arch>
 struct Ops<xsimd::batch<float, Arch>> {
   using B = xsimd::batch<float, Arch>;
@@ -110,6 +113,7 @@ struct Ops<xsimd::batch<float, Arch>> {
   static Mask Or(const Mask& a, const Mask& b) { return a | b; }
   static bool AllOf(const Mask& m) { return xsimd::all(m); }
 };
+#endif  // !XSIMD_NO_SUPPORTED_ARCHITECTURE
 
 #if defined(__aarch64__) && defined(__ARM_NEON)
 // NEON's four floats with every operation the exact instruction. xsimd 8.1's neon64 batch

@@ -1,0 +1,240 @@
+// ports/wasm/tests/api.test.mjs: the JavaScript API over both WebAssembly builds: bind, step
+// and read poses; every call family refuses bad input with Tendon's message, field and item;
+// no leak over 10,000 bind/unbind cycles; Godette bound from an ArrayBuffer swings her hair.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+
+import { DEBUG_DRAW, flavours, horizontalChain, loadTendon, refusal, sharedData } from './helpers.mjs';
+
+const godettePath = path.join(sharedData, 'vrm', 'godette', 'Godette_vrm_v4.vrm');
+
+for (const flavour of flavours) {
+  describe(`${flavour.name} build`, async () => {
+    const tendon = await loadTendon({ simd: flavour.simd });
+
+    test('reports the kernel it loaded and runs it', () => {
+      assert.equal(tendon.kernel, flavour.kernel);
+      const world = tendon.createWorld();
+      assert.equal(world.activeIsa(), flavour.simd ? 'sse42' : 'scalar');
+      world.destroy();
+    });
+
+    test('a bound chain sags under gravity and its output pose view shows it', () => {
+      const world = tendon.createWorld();
+      const archetype = world.buildChainArchetype(horizontalChain(5));
+      const chain = world.bindChain({ archetype });
+      assert.equal(chain.boneCount, 5);
+      for (let i = 1; i < 5; ++i) chain.animatedLocal.set([0.2, 0, 0, 0, 0, 0, 1, 1, 1, 1], 10 * i);
+      const tipBefore = chain.nodePositions()[4];
+      for (let i = 0; i < 60; ++i) world.step(1 / 60);
+      const tipAfter = chain.nodePositions()[4];
+      assert.ok(tipAfter.y < tipBefore.y - 0.05, `the tip fell: ${tipBefore.y} -> ${tipAfter.y}`);
+      // The first bone's local rotation turned away from the rest (identity) rotation.
+      const out = chain.outputLocal;
+      assert.ok(Math.abs(out[6] - 1) > 1e-3, `bone 0 turned (w ${out[6]})`);
+      const stats = world.lastStats();
+      assert.equal(stats.boundChains, 1);
+      assert.ok(stats.simulatedChains === 1);
+      chain.unbind();
+      world.destroy();
+    });
+
+    test('world settings are refused by field', () => {
+      const e = refusal(assert, () => tendon.createWorld({ fixedHz: -5 }));
+      assert.equal(e.call, 'tendon_world_create');
+      assert.match(e.field, /fixed_hz/);
+      assert.match(e.message, /fixed_hz/);
+      assert.equal(e.codeName, 'TENDON_ERROR_OUT_OF_RANGE');
+    });
+
+    test('chain archetypes and bindings refuse bad bones and stale ids', () => {
+      const world = tendon.createWorld();
+      const rope = horizontalChain(3);
+      rope.bones[2].parent = 7;
+      const e = refusal(assert, () => world.buildChainArchetype(rope));
+      assert.equal(e.codeName, 'TENDON_ERROR_PARENT_OUT_OF_RANGE');
+      assert.match(e.field, /bones\[2\]\.parent/);
+      assert.equal(e.item, 2);
+      const stale = refusal(assert, () => world.bindChain({ archetype: 12345n }));
+      assert.equal(stale.codeName, 'TENDON_ERROR_STALE_HANDLE');
+      world.destroy();
+    });
+
+    test('ragdoll calls refuse empty archetypes, stale ragdolls and non-finite values', () => {
+      const world = tendon.createWorld();
+      const empty = refusal(assert, () => world.buildRagdollArchetype({ parts: [] }));
+      assert.equal(empty.codeName, 'TENDON_ERROR_EMPTY');
+      const archetype = world.buildRagdollArchetype({ parts: [{ parent: -1, shape: 'sphere', radius: 0.2 }] });
+      const ragdoll = world.bindRagdoll({ archetype, placement: { translation: [0, 2, 0] } });
+      const nan = refusal(assert, () => world.applyRagdollImpulse(ragdoll.id, 0, [NaN, 0, 0], [0, 2, 0]));
+      assert.equal(nan.codeName, 'TENDON_ERROR_NOT_FINITE');
+      const part = refusal(assert, () => world.applyRagdollImpulse(ragdoll.id, 9, [1, 0, 0], [0, 2, 0]));
+      assert.equal(part.codeName, 'TENDON_ERROR_BAD_REFERENCE');
+      assert.match(part.message, /part/);
+      ragdoll.unbind();
+      const gone = refusal(assert, () => world.wakeRagdoll(ragdoll.id ?? 4294967296n));
+      assert.equal(gone.codeName, 'TENDON_ERROR_STALE_HANDLE');
+      world.destroy();
+    });
+
+    test('a ragdoll falls onto the static world, is hit by a ray, dragged by a drive and thrown', () => {
+      const world = tendon.createWorld();
+      world.buildStaticWorld({ planes: [{ normal: [0, 1, 0], offset: 0 }] });
+      const archetype = world.buildRagdollArchetype({ parts: [{ parent: -1, shape: 'sphere', radius: 0.2, mass: 10 }] });
+      const ragdoll = world.bindRagdoll({ archetype, placement: { translation: [0, 2, 0] } });
+      for (let i = 0; i < 120; ++i) world.step(1 / 60);
+      const y = ragdoll.outputParts[1];
+      assert.ok(Math.abs(y - 0.2) < 0.02, `rests on the plane at its radius: y ${y}`);
+      const hit = world.raycastRagdolls([0, 0.2, 3], [0, 0, -1], 10);
+      assert.ok(hit !== null);
+      assert.equal(hit.ragdoll, ragdoll.id);
+      assert.ok(Math.abs(hit.point.z - 0.2) < 1e-3, `hit the sphere's front: ${hit.point.z}`);
+      const drive = world.addPartDrive(ragdoll.id, { part: 0, target: [0, 1.5, 0], responseTime: 0.1 });
+      for (let i = 0; i < 60; ++i) world.step(1 / 60);
+      assert.ok(ragdoll.outputParts[1] > 1.2, `dragged up: y ${ragdoll.outputParts[1]}`);
+      assert.equal(world.partDriveState(drive).active, true);
+      const badTarget = refusal(assert, () => world.setPartDriveTarget(drive, [0, Infinity, 0]));
+      assert.equal(badTarget.codeName, 'TENDON_ERROR_NOT_FINITE');
+      world.removePartDrive(drive);
+      const stale = refusal(assert, () => world.partDriveState(drive));
+      assert.equal(stale.codeName, 'TENDON_ERROR_STALE_HANDLE');
+      const v = world.throwRagdoll(ragdoll.id, [1, 0, 0], 1, 2, 2);
+      assert.ok(Math.abs(v.x - 2) < 1e-4, `thrown at 2 m/s: ${v.x}`);
+      world.destroy();
+    });
+
+    test('host bodies push ragdolls, report contacts, and refuse bad shapes by field', () => {
+      const world = tendon.createWorld({ contactEventCapacity: 256 });
+      const bad = refusal(assert, () => world.addHostBody({ shape: 'sphere', radius: -1 }));
+      assert.equal(bad.field, 'radius');
+      assert.match(bad.message, /radius/);
+      const badShape = refusal(assert, () => world.addHostBody({ shape: 'cone' }));
+      assert.match(badShape.message, /cone/);
+      const archetype = world.buildRagdollArchetype({
+        parts: [{ parent: -1, shape: 'sphere', radius: 0.2, mass: 10 }], contactEvents: { enabled: true },
+      });
+      const ragdoll = world.bindRagdoll({ archetype, placement: { translation: [0, 0.2, 0] } });
+      const body = world.addHostBody({ shape: 'sphere', radius: 0.3, transform: { translation: [-1, 0.2, 0] } });
+      let events = [];
+      for (let i = 0; i < 60; ++i) {
+        world.setHostBodyMotion(body, { translation: [-1 + i * 0.05, 0.2, 0] }, [3, 0, 0]);
+        world.step(1 / 60);
+        events = events.concat(world.drainContactEvents());
+      }
+      assert.ok(ragdoll.outputParts[0] > 0.5, `pushed along +x: ${ragdoll.outputParts[0]}`);
+      const touch = events.find((e) => e.kind === 'began' && e.bKind === 'host_body');
+      assert.ok(touch, 'a contact with the host body was reported');
+      assert.equal(touch.bHostBody, body);
+      assert.equal(world.hostBodyCount(), 1);
+      world.removeHostBody(body);
+      assert.equal(world.hostBodyIsValid(body), false);
+      world.destroy();
+    });
+
+    test('the debug draw gives line segments and refuses unknown flags', () => {
+      const world = tendon.createWorld();
+      const archetype = world.buildChainArchetype(horizontalChain(4));
+      world.bindChain({ archetype });
+      world.step(1 / 60);
+      const lines = world.drawDebug(DEBUG_DRAW.CHAIN_LINKS);
+      assert.equal(lines.segmentCount, 3);
+      assert.equal(lines.data.length, 3 * 14);
+      const e = refusal(assert, () => world.drawDebug(0x8000));
+      assert.equal(e.codeName, 'TENDON_ERROR_OUT_OF_RANGE');
+      world.destroy();
+    });
+
+    test('malformed glTF is refused with the importer message and the module lives on', () => {
+      const world = tendon.createWorld();
+      // A binary glTF whose JSON chunk ends mid-object (nlohmann-json's parser, which must not throw).
+      const json = new TextEncoder().encode('{"asset": {"version": "2.0"   ');
+      const glb = new Uint8Array(20 + json.length);
+      const view = new DataView(glb.buffer);
+      glb.set([0x67, 0x6c, 0x54, 0x46]);
+      view.setUint32(4, 2, true);
+      view.setUint32(8, glb.length, true);
+      view.setUint32(12, json.length, true);
+      view.setUint32(16, 0x4e4f534a, true);  // "JSON"
+      glb.set(json, 20);
+      const e = refusal(assert, () => world.loadVrmKind(glb, { name: 'cut.vrm' }));
+      assert.equal(e.call, 'tendon_load_vrm_kind_from_memory');
+      assert.match(e.message, /cut\.vrm: JSON chunk.*unexpected end of input/);
+      world.step(1 / 60);  // still running: no abort
+      world.destroy();
+    });
+
+    test('pose views are re-made after the memory grows, and old ones detach', () => {
+      const world = tendon.createWorld();
+      const chain = world.bindChain({ archetype: world.buildChainArchetype(horizontalChain(5)) });
+      const before = chain.outputLocal;
+      const generation = tendon.memoryGeneration;
+      const big = tendon.raw._malloc(tendon.heapBytes());  // more than is free: the memory grows
+      assert.notEqual(big, 0);
+      tendon.raw._free(big);
+      assert.ok(tendon.memoryGeneration > generation, 'the growth was seen');
+      assert.equal(before.length, 0, 'a view over the old buffer is detached');
+      world.step(1 / 60);
+      const after = chain.outputLocal;
+      assert.equal(after.length, 50);
+      assert.equal(after.buffer, tendon.buffer);
+      const norm = Math.hypot(after[3], after[4], after[5], after[6]);
+      assert.ok(Math.abs(norm - 1) < 1e-4, `the new view reads the pose: bone 0's rotation is unit (${norm})`);
+      world.destroy();
+    });
+
+    test('no leak across 10,000 chain bind/unbind cycles', () => {
+      const world = tendon.createWorld();
+      const archetype = world.buildChainArchetype(horizontalChain(4));
+      for (let i = 0; i < 100; ++i) world.bindChain({ archetype }).unbind();  // warm the world's own pools
+      const allocated = tendon.allocatedBytes();
+      const heap = tendon.heapBytes();
+      for (let i = 0; i < 10000; ++i) {
+        const chain = world.bindChain({ archetype });
+        chain.unbind();
+      }
+      // A leak of one byte per cycle would show as 10,000; malloc's own bookkeeping moves a few.
+      assert.ok(tendon.allocatedBytes() <= allocated + 64, `malloc held ${allocated} bytes, now ${tendon.allocatedBytes()}`);
+      assert.equal(tendon.heapBytes(), heap, 'the memory did not grow');
+      world.destroy();
+    });
+
+    test('Godette from an ArrayBuffer: skeleton by glTF node, hair that swings, and character calls', { skip: !fs.existsSync(godettePath) && 'no ../shared/data' }, () => {
+      const world = tendon.createWorld();
+      const file = fs.readFileSync(godettePath);
+      const bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength);
+      const kind = world.loadVrmKind(bytes, { name: 'Godette_vrm_v4.vrm' });
+      assert.equal(kind.skeleton.names.length, kind.boneCount);
+      assert.equal(kind.skeleton.parents[0], -1);
+      for (let i = 1; i < kind.boneCount; ++i) assert.ok(kind.skeleton.parents[i] < i, 'parents come first');
+      assert.ok(kind.jointCount > 0, 'she has spring joints');
+      const avatar = world.bindVrmAvatar(kind);
+      assert.notEqual(avatar.character, 0n);
+      avatar.animatedLocal.set(kind.skeleton.restLocal);
+      const rest = Float32Array.from(kind.skeleton.restLocal);
+      // Walk her sideways: the hair's local rotations leave the rest pose.
+      for (let i = 0; i < 60; ++i) {
+        avatar.modelWorld[0] = Math.sin(i / 6);
+        world.step(1 / 60);
+      }
+      const out = avatar.outputLocal;
+      const hairBones = kind.skeleton.names.map((n, i) => [n, i]).filter(([n]) => /hair/i.test(n)).map(([, i]) => i);
+      assert.ok(hairBones.length > 0, 'Godette names her hair bones');
+      let swing = 0;
+      for (const b of hairBones) for (let k = 3; k < 7; ++k) swing = Math.max(swing, Math.abs(out[10 * b + k] - rest[10 * b + k]));
+      assert.ok(swing > 0.01, `the hair swung (largest quaternion change ${swing})`);
+      world.activateCharacter(avatar.character);
+      world.hitCharacter(avatar.character, 0, [0, 0, 50], [0, 1, 0]);
+      for (let i = 0; i < 10; ++i) world.step(1 / 60);
+      assert.equal(world.characterState(avatar.character).active, true);
+      const stale = refusal(assert, () => world.goLimp(avatar.character + 77n, 1));
+      assert.equal(stale.codeName, 'TENDON_ERROR_STALE_HANDLE');
+      const garbage = refusal(assert, () => world.loadVrmKind(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), { name: 'junk.vrm' }));
+      assert.match(garbage.message, /junk\.vrm/);
+      avatar.unbind();
+      kind.unload();
+      world.destroy();
+    });
+  });
+}
