@@ -29,6 +29,8 @@ const kBench = params.get("bench"); // null, "springs" or "frame"
 const kFixedDt = 1 / 60;
 const kHardImpact = 2.5; // m/s of approach: a contact this fast flashes and counts
 const kGodette = "./assets/godette.vrm";
+// quality=low: no shadows, no antialiasing, pixel ratio 1 (software WebGL in CI and benches).
+const kLow = params.get("quality") === "low" || !!kBench;
 
 const hook = {            // read by scripts/test_playground.sh's test (and handy in a console)
   ready: false, kernel: null, frames: 0, impacts: 0, errors: [], grabs: 0, throws: 0, getUps: 0,
@@ -43,10 +45,10 @@ function fail(error) {
 }
 
 // ---- three.js scene ----
-const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
-renderer.setPixelRatio(Math.min(2, devicePixelRatio));
+const renderer = new THREE.WebGLRenderer({ antialias: !kLow, preserveDrawingBuffer: true });
+renderer.setPixelRatio(kLow ? 1 : Math.min(2, devicePixelRatio));
 renderer.setSize(innerWidth, innerHeight);
-renderer.shadowMap.enabled = !kBench;
+renderer.shadowMap.enabled = !kLow;
 document.body.prepend(renderer.domElement);
 const scene = new THREE.Scene();
 scene.background = new THREE.Color(0xb9d3e8);
@@ -151,8 +153,8 @@ function animateLimbs(vrm, phase, amount) {
   set("rightUpperLeg", -0.55 * s * amount, 0, 0);
   set("leftLowerLeg", Math.max(0, -0.9 * Math.sin(phase - 0.9)) * amount, 0, 0);
   set("rightLowerLeg", Math.max(0, 0.9 * Math.sin(phase - 0.9)) * amount, 0, 0);
-  set("leftUpperArm", -0.45 * s * amount, 0, -1.2);
-  set("rightUpperArm", 0.45 * s * amount, 0, 1.2);
+  set("leftUpperArm", -0.45 * s * amount, 0, 1.2);
+  set("rightUpperArm", 0.45 * s * amount, 0, -1.2);
   set("leftLowerArm", 0, -0.3, 0);
   set("rightLowerArm", 0, 0.3, 0);
   set("spine", 0.05, 0.12 * s * amount, 0);
@@ -170,7 +172,7 @@ addEventListener("keydown", (e) => {
 addEventListener("keyup", (e) => keys.delete(e.key.toLowerCase()));
 const player = {
   id: 0n,
-  position: new THREE.Vector3(0, 0.9, 3.5),
+  position: new THREE.Vector3(2.2, 0.9, 3.2),
   velocity: new THREE.Vector3(),
   mesh: new THREE.Mesh(new THREE.CapsuleGeometry(0.3, 1.2, 6, 16),
     new THREE.MeshStandardMaterial({ color: 0x3c6fd1, roughness: 0.4 })),
