@@ -165,8 +165,7 @@ export class TendonAvatar {
       part, drive,
       moveTo(target) { if (avatar.drives.has(drive)) avatar.world.setPartDriveTarget(drive, v3(target)); },
       release() {
-        if (!avatar.drives.delete(drive)) return;
-        avatar.world.removePartDrive(drive);
+        if (avatar.drives.delete(drive)) avatar.dropDrive(drive);
       },
       // Lets go and throws the whole body along the velocity (m/s), mass-relative: the
       // strength is the speed times a reference mass, so a heavier body leaves slower.
@@ -177,6 +176,11 @@ export class TendonAvatar {
       },
     };
   }
+  // A drive may have gone with its ragdoll (a character released by the budget): only a
+  // live one is removed.
+  dropDrive(drive) {
+    if (this.world.partDriveIsValid(drive)) this.world.removePartDrive(drive);
+  }
   throw(direction, strength, minSpeed = 0, maxSpeed = 25) {
     return this.world.throwRagdoll(this.ragdoll, direction, strength, minSpeed, maxSpeed);
   }
@@ -186,7 +190,7 @@ export class TendonAvatar {
   // lies: {position (the hips over the ground), yaw (radians about +Y, the way the body's
   // head points: hips to head)}, for the host to move its model frame there first.
   handBack(blendSeconds = 0.6) {
-    for (const d of this.drives) this.world.removePartDrive(d);
+    for (const d of this.drives) this.dropDrive(d);
     this.drives.clear();
     const state = this.world.characterState(this.character);
     const t = state.root.translation;
@@ -308,7 +312,7 @@ export class TendonThree {
     const i = this.avatars.indexOf(avatar);
     if (i < 0) return;
     this.avatars.splice(i, 1);
-    for (const d of avatar.drives) this.world.removePartDrive(d);
+    for (const d of avatar.drives) avatar.dropDrive(d);
     avatar.drives.clear();
     avatar.handle.unbind();
   }

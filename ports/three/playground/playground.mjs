@@ -239,6 +239,7 @@ renderer.domElement.addEventListener("pointerdown", (event) => {
   grab = { walker, handle, plane: new THREE.Plane().setFromNormalAndCoplanarPoint(normal, point),
     target: point.clone(), samples: [{ t: performance.now(), p: point.clone() }] };
   hook.grabs += 1;
+  hook.lastGrabbed = walkers.indexOf(walker);
 });
 renderer.domElement.addEventListener("pointermove", (event) => {
   if (!grab) return;
