@@ -172,7 +172,7 @@ addEventListener("keydown", (e) => {
 addEventListener("keyup", (e) => keys.delete(e.key.toLowerCase()));
 const player = {
   id: 0n,
-  position: new THREE.Vector3(2.2, 0.9, 3.2),
+  position: new THREE.Vector3(-3.2, 0.9, -1.5),
   velocity: new THREE.Vector3(),
   mesh: new THREE.Mesh(new THREE.CapsuleGeometry(0.3, 1.2, 6, 16),
     new THREE.MeshStandardMaterial({ color: 0x3c6fd1, roughness: 0.4 })),
@@ -199,7 +199,7 @@ function steerPlayer(dt) {
 // ---- grab, drag and throw ----
 const raycaster = new THREE.Raycaster();
 const pointer = new THREE.Vector2();
-let grab = null; // {walker, handle, plane, samples}
+let grab = null; // {walker, handle, plane, target, track}
 function rayAt(event) {
   pointer.set((event.clientX / innerWidth) * 2 - 1, -(event.clientY / innerHeight) * 2 + 1);
   raycaster.setFromCamera(pointer, camera);
@@ -237,30 +237,39 @@ renderer.domElement.addEventListener("pointerdown", (event) => {
   const normal = new THREE.Vector3();
   camera.getWorldDirection(normal);
   grab = { walker, handle, plane: new THREE.Plane().setFromNormalAndCoplanarPoint(normal, point),
-    target: point.clone(), samples: [{ t: performance.now(), p: point.clone() }] };
+    target: point.clone(), track: [{ t: simClock, p: point.clone() }] };
   hook.grabs += 1;
   hook.lastGrabbed = walkers.indexOf(walker);
 });
 renderer.domElement.addEventListener("pointermove", (event) => {
   if (!grab) return;
+  grab.moves = (grab.moves ?? 0) + 1;
   const target = new THREE.Vector3();
   if (!rayAt(event).intersectPlane(grab.plane, target)) return;
   target.y = Math.max(0.1, target.y);
   grab.target.copy(target);
   grab.handle.moveTo(target);
-  grab.samples.push({ t: performance.now(), p: target.clone() });
-  while (grab.samples.length > 2 && performance.now() - grab.samples[0].t > 100) grab.samples.shift();
 });
+// The hand's track, one point per simulated frame (on the simulation's clock, so a slow
+// page, whose frames are clamped to 0.1 s, throws at the speed the body saw the hand move).
+function trackGrab() {
+  if (!grab) return;
+  grab.track.push({ t: simClock, p: grab.target.clone() });
+  if (grab.track.length > 8) grab.track.shift();
+}
 function endGrab() {
   if (!grab) return;
-  // The mouse's speed over the last 100 ms, in the drag plane, is the throw.
-  const s = grab.samples, now = performance.now();
-  const first = s.find((x) => now - x.t <= 120) ?? s[s.length - 1];
-  const last = s[s.length - 1];
-  const seconds = Math.max(1e-3, (last.t - first.t) / 1000);
-  const velocity = last.p.clone().sub(first.p).divideScalar(seconds);
-  if (now - last.t > 150) velocity.set(0, 0, 0); // held still before letting go
-  velocity.clampLength(0, 20);
+  // The hand's speed over its last 0.1 s, and at least its last three frames (a slow page
+  // sees a flick over few frames), is the throw; a hand held still before letting go just
+  // drops the body.
+  const s = grab.track;
+  const end = { t: simClock + lastDt, p: grab.target.clone() }; // where the hand let go
+  const recent = s.find((x) => end.t - x.t <= 0.1 + 1e-6) ?? s[s.length - 1];
+  const first = s.length >= 3 && s[s.length - 3].t < recent.t ? s[s.length - 3] : recent;
+  const seconds = Math.max(1e-3, end.t - first.t);
+  const velocity = end.p.clone().sub(first.p).divideScalar(seconds).clampLength(0, 20);
+  hook.lastThrow = { velocity: velocity.toArray().map((v) => +v.toFixed(2)), frames: s.length, moves: grab.moves ?? 0,
+    from: first.p.toArray().map((v) => +v.toFixed(2)), to: end.p.toArray().map((v) => +v.toFixed(2)) };
   grab.handle.throw(velocity);
   if (velocity.length() > 0.05) hook.throws += 1;
   grab.walker.modeTime = 0;
@@ -377,6 +386,7 @@ function drawDebug() {
   debugGeometry.setAttribute("position", new THREE.InterleavedBufferAttribute(interleaved, 3, 0));
   debugGeometry.setAttribute("color", new THREE.InterleavedBufferAttribute(interleaved, 4, 3));
   debugGeometry.setDrawRange(0, segmentCount * 2);
+  hook.debugSegments = segmentCount;
 }
 
 // ---- replay: the last seconds of every avatar's pose ----
@@ -458,7 +468,8 @@ hook.avatar = (i) => {
 
 // ---- the frame ----
 let last = performance.now();
-let accumulator = 0;
+let simClock = 0; // seconds simulated
+let lastDt = kFixedDt;
 function frame(now) {
   requestAnimationFrame(frame);
   const frameStart = performance.now();
@@ -466,6 +477,9 @@ function frame(now) {
   last = now;
   try {
     if (replay.viewing < 0) {
+      simClock += dt;
+      lastDt = dt;
+      trackGrab();
       for (const w of walkers) updateWalker(w, dt);
       steerPlayer(dt);
       const stats = port.update(dt);
@@ -474,7 +488,6 @@ function frame(now) {
       replay.record();
       hook.frames += 1;
       ageFlashes(dt);
-      accumulator += dt;
       showStats(stats, performance.now() - frameStart);
     }
     controls.update();

@@ -71,14 +71,14 @@ function watch(page) {
 }
 
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await browser.newPage({ viewport: { width: 1024, height: 640 } });
   const errors = watch(page);
   await page.goto(`${base}/index.html?avatars=5&quality=low`);
   const ready = await waitFor(page, () => window.__playground?.ready === true || window.__playground?.errors.length > 0,
     "the page to be ready", 60);
   check(ready && (await page.evaluate(() => window.__playground.ready)), "the page loads and binds its avatars");
   check((await page.evaluate(() => window.__playground.kernel)) === "simd128", "the kernel is WebAssembly SIMD");
-  await waitFor(page, () => window.__playground.frames >= 90, "90 frames", 30);
+  await waitFor(page, () => window.__playground.frames >= 90, "90 frames", 90);
   const frames = await page.evaluate(() => window.__playground.frames);
   check(frames >= 90, `the page stepped ${frames} frames`);
   const joints = await page.evaluate(() => window.__playground.springJoints(0));
@@ -100,7 +100,8 @@ try {
   for (let i = 1; i <= 4; ++i) { await page.mouse.move(at.x + 96 + 40 * i, at.y - 144 - 20 * i); await sleep(16); }
   await page.mouse.up();
   const state = await page.evaluate((i) => ({ throws: window.__playground.throws, a: window.__playground.avatar(i) }), g);
-  check(state.throws === 1, "letting go fast throws it");
+  const thrown = await page.evaluate(() => window.__playground.lastThrow);
+  check(state.throws === 1, `letting go fast throws it (${JSON.stringify(thrown)})`);
   check(state.a.mode === "ragdoll" && state.a.active, `the thrown avatar is a ragdoll (mode ${state.a.mode})`);
   // Godette's hips stand 0.65 m high: down is below 0.35 m, up again above 0.55 m.
   const down = await waitFor(page, `window.__playground.avatar(${g}).hips[1] < 0.35`, "the body to be down", 15);
@@ -115,13 +116,18 @@ try {
   const at2 = await page.evaluate((i) => window.__playground.screenOf(i, "chest"), g === 1 ? 2 : 1);
   await page.mouse.move(at2.x, at2.y);
   await page.mouse.down();
-  for (let i = 1; i <= 6; ++i) { await page.mouse.move(at2.x - 30 * i, at2.y - 25 * i); await sleep(16); }
+  for (let i = 1; i <= 6; ++i) { await page.mouse.move(at2.x + 12 * i, at2.y - 20 * i); await sleep(16); }
   await page.mouse.up();
-  await page.check("#debug");
-  await sleep(700);
+  await sleep(2500);
   const impacts = await page.evaluate(() => window.__playground.impacts);
-  console.log(`  (hard impacts counted: ${impacts})`);
+  check(impacts > 0, `hard impacts flash and count (${impacts})`);
   await page.screenshot({ path: screenshot });
+  // The debug draw: Tendon's lines in one LineSegments.
+  await page.check("#debug");
+  const framesBefore = await page.evaluate(() => window.__playground.frames);
+  await waitFor(page, `window.__playground.frames >= ${framesBefore + 3}`, "frames with the debug draw", 15);
+  const segments = await page.evaluate(() => window.__playground.debugSegments ?? 0);
+  check(segments > 100, `the debug draw draws Tendon's lines (${segments} segments)`);
   check(errors.length === 0, `no console errors${errors.length ? ": " + errors.slice(0, 3).join(" | ") : ""}`);
   await page.close();
 
