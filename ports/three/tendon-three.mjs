@@ -317,18 +317,23 @@ export class TendonThree {
     avatar.handle.unbind();
   }
 
-  // Before the step: three-vrm's humanoid (normalized bones -> raw nodes), its expressions
-  // and look-at (what vrm.update does besides the springs), then each bone's local pose and
-  // the model frame into Tendon's buffers.
-  writeInputs(dt) {
+  // What vrm.update does besides the springs, before them: the humanoid (normalized bones
+  // -> raw nodes), the look-at and the expressions.
+  updateVrms(dt) {
     for (const a of this.avatars) {
       const vrm = a.vrm;
-      if (vrm) {
-        vrm.humanoid?.update();
-        vrm.lookAt?.update(dt);
-        vrm.expressionManager?.update();
-      }
-      a.root.updateMatrixWorld(true);
+      if (!vrm) continue;
+      vrm.humanoid?.update();
+      vrm.lookAt?.update(dt);
+      vrm.expressionManager?.update();
+    }
+  }
+
+  // Before the step: each bone's local pose and the model frame into Tendon's buffers.
+  writeInputs() {
+    for (const a of this.avatars) {
+      // Only the root's world matrix (and its parents'): the bones are read as locals.
+      a.root.updateWorldMatrix(true, false);
       const buffers = a.handle; // views re-made by the API after a memory growth
       scratchMatrix.copy(a.root.matrixWorld).decompose(scratchPos, scratchQuat, scratchScale);
       writeTransform(buffers.modelWorld, 0, scratchPos, scratchQuat, scratchScale);
@@ -353,7 +358,8 @@ export class TendonThree {
   // One frame: inputs, step, outputs. Call inside requestAnimationFrame, after animating
   // and before render. Returns the World's frame stats.
   update(dt) {
-    this.writeInputs(dt);
+    this.updateVrms(dt);
+    this.writeInputs();
     const stats = this.world.step(dt);
     this.readOutputs();
     return stats;

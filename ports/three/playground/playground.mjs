@@ -172,7 +172,7 @@ addEventListener("keydown", (e) => {
 addEventListener("keyup", (e) => keys.delete(e.key.toLowerCase()));
 const player = {
   id: 0n,
-  position: new THREE.Vector3(-3.2, 0.9, -1.5),
+  position: new THREE.Vector3(2.4, 0.9, -3.0),
   velocity: new THREE.Vector3(),
   mesh: new THREE.Mesh(new THREE.CapsuleGeometry(0.3, 1.2, 6, 16),
     new THREE.MeshStandardMaterial({ color: 0x3c6fd1, roughness: 0.4 })),

@@ -71,16 +71,16 @@ function watch(page) {
 }
 
 try {
-  const page = await browser.newPage({ viewport: { width: 1024, height: 640 } });
+  const page = await browser.newPage({ viewport: { width: 960, height: 600 } });
   const errors = watch(page);
   await page.goto(`${base}/index.html?avatars=5&quality=low`);
   const ready = await waitFor(page, () => window.__playground?.ready === true || window.__playground?.errors.length > 0,
     "the page to be ready", 60);
   check(ready && (await page.evaluate(() => window.__playground.ready)), "the page loads and binds its avatars");
   check((await page.evaluate(() => window.__playground.kernel)) === "simd128", "the kernel is WebAssembly SIMD");
-  await waitFor(page, () => window.__playground.frames >= 90, "90 frames", 90);
+  await waitFor(page, () => window.__playground.frames >= 60, "60 frames", 90);
   const frames = await page.evaluate(() => window.__playground.frames);
-  check(frames >= 90, `the page stepped ${frames} frames`);
+  check(frames >= 60, `the page stepped ${frames} frames`);
   const joints = await page.evaluate(() => window.__playground.springJoints(0));
   const hair = await page.evaluate(() => window.__playground.hairMotionDegrees(0));
   check(joints > 0, `Godette has ${joints} spring joints`);

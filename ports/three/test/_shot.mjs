@@ -1,0 +1,20 @@
+import { chromium } from "playwright-core";
+import { createServer } from "node:http";
+import { readFile } from "node:fs/promises";
+import { existsSync, statSync } from "node:fs";
+import { extname, join, resolve, normalize } from "node:path";
+const [folder, shot, query = "", wait = "3000"] = process.argv.slice(2);
+const types = { ".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm" };
+const server = createServer(async (q, r) => { const p = normalize(decodeURIComponent(new URL(q.url, "http://x").pathname));
+  const f = join(resolve(folder), p); if (!existsSync(f) || !statSync(f).isFile()) { r.writeHead(404).end(); return; }
+  r.writeHead(200, { "content-type": types[extname(f)] ?? "application/octet-stream" }); r.end(await readFile(f)); });
+await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist"] });
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+page.on("pageerror", (e) => console.log("pageerror", e.message));
+page.on("console", (m) => console.log("console", m.type(), m.text().slice(0, 300)));
+await page.goto(`http://127.0.0.1:${server.address().port}/index.html${query}`);
+await page.waitForTimeout(Number(wait));
+console.log(JSON.stringify(await page.evaluate(() => ({ ready: window.__playground?.ready, frames: window.__playground?.frames, kernel: window.__playground?.kernel, hair: window.__playground?.hairMotionDegrees?.(0), bench: window.__playground?.bench }))));
+await page.screenshot({ path: shot });
+await browser.close(); server.close();
