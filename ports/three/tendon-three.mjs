@@ -125,6 +125,8 @@ export class TendonAvatar {
     this.root = root;      // the Object3D whose world matrix is the model frame
     this.vrm = vrm ?? null;
     this.drives = new Set();
+    this.inputBones = null;  // null: every bone (see TendonThree.pruneSpringsOnly)
+    this.outputBones = null;
     this.boneCount = handle.boneCount;
     this.character = handle.character || 0n;
   }
@@ -224,10 +226,13 @@ export class TendonAvatar {
     });
     return best;
   }
-  // Copies the simulated pose out of `outputLocal` (one frame's, or a replay's) into the bones.
+  // Copies the simulated pose out of `outputLocal` (one frame's, or a replay's) into the
+  // bones (only those the simulation moves: see TendonThree.pruneSpringsOnly).
   applyLocals(locals) {
-    const bones = this.bones;
-    for (let b = 0; b < bones.length; ++b) {
+    const bones = this.bones, only = this.outputBones;
+    const count = only ? only.length : bones.length;
+    for (let i = 0; i < count; ++i) {
+      const b = only ? only[i] : i;
       const o = b * kTransformFloats, bone = bones[b];
       bone.position.set(locals[o], locals[o + 1], locals[o + 2]);
       bone.quaternion.set(locals[o + 3], locals[o + 4], locals[o + 5], locals[o + 6]);
@@ -304,8 +309,34 @@ export class TendonThree {
     const handle = this.world.bindVrmAvatar(kind.handle, transformOf(scratchPos, scratchQuat, scratchScale));
     if (handle.character) this.partBonesOf(kind, options.vrm, bones, options.totalMass ?? 60);
     const avatar = new TendonAvatar(this, { kind, handle, bones, root, vrm: options.vrm });
+    if (!handle.character) this.pruneSpringsOnly(avatar, kind);
     this.avatars.push(avatar);
     return avatar;
+  }
+
+  // An avatar without a character changes only its spring joints' bones: the port then
+  // writes only the bones the chains read (the joints, their colliders' bones, and every
+  // ancestor of those, for the forward kinematics) and reads back only the joints and their
+  // tails, instead of the whole skeleton (Godette: 29 and 22 of 71 bones). An avatar with a
+  // character, or whose springs three-vrm did not load, moves every bone.
+  pruneSpringsOnly(avatar, kind) {
+    const springs = avatar.vrm?.springBoneManager;
+    if (!springs || !springs.joints.size) return;
+    const boneOf = (object) => avatar.bones.indexOf(object);
+    const outputs = new Set(), inputs = new Set();
+    for (const joint of springs.joints) {
+      for (const object of [joint.bone, joint.child]) {
+        const b = object ? boneOf(object) : -1;
+        if (b >= 0) { outputs.add(b); inputs.add(b); }
+      }
+    }
+    for (const collider of springs.colliders ?? []) {
+      const b = collider.parent ? boneOf(collider.parent) : -1;
+      if (b >= 0) inputs.add(b);
+    }
+    for (const b of [...inputs]) for (let p = kind.skeleton.parents[b]; p >= 0; p = kind.skeleton.parents[p]) inputs.add(p);
+    avatar.inputBones = Int32Array.from([...inputs].sort((x, y) => x - y));
+    avatar.outputBones = Int32Array.from([...outputs].sort((x, y) => x - y));
   }
 
   remove(avatar) {
@@ -339,9 +370,17 @@ export class TendonThree {
       writeTransform(buffers.modelWorld, 0, scratchPos, scratchQuat, scratchScale);
       const local = buffers.animatedLocal;
       const bones = a.bones;
-      for (let b = 0; b < bones.length; ++b) {
-        const bone = bones[b];
-        writeTransform(local, b * kTransformFloats, bone.position, bone.quaternion, bone.scale);
+      const only = a.inputBones;
+      if (only) {
+        for (let i = 0; i < only.length; ++i) {
+          const b = only[i], bone = bones[b];
+          writeTransform(local, b * kTransformFloats, bone.position, bone.quaternion, bone.scale);
+        }
+      } else {
+        for (let b = 0; b < bones.length; ++b) {
+          const bone = bones[b];
+          writeTransform(local, b * kTransformFloats, bone.position, bone.quaternion, bone.scale);
+        }
       }
       if (!a.hasCharacter) a.handle.updateWorld();
     }

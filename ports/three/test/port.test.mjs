@@ -101,3 +101,41 @@ test("Port.HairSwingsWhenTheModelMovesAndTheBonesGetTheSimulatedPose", async () 
   }
 });
 
+
+test("Port.ASpringsOnlyAvatarSwingsItsHairAndLeavesItsOtherBonesToTheAnimation", async () => {
+  const gltf = await parse();
+  const vrm = gltf.userData.vrm;
+  const world = tendon.createWorld();
+  try {
+    const port = new TendonThree(tendon, world);
+    const avatar = port.addVrm(vrm, gltf, bytes(), { key: "godette-springs", name: "godette.vrm", character: false });
+    assert.ok(!avatar.hasCharacter);
+    assert.ok(avatar.outputBones.length > 0 && avatar.outputBones.length < avatar.boneCount);
+    assert.ok(avatar.inputBones.length >= avatar.outputBones.length);
+    const joints = [...vrm.springBoneManager.joints].map((j) => ({ bone: j.bone, rest: j.bone.quaternion.clone() }));
+    // A leg: no spring hangs from it, so Tendon is neither given nor asked its pose.
+    const leg = vrm.humanoid.getRawBoneNode("leftUpperLeg");
+    let worst = 0;
+    for (let f = 0; f < 60; ++f) {
+      vrm.scene.position.x = 0.5 * Math.sin(2 * (f + 1) / 60);
+      vrm.scene.rotation.y = Math.PI + 0.8 * Math.sin(1.3 * (f + 1) / 60);
+      // the animation swings the leg (normalized bone; updateVrms copies it to the raw one)
+      vrm.humanoid.getNormalizedBoneNode("leftUpperLeg").rotation.x = 0.5 * Math.sin(3 * (f + 1) / 60);
+      port.updateVrms(1 / 60);
+      const animatedLeg = leg.quaternion.clone();
+      port.writeInputs();
+      world.step(1 / 60);
+      port.readOutputs();
+      assert.ok(leg.quaternion.equals(animatedLeg), "a bone no spring moves keeps the animation's rotation");
+      assert.ok(!avatar.outputBones.includes(avatar.bones.indexOf(leg)));
+      for (const j of joints) worst = Math.max(worst, j.bone.quaternion.angleTo(j.rest));
+    }
+    assert.ok(THREE.MathUtils.radToDeg(worst) > 2, `a spring joint turned ${THREE.MathUtils.radToDeg(worst).toFixed(2)} degrees`);
+    const out = avatar.handle.outputLocal;
+    for (const b of avatar.outputBones) {
+      assert.equal(Math.fround(avatar.bones[b].quaternion.x), out[b * 10 + 3], `bone ${b} holds Tendon's output`);
+    }
+  } finally {
+    world.destroy();
+  }
+});
