@@ -116,9 +116,10 @@ try {
   const at2 = await page.evaluate((i) => window.__playground.screenOf(i, "chest"), g === 1 ? 2 : 1);
   await page.mouse.move(at2.x, at2.y);
   await page.mouse.down();
-  for (let i = 1; i <= 6; ++i) { await page.mouse.move(at2.x + 12 * i, at2.y - 20 * i); await sleep(16); }
-  await page.mouse.up();
-  await sleep(2500);
+  for (let i = 1; i <= 3; ++i) { await page.mouse.move(at2.x + 4 * i, at2.y - 6 * i); await sleep(16); }
+  await page.mouse.up(); // a gentle toss: it lands near where it stood, in the screenshot
+  await waitFor(page, "window.__playground.frames > 0 && window.__playground.impacts > 0", "an impact", 10);
+  await sleep(1200);
   const impacts = await page.evaluate(() => window.__playground.impacts);
   check(impacts > 0, `hard impacts flash and count (${impacts})`);
   await page.screenshot({ path: screenshot });
