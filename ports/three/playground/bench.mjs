@@ -8,9 +8,10 @@
 //   whole cost a host pays instead), both after the same procedural animation (the port's
 //   updateVrms, three-vrm's non-spring work, runs outside both timings). Reports ms per frame and ns per joint, the
 //   median round of each, and Tendon's own step time (FrameStats' total).
-// frame:   the whole playground frame (walk, port.update, contacts, render) at N avatars,
-//   timed by the browser: the JavaScript time per frame and the requestAnimationFrame
-//   interval, medians over F frames.
+// frame:   the whole playground frame (walk, port.update, render) at N avatars (characters
+//   and springs), timed by the browser: the JavaScript time per frame, split into the port's
+//   update (Tendon's step inside it, from FrameStats) and the render call, and the
+//   requestAnimationFrame interval, medians over 120 frames.
 // What it does NOT do: warm the JIT beyond a first discarded round, or pin the CPU clock.
 // Threading: the page's main thread.
 const kFrames = 300;
@@ -64,7 +65,7 @@ export async function runBench({ kind, walkers, port, scene, camera, renderer, a
     };
   }
   if (kind === "frame") {
-    const js = [], intervals = [];
+    const js = [], intervals = [], portMs = [], stepMs = [], renderMs = [];
     let last = performance.now();
     await new Promise((done) => {
       let f = 0;
@@ -77,16 +78,23 @@ export async function runBench({ kind, walkers, port, scene, camera, renderer, a
           w.walk.phase += dt * 4;
           animateLimbs(w.vrm, w.walk.phase, 1);
         }
-        port.update(dt);
+        const t1 = performance.now();
+        const stats = port.update(dt);
+        const t2 = performance.now();
         renderer.render(scene, camera);
-        js.push(performance.now() - t0);
+        const t3 = performance.now();
+        js.push(t3 - t0);
+        portMs.push(t2 - t1);
+        stepMs.push(stats.times.totalMs);
+        renderMs.push(t3 - t2);
         if (++f < kFrameBenchFrames) requestAnimationFrame(tick); else done();
       };
       requestAnimationFrame(tick);
     });
     intervals.shift();
     return { kind, avatars: walkers.length, frames: kFrameBenchFrames, kernel: port.kernel,
-      frameJsMsMedian: median(js), rafIntervalMsMedian: median(intervals) };
+      frameJsMsMedian: median(js), portUpdateMsMedian: median(portMs), tendonStepMsMedian: median(stepMs),
+      renderCallMsMedian: median(renderMs), rafIntervalMsMedian: median(intervals) };
   }
   throw new Error(`bench=${kind}: not a bench mode (springs, frame)`);
 }
