@@ -4,7 +4,8 @@
 // the page: no console errors, the kernel is WebAssembly SIMD, Godette's hair (her spring
 // joints) has swung away from rest after some frames, a scripted mouse drag grabs a
 // standing avatar by the chest and throws it, and within a few seconds it is a ragdoll and
-// then back on its feet, walking. Then the same folder from file:// (with
+// then back on its feet, walking; hard impacts count, the debug draw draws, and the replay
+// slider pauses on a recorded pose and goes live again. Then the same folder from file:// (with
 // --allow-file-access-from-files) must load too. Saves a screenshot.
 import { chromium } from "playwright-core";
 import { createServer } from "node:http";
@@ -137,6 +138,18 @@ try {
   await waitFor(page, `window.__playground.frames >= ${framesBefore + 3}`, "frames with the debug draw", 15);
   const segments = await page.evaluate(() => window.__playground.debugSegments ?? 0);
   check(segments > 100, `the debug draw draws Tendon's lines (${segments} segments)`);
+  // The replay: a second back pauses the page on a recorded pose; the end goes live again.
+  const hipsLive = await page.evaluate(() => window.__playground.avatar(0).hips);
+  await page.$eval("#replay", (el) => { el.value = String(Math.max(0, Number(el.max) - 60)); el.dispatchEvent(new Event("input")); });
+  const pausedAt = await page.evaluate(() => window.__playground.frames);
+  await sleep(800);
+  const paused = await page.evaluate(() => ({ frames: window.__playground.frames, label: document.getElementById("replay-label").textContent,
+    hips: window.__playground.avatar(0).hips }));
+  check(paused.frames === pausedAt && /ago/.test(paused.label), `scrubbing back pauses on a recorded frame ("${paused.label}")`);
+  check(paused.hips.some((v, k) => Math.abs(v - hipsLive[k]) > 1e-4), "and shows that frame's pose, not the live one");
+  await page.$eval("#replay", (el) => { el.value = el.max; el.dispatchEvent(new Event("input")); });
+  const resumed = await waitFor(page, `window.__playground.frames > ${pausedAt + 2}`, "the page to go live again", 15);
+  check(resumed, "the end of the slider goes live again");
   check(errors.length === 0, `no console errors${errors.length ? ": " + errors.slice(0, 3).join(" | ") : ""}`);
   await page.close();
 
