@@ -10,7 +10,7 @@
 // (contact events) flash and count; a toggle draws Tendon's debug draw; the HUD shows the
 // frame's phase times and the kernel; the replay slider scrubs the last seconds of poses.
 // URL parameters: avatars=N (5), kernel=simd|scalar (what the browser supports), replay=S
-// (seconds kept, 10), bench=springs|frame (ports/three/test/bench.mjs drives these).
+// (seconds kept, 10), quality=low, bench=springs|frame (playground/bench.mjs; bench/springs_vs_three_vrm_browser.sh drives them).
 // What it does NOT do: load textures' fancy materials beyond three-vrm's, animate from
 // clips (the walk is procedural), or run without WebGL.
 // Threading: the page's main thread. Memory: the replay keeps replay x 60 frames of every
