@@ -15,7 +15,6 @@
 // Threading: a writer or reader belongs to one thread. Memory: none of its own.
 #pragma once
 
-#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +26,16 @@
 #include "tendon/math.h"
 
 namespace tendon::detail {
+
+// A value's bits as another type of the same size. std::bit_cast would do, but the libc++
+// of Debian's emscripten 3.1.6 (the WebAssembly build) does not have it.
+template <typename To, typename From>
+inline To BitsOf(From from) {
+  static_assert(sizeof(To) == sizeof(From), "same size");
+  To to;
+  std::memcpy(&to, &from, sizeof(To));
+  return to;
+}
 
 // FNV-1a 64 of a byte range (the payload's checksum).
 inline uint64_t SnapshotChecksum(std::span<const std::byte> bytes) {
@@ -64,8 +73,8 @@ class SnapshotWriter {
     for (int i = 0; i < 8; ++i) b[i] = static_cast<uint8_t>(v >> (8 * i));
     Put(b, 8);
   }
-  void F32(float v) { U32(std::bit_cast<uint32_t>(v)); }
-  void F64(double v) { U64(std::bit_cast<uint64_t>(v)); }
+  void F32(float v) { U32(BitsOf<uint32_t>(v)); }
+  void F64(double v) { U64(BitsOf<uint64_t>(v)); }
   void V3(Vec3 v) {
     F32(v.x);
     F32(v.y);
@@ -160,7 +169,7 @@ class SnapshotReader {
   // NaN is never state: refused. Infinity is (a break distance, a freeze time, a force
   // cap), unless `finite`.
   float F32(const char* field, bool finite = false) {
-    const float v = std::bit_cast<float>(U32(field));
+    const float v = BitsOf<float>(U32(field));
     if (std::isnan(v) || (finite && !std::isfinite(v))) {
       Fail(ErrorCode::kNotFinite, -1, field, std::string(field) + " is not finite in the saved state: refused");
       return 0.0f;
@@ -168,7 +177,7 @@ class SnapshotReader {
     return v;
   }
   double F64(const char* field, bool finite = false) {
-    const double v = std::bit_cast<double>(U64(field));
+    const double v = BitsOf<double>(U64(field));
     if (std::isnan(v) || (finite && !std::isfinite(v))) {
       Fail(ErrorCode::kNotFinite, -1, field, std::string(field) + " is not finite in the saved state: refused");
       return 0.0;
