@@ -165,6 +165,15 @@ export interface World {
   lastStats(): FrameStats;
   /** The whole simulated state's hash (tests, replays, cross-platform checks). */
   stateHash(): bigint;
+  /** Bytes saveState would write now. */
+  savedStateSize(): number;
+  /** The whole World's simulation state, bit-exact (tendon/snapshot.h): a copy the caller keeps.
+   *  Stepping on after restoreState(bytes) gives the bits stepping on from here gave. */
+  saveState(): Uint8Array;
+  /** Restores saveState's bytes into this World, or another with the same settings, archetypes
+   *  and instances bound in the same order. A truncated, corrupted or foreign buffer throws
+   *  TendonError (naming what is wrong) and changes nothing. */
+  restoreState(bytes: Uint8Array): void;
   /** The instruction set the world's kernels run ('sse42' in the SIMD128 build, 'scalar'). */
   activeIsa(): IsaName;
   setCamera(position: Vec3Like): void;

@@ -423,6 +423,32 @@ class World {
   stateHash() {
     return BigInt.asUintN(64, this.tendon.raw._tendon_world_state_hash(this._live('tendon_world_state_hash')));
   }
+  // ---- saved states (tendon/snapshot.h, docs/snapshots.md) ----
+  savedStateSize() {
+    return this.tendon.raw._tendon_world_saved_state_size(this._live('tendon_world_saved_state_size'));
+  }
+  // The whole World's state, copied out of WebAssembly memory (a Uint8Array the caller keeps).
+  saveState() {
+    const call = 'tendon_world_save_state';
+    const size = this.savedStateSize();
+    return this._with((a, r) => {
+      const p = a.alloc(size);
+      const written = a.alloc(4);
+      this.tendon.check(r._tendon_world_save_state(this._live(call), p, size, written), call);
+      return r.HEAPU8.slice(p, p + r.HEAPU32[written >> 2]);
+    });
+  }
+  // Restores what saveState gave (this World or one built and bound the same way); a refused
+  // buffer throws TendonError and changes nothing.
+  restoreState(bytes) {
+    const call = 'tendon_world_restore_state';
+    if (!(bytes instanceof Uint8Array)) this.tendon.refuse(call, 'bytes', 'must be a Uint8Array (from saveState)');
+    this._with((a, r) => {
+      const p = a.alloc(bytes.length);
+      r.HEAPU8.set(bytes, p);
+      this.tendon.check(r._tendon_world_restore_state(this._live(call), p, bytes.length), call);
+    });
+  }
   activeIsa() {
     return isaName(this.tendon.raw._tendon_world_active_isa(this._live('tendon_world_active_isa')));
   }

@@ -105,6 +105,30 @@ for (const flavour of flavours) {
       world.destroy();
     });
 
+    test('a saved state replays bit for bit, and a cut or corrupted one is refused and changes nothing', () => {
+      const world = tendon.createWorld();
+      world.buildStaticWorld({ planes: [{ normal: [0, 1, 0], offset: 0 }] });
+      const archetype = world.buildRagdollArchetype({ parts: [{ parent: -1, shape: 'box', halfExtents: [0.2, 0.2, 0.2], mass: 10 }] });
+      for (let i = 0; i < 4; ++i) world.bindRagdoll({ archetype, placement: { translation: [0.3 * i, 1 + 0.5 * i, 0] } });
+      for (let i = 0; i < 20; ++i) world.step(1 / 60);
+      const saved = world.saveState();
+      assert.equal(saved.length, world.savedStateSize());
+      const hashes = [];
+      for (let i = 0; i < 30; ++i) { world.step(1 / 60); hashes.push(world.stateHash()); }
+      world.restoreState(saved);
+      for (let i = 0; i < 30; ++i) { world.step(1 / 60); assert.equal(world.stateHash(), hashes[i], `frame ${i} after the restore`); }
+      const before = world.stateHash();
+      const cut = refusal(assert, () => world.restoreState(saved.subarray(0, saved.length - 1)));
+      assert.match(cut.message, /length|truncat|short/i);
+      const flipped = saved.slice();
+      flipped[flipped.length >> 1] ^= 0x10;
+      const bad = refusal(assert, () => world.restoreState(flipped));
+      assert.match(bad.message, /checksum/i);
+      refusal(assert, () => world.restoreState([1, 2, 3]));
+      assert.equal(world.stateHash(), before, 'refused buffers changed nothing');
+      world.destroy();
+    });
+
     test('host bodies push ragdolls, report contacts, and refuse bad shapes by field', () => {
       const world = tendon.createWorld({ contactEventCapacity: 256 });
       const bad = refusal(assert, () => world.addHostBody({ shape: 'sphere', radius: -1 }));
