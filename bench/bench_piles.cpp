@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/pile_scene.h"
 #include "ports/jolt_human/jolt_human.h"
 #include "ports/shared_data.h"
 #include "tendon/tbb_task_system.h"
@@ -37,38 +38,13 @@ namespace {
 
 using namespace tendon;
 
-constexpr int kPiles = 16, kPerPile = 10, kSteps = 500;
-static_assert(kSteps % 100 == 0, "the Step time is reported per 100 steps");
 // XPBD substeps per 1/60 s step for the scene (WorldSettings::ragdoll_substeps; 16 by
 // default): 8 keep every fidelity figure of the scene inside Jolt's (Jolt's scene runs its
 // own settings: one collision step, 10 velocity and 2 position iterations).
 constexpr int kPileSubsteps = 8;
-constexpr float kStep = 1.0f / 60.0f;
+constexpr int kSteps = bench::kPileSteps;
 
 std::string HumanData(const std::string& relative) { return ports::SharedDataPath("jolt-human/" + relative); }
-
-
-// The lowest point (world y) of a part's shape.
-float LowestY(const PartShapeSettings& shape, const Transform& part) {
-  const Transform frame = Compose(part, shape.offset);
-  auto y_of = [&](Vec3 local) { return TransformPoint(frame, local).y; };
-  switch (shape.type) {
-    case PartShape::kSphere: return frame.translation.y - shape.radius;
-    case PartShape::kCapsule:
-      return std::min(y_of({0, shape.half_height, 0}), y_of({0, -shape.half_height, 0})) - shape.radius;
-    case PartShape::kTaperedCapsule:
-      return std::min(y_of({0, shape.half_height, 0}) - shape.top_radius, y_of({0, -shape.half_height, 0}) - shape.bottom_radius);
-    case PartShape::kBox: {
-      float lowest = 1e30f;
-      for (int k = 0; k < 8; ++k) {
-        const Vec3 h = shape.half_extents;
-        lowest = std::min(lowest, y_of({(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y, (k & 4) ? h.z : -h.z}));
-      }
-      return lowest;
-    }
-  }
-  return 0;
-}
 
 void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int substeps) {
   auto ragdoll = ports::LoadJoltHumanRagdoll(HumanData("ragdoll.json"), /*stabilized_masses=*/true);
@@ -87,102 +63,41 @@ void Piles(benchmark::State& state, Isa isa, int workers, bool piled, int subste
   std::vector<Transform> model(n);
   std::vector<Quat> targets(n);
   ports::SampleJoltPartPose(human, pose.value(), 0.0f, model, targets);
-  double steps_per_s = 0, worst_joint = 0, rest_joint = 0, worst_depth = 0, rest_depth = 0, asleep_at = -1;
-  double worst_swing = 0, worst_twist = 0;  // degrees past the joints' limits
-  double seconds_by_100[kSteps / 100] = {};   // Step time per 100 steps, as Jolt's harness reports it
-  uint64_t hash = 0;
+  bench::PileFigures f;
   for (auto _ : state) {
     std::unique_ptr<TbbTaskSystem> tasks;
     WorldSettings ws;
     ws.isa = isa;
     ws.ragdoll_substeps = substeps;
-    // The bodies as the last step left them, as Jolt's harness reads them after Update:
-    // render interpolation would show the start of each step (at 60 Hz a whole step
-    // behind), and the first frame would measure dead_pose1 itself (joint 16 starts 13.3
-    // degrees past its swing limit) instead of what the solver made of it.
-    ws.render_interpolation = false;
     if (workers > 1) {
       tasks = std::make_unique<TbbTaskSystem>(workers);
       ws.tasks = tasks->hooks();
     }
-    auto world = World::Create(ws).value();
-    bench::MustSucceed(world->BuildStaticWorld(StaticWorldSettings{.boxes = {StaticBox{Transform{{0, -1, 0}, {}, {1, 1, 1}}, {80, 1, 80}}}}));
-    const RagdollArchetypeId a = world->BuildRagdollArchetype(human).value();
-    std::vector<std::vector<Transform>> out(kPiles * kPerPile, std::vector<Transform>(n));
-    std::vector<Transform> start(n);
-    for (int pile = 0; pile < kPiles; ++pile) {
-      for (int i = 0; i < kPerPile; ++i) {
-        const int k = pile * kPerPile + i;
-        // Piles 4 m apart; free: every ragdoll 4 m from the next.
-        const Vec3 centre = piled ? Vec3{4.0f * static_cast<float>(pile % 4) - 6.0f, 0, 4.0f * static_cast<float>(pile / 4) - 6.0f}
-                                  : Vec3{4.0f * static_cast<float>(k % 13) - 24.0f, 0, 4.0f * static_cast<float>(k / 13) - 24.0f};
-        const Quat turn = AxisAngle(Vec3{0, 1, 0}, 0.62831853f * static_cast<float>(i));
-        const Vec3 hips{model[0].translation.x, 0, model[0].translation.z};
-        const float lift = 0.6f * static_cast<float>(i + 1) - model[0].translation.y;
-        for (int32_t j = 0; j < n; ++j)
-          start[j] = Transform{centre + Rotate(turn, model[j].translation - hips) + Vec3{0, lift, 0},
-                               Normalize(turn * model[j].rotation), {1, 1, 1}};
-        RagdollBinding b;
-        b.archetype = a;
-        b.start_parts = start;
-        b.output_parts = out[k];
-        const RagdollId id = world->BindRagdoll(b).value();
-        bench::MustSucceed(world->SetRagdollMotorTargets(id, targets, 1.0f));
-      }
+    // Untimed after the 500 steps: how long until every body sleeps, up to 30 s (SIMD runs
+    // only: the scalar reference would take minutes).
+    const bool settle = isa != Isa::kScalar && isa != Isa::kScalarFma;
+    f = bench::RunPileScene(human, model, targets, ws, piled, settle);
+    if (f.seconds < 0) {
+      state.SkipWithError("the pile scene could not be built");
+      return;
     }
-    double seconds = 0;
-    std::fill(std::begin(seconds_by_100), std::end(seconds_by_100), 0.0);
-    worst_joint = rest_joint = worst_depth = rest_depth = worst_swing = worst_twist = 0;
-    asleep_at = -1;
-    for (int step = 0; step < kSteps; ++step) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const FrameStats& st = world->Step(kStep);
-      const double step_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      seconds += step_seconds;
-      seconds_by_100[step / 100] += step_seconds;
-      if (asleep_at < 0 && st.sleeping_ragdolls == kPiles * kPerPile) asleep_at = (step + 1) * kStep;
-      if (asleep_at >= 0 && st.sleeping_ragdolls < kPiles * kPerPile) asleep_at = -1;  // woke again
-      double joint = 0, depth = 0;
-      for (const auto& parts : out) {
-        for (int32_t j = 1; j < n; ++j) {
-          const JointMeasure m = MeasureJoint(human, parts, j);
-          joint = std::max(joint, static_cast<double>(m.gap));
-          worst_swing = std::max(worst_swing, static_cast<double>(m.SwingExcess()) * 57.29578);
-          worst_twist = std::max(worst_twist, static_cast<double>(m.TwistExcess()) * 57.29578);
-        }
-        for (int32_t j = 0; j < n; ++j) depth = std::max(depth, static_cast<double>(-LowestY(human.parts[j].shape, parts[j])));
-      }
-      worst_joint = std::max(worst_joint, joint);
-      worst_depth = std::max(worst_depth, depth);
-      if (step >= kSteps - 60) {
-        rest_joint = std::max(rest_joint, joint);
-        rest_depth = std::max(rest_depth, depth);
-      }
-    }
-    state.SetIterationTime(seconds);
-    steps_per_s = kSteps / seconds;
-    hash = world->StateHash();
-    // Untimed: how long until every body sleeps (Jolt's scene reports ~23 s), up to 30 s
-    // (SIMD runs only: the scalar reference would take minutes).
-    const bool simd = world->ActiveIsa() != Isa::kScalar && world->ActiveIsa() != Isa::kScalarFma;
-    for (int step = kSteps; simd && step < 1800 && asleep_at < 0; ++step) {
-      if (world->Step(kStep).sleeping_ragdolls == kPiles * kPerPile) asleep_at = (step + 1) * kStep;
-    }
+    state.SetIterationTime(f.seconds);
   }
+  const double steps_per_s = kSteps / f.seconds;
   state.counters["steps_per_s"] = steps_per_s;
   state.counters["part_substeps_per_s"] =
-      steps_per_s * static_cast<double>(kPiles * kPerPile * n) * substeps;
-  state.counters["worst_joint_error_mm"] = worst_joint * 1e3;
-  state.counters["rest_joint_error_mm"] = rest_joint * 1e3;
-  state.counters["worst_penetration_mm"] = worst_depth * 1e3;
-  state.counters["rest_penetration_mm"] = rest_depth * 1e3;
-  state.counters["all_asleep_s"] = asleep_at;
-  state.counters["worst_swing_excess_deg"] = worst_swing;
-  state.counters["worst_twist_excess_deg"] = worst_twist;
+      steps_per_s * static_cast<double>(bench::kPiles * bench::kPerPile * n) * substeps;
+  state.counters["worst_joint_error_mm"] = f.worst_joint * 1e3;
+  state.counters["rest_joint_error_mm"] = f.rest_joint * 1e3;
+  state.counters["worst_penetration_mm"] = f.worst_depth * 1e3;
+  state.counters["rest_penetration_mm"] = f.rest_depth * 1e3;
+  state.counters["all_asleep_s"] = f.asleep_at;
+  state.counters["worst_swing_excess_deg"] = f.worst_swing;
+  state.counters["worst_twist_excess_deg"] = f.worst_twist;
   for (int k = 0; k < kSteps / 100; ++k)
-    state.counters["ms_per_step_" + std::to_string(k * 100) + "_" + std::to_string(k * 100 + 99)] = seconds_by_100[k] * 10.0;
+    state.counters["ms_per_step_" + std::to_string(k * 100) + "_" + std::to_string(k * 100 + 99)] = f.seconds_by_100[k] * 10.0;
   char label[40];
-  std::snprintf(label, sizeof label, "hash=%016llx", static_cast<unsigned long long>(hash));
+  std::snprintf(label, sizeof label, "hash=%016llx", static_cast<unsigned long long>(f.hash));
   state.SetLabel(label);
 }
 

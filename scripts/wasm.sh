@@ -5,13 +5,22 @@
 #   build/wasm/scalar/tendon.{mjs,wasm}  the scalar kernels only (engines without SIMD128)
 # and the JavaScript API beside them: build/wasm/tendon.mjs, tendon.d.ts (copies of
 # ports/wasm/) and tendon_layouts.mjs (generated from tendon_c.h). Serve build/wasm/ as it is.
-#   scripts/wasm.sh [--golden]   --golden: also tendon_golden.js, the golden-hash scenes (tests)
+#   scripts/wasm.sh [--golden] [--bench]   --golden: also tendon_golden.js, the golden-hash scenes
+#                                          (tests); --bench: also tendon_piles.js, the pile scene
+#                                          (bench/wasm_vs_jolt_js.sh)
 # Installs emscripten and node-acorn when missing (as root, like scripts/setup.sh). Uses
 # ccache when present; -j2 at most (TENDON_WASM_JOBS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 golden=OFF
-[[ "${1:-}" == --golden ]] && golden=ON
+bench=OFF
+for arg in "$@"; do
+  case "$arg" in
+    --golden) golden=ON ;;
+    --bench) bench=ON ;;
+    *) echo "wasm.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 bash scripts/setup.sh --wasm
 # Debian installs acorn (which Emscripten's link-time optimizer needs) where Node 20 does not look.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
@@ -25,16 +34,20 @@ for flavour in simd scalar; do
   simd=ON
   [[ $flavour == scalar ]] && simd=OFF
   emcmake cmake -S . -B "build/wasm-$flavour" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
-    -DTENDON_WASM_SIMD=$simd -DTENDON_WASM_GOLDEN=$golden -DTENDON_BUILD_TESTS=OFF -DTENDON_BUILD_BENCH=OFF \
+    -DTENDON_WASM_SIMD=$simd -DTENDON_WASM_GOLDEN=$golden -DTENDON_WASM_BENCH=$bench -DTENDON_BUILD_TESTS=OFF -DTENDON_BUILD_BENCH=OFF \
     -DTENDON_BUILD_DEMO=OFF -DTENDON_BUILD_TBB=OFF -DTENDON_WERROR=ON >/dev/null
   targets=(tendon_wasm)
   [[ $golden == ON ]] && targets+=(tendon_golden)
+  [[ $bench == ON ]] && targets+=(tendon_piles)
   cmake --build "build/wasm-$flavour" -j"$jobs" --target "${targets[@]}"
   mkdir -p "build/wasm/$flavour"
   cp "build/wasm-$flavour/ports/wasm/tendon.mjs" "build/wasm-$flavour/ports/wasm/tendon.wasm" "build/wasm/$flavour/"
   if [[ $golden == ON ]]; then
     cp "build/wasm-$flavour/ports/wasm/tendon_golden.js" "build/wasm-$flavour/ports/wasm/tendon_golden.wasm" \
       "build/wasm/$flavour/"
+  fi
+  if [[ $bench == ON ]]; then
+    cp "build/wasm-$flavour/ports/wasm/tendon_piles.js" "build/wasm-$flavour/ports/wasm/tendon_piles.wasm" "build/wasm/$flavour/"
   fi
 done
 cp build/wasm-simd/tendon_layouts.mjs build/wasm/
