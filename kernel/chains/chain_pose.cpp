@@ -380,4 +380,10 @@ void ChainSystem::Pose(const ChainPass& pass) {
   ParallelFor(tasks_, pass.end_work - pass.first_work, 1, task, {profiler_, "chains.pose/task", kChainColor});
 }
 
+void ChainSystem::SetHostShapes(std::span<const HostShape> shapes) {
+  bool wanted = false;  // some awake lane has host slots (their box rows: host_box_count)
+  for (const Group& g : groups_) wanted = wanted || (g.host_box_count > 0 && g.lanes_used > 0);
+  host_broad_phase_.Build(wanted ? shapes : std::span<const HostShape>{});
+}
+
 }  // namespace tendon::detail

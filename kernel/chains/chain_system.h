@@ -100,7 +100,9 @@ class ChainSystem {
   // must stay valid until the frame's pose phase is over (the World's own vector). Builds
   // the frame's broad phase over them (chain_host_pick.h): no allocation up to the count
   // given to ReserveHostShapes.
-  void SetHostShapes(std::span<const HostShape> shapes) { host_broad_phase_.Build(shapes); }
+  // A frame in which no awake lane collides with host bodies builds an empty one (no sort
+  // of every host shape). (chain_pose.cpp)
+  void SetHostShapes(std::span<const HostShape> shapes);
   // Room for `count` host shapes in the broad phase (World::AddHostBody; allocates).
   void ReserveHostShapes(std::size_t count) { host_broad_phase_.Reserve(count); }
   // The World's profiler hooks, or null (kernel/core/profile.h): names the phases' tasks.
