@@ -455,6 +455,22 @@ TEST(Snapshot, SavingAndRestoringMidFrameAreRefused) {
   EXPECT_TRUE(w->RestoreState(bytes).ok());
 }
 
+// The sizes read the state that is moving mid-frame: 0 then, as for a stale handle.
+TEST(Snapshot, SavedStateSizesAreZeroMidFrame) {
+  Small s;
+  World* w = s.w.get();
+  const ChainId chain{0, 1};
+  ASSERT_GT(w->SavedStateSize(), 0u);
+  ASSERT_GT(w->SavedRagdollStateSize(s.ragdoll), 0u);
+  ASSERT_GT(w->SavedChainStateSize(chain), 0u);
+  ASSERT_TRUE(w->BeginStep(1.0f / 60.0f));
+  EXPECT_EQ(w->SavedStateSize(), 0u);
+  EXPECT_EQ(w->SavedRagdollStateSize(s.ragdoll), 0u);
+  EXPECT_EQ(w->SavedChainStateSize(chain), 0u);
+  w->FinishStep();
+  EXPECT_GT(w->SavedStateSize(), 0u);
+}
+
 TEST(Snapshot, ATooSmallBufferIsRefusedNamingTheSizeNeeded) {
   Small s;
   std::vector<std::byte> bytes(s.w->SavedStateSize() - 1);
@@ -495,6 +511,85 @@ TEST(Snapshot, AChainsStateRestoresBitForBit) {
   ASSERT_TRUE(s.w->RestoreChainState(chain, bytes).ok());
   ASSERT_TRUE(s.w->GetChainNodePositions(chain, after).ok());
   EXPECT_EQ(before, after);
+}
+
+// A ragdoll's state restored into another of its archetype moves the saved drive rows onto
+// the target's drive (matched in slot order) and never touches the saving ragdoll's drive.
+TEST(Snapshot, ARagdollsStateRestoredIntoAnotherRewritesOnlyThatOnesDrive) {
+  Small s(2, 1);
+  const RagdollId other{1, 1};
+  ASSERT_TRUE(s.w->IsValid(other));
+  PartDriveSettings pull;
+  pull.part = 1;
+  pull.target = {0, 2, 0};
+  const PartDriveId drive_a = s.w->AddPartDrive(s.ragdoll, pull).value();
+  pull.target = {5, 2, 0};
+  const PartDriveId drive_b = s.w->AddPartDrive(other, pull).value();
+  for (int f = 0; f < 3; ++f) s.w->Step(1.0f / 60.0f);
+  std::vector<std::byte> bytes(s.w->SavedRagdollStateSize(s.ragdoll));
+  ASSERT_TRUE(s.w->SaveRagdollState(s.ragdoll, bytes).ok());
+  PartDriveState saved_a, a_before, a_after, b_after;
+  ASSERT_TRUE(s.w->GetPartDriveState(drive_a, &saved_a).ok());
+  ASSERT_TRUE(s.w->SetPartDriveTarget(drive_a, {1, 3, 0}).ok());
+  for (int f = 0; f < 3; ++f) s.w->Step(1.0f / 60.0f);
+  ASSERT_TRUE(s.w->GetPartDriveState(drive_a, &a_before).ok());
+  const Error restored = s.w->RestoreRagdollState(other, bytes);
+  ASSERT_TRUE(restored.ok()) << restored.message;
+  ASSERT_TRUE(s.w->GetPartDriveState(drive_a, &a_after).ok());
+  ASSERT_TRUE(s.w->GetPartDriveState(drive_b, &b_after).ok());
+  EXPECT_EQ(a_after.target, (Vec3{1, 3, 0}));
+  EXPECT_EQ(a_after.distance, a_before.distance);
+  EXPECT_EQ(b_after.target, saved_a.target);
+  EXPECT_EQ(b_after.distance, saved_a.distance);
+  EXPECT_EQ(b_after.broken, saved_a.broken);
+}
+
+// max_chains = 8 and 16 one-strand chains of one archetype: one block of 8 lanes. Saved
+// with chains 0-7 awake, restored when 8-15 are: the restore must put 8-15 to sleep before
+// it wakes 0-7, or chain 0 would take lane 8, past the block (issue 40).
+TEST(Snapshot, AWholeRestoreWhoseAwakeChainsDifferFromNowsStaysWithinItsLanesAndReplays) {
+  WorldSettings ws;
+  ws.max_chains = 8;
+  std::unique_ptr<World> w = MakeWorld(ws);
+  const ChainArchetypeSettings kind = Strand(4, 0.08f);
+  const ChainArchetypeId archetype = w->BuildChainArchetype(kind).value();
+  std::vector<std::unique_ptr<HostChain>> chains;
+  std::vector<ChainId> ids;
+  for (int i = 0; i < 16; ++i) {
+    chains.push_back(std::make_unique<HostChain>(kind, Vec3{static_cast<float>(i) * 0.5f, 0, 0}));
+    ids.push_back(w->BindChain(chains.back()->Binding(archetype)).value());
+  }
+  const auto step = [&](int f) {
+    for (std::size_t i = 0; i < chains.size(); ++i)
+      chains[i]->root_parent.translation.y = std::sin(0.2f * static_cast<float>(f) + static_cast<float>(i)) * 0.2f;
+    w->Step(1.0f / 60.0f);
+  };
+  const auto awake_first_half = [&](bool first) {
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(w->IsSimulated(ids[i]), (i < 8) == first) << "chain " << i;
+  };
+  w->SetCamera(Vec3{-1, 0, 0});
+  for (int f = 0; f < 5; ++f) step(f);
+  awake_first_half(true);
+  std::vector<std::byte> bytes(w->SavedStateSize());
+  ASSERT_TRUE(w->SaveState(bytes).ok());
+  std::vector<uint64_t> want;
+  for (int f = 5; f < 15; ++f) {
+    step(f);
+    want.push_back(w->StateHash());
+  }
+  w->SetCamera(Vec3{8.5f, 0, 0});
+  for (int f = 15; f < 20; ++f) step(f);
+  awake_first_half(false);
+  w->SetCamera(Vec3{-1, 0, 0});
+  const Error restored = w->RestoreState(bytes);
+  ASSERT_TRUE(restored.ok()) << restored.message;
+  awake_first_half(true);
+  std::vector<uint64_t> got;
+  for (int f = 5; f < 15; ++f) {
+    step(f);
+    got.push_back(w->StateHash());
+  }
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

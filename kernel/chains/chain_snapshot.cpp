@@ -216,6 +216,25 @@ void ChainSystem::RestoreState(SnapshotReader& r) {
     if (r.apply() && !r.failed()) fresh_vrm_chains_.push_back(id);
   }
   restore_awake_ = 0;
+  if (r.apply() && !r.failed()) {
+    // Lanes are reserved for max_chains awake chains: the writing pass must put to sleep
+    // every chain asleep in the saved state before it wakes any, or a chain awake in the
+    // save would take a lane still held by a later chain awake now (past the slab). This
+    // first walk reads only each record's head (the checking pass passed over the same bytes).
+    SnapshotReader head = r;
+    for (uint32_t i = 0; i < handles_.SlotCount() && !head.failed(); ++i) {
+      if (!handles_.IsLiveAt(i)) continue;
+      const std::size_t record_end = head.Begin(kSlotTag, "chain");
+      head.U32("chain.slot");
+      head.U64("chain.archetype_fingerprint");
+      for (const char* field : {"chain.strands", "chain.nodes", "chain.root_frames", "chain.bind_positions"})
+        head.U32(field);
+      head.I32("chain.bones");
+      const bool awake = head.Bool("chain.awake");
+      if (!head.failed() && !awake && chains_[i].Awake()) ReleaseLane(static_cast<int32_t>(i));
+      head.Skip(record_end);
+    }
+  }
   for (uint32_t i = 0; i < handles_.SlotCount() && !r.failed(); ++i) {
     if (handles_.IsLiveAt(i)) RestoreSlot(i, r);
   }
@@ -226,6 +245,7 @@ void ChainSystem::RestoreState(SnapshotReader& r) {
 void ChainSystem::SaveInstance(ChainId id, SnapshotWriter& w) const { SaveSlot(id.index, w); }
 
 void ChainSystem::RestoreInstance(ChainId id, SnapshotReader& r) {
+  restore_awake_ = 0;  // counts only a whole restore's awake chains; reset so it never carries over
   RestoreSlot(id.index, r, false);
   if (r.apply() && !r.failed()) MarkLaneListsStale();
 }
