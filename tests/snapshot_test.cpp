@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "allocation_counter.h"
+#include "kernel/core/snapshot_io.h"
 #include "kernel/world/world_access.h"
 #include "stickman_rig.h"
 #include "tendon/tbb_task_system.h"
@@ -205,6 +206,23 @@ struct Scene {
     return bytes;
   }
 };
+
+// Where a section tagged `tag` begins in a saved state (its tag's first byte), or 0.
+std::size_t SectionAt(const std::vector<std::byte>& bytes, const char (&tag)[5]) {
+  for (std::size_t i = kSnapshotHeaderBytes; i + 4 <= bytes.size(); ++i) {
+    if (std::memcmp(bytes.data() + i, tag, 4) == 0) return i;
+  }
+  return 0;
+}
+// Overwrites 4 or 8 bytes at `at` and recomputes the header's checksum, as a tampered
+// (not merely corrupted) buffer would: only the reader's own checks can refuse it.
+template <class T>
+void Tamper(std::vector<std::byte>& bytes, std::size_t at, T value) {
+  std::memcpy(bytes.data() + at, &value, sizeof value);
+  const uint64_t checksum =
+      detail::SnapshotChecksum(std::span<const std::byte>(bytes).subspan(kSnapshotHeaderBytes));
+  std::memcpy(bytes.data() + kSnapshotHeaderBytes - 8, &checksum, sizeof checksum);
+}
 
 bool SameEvent(const ContactEvent& x, const ContactEvent& y) {
   return x.kind == y.kind && x.ragdoll == y.ragdoll && x.part == y.part && x.b_kind == y.b_kind &&
@@ -542,6 +560,68 @@ TEST(Snapshot, ARagdollsStateRestoredIntoAnotherRewritesOnlyThatOnesDrive) {
   EXPECT_EQ(b_after.target, saved_a.target);
   EXPECT_EQ(b_after.distance, saved_a.distance);
   EXPECT_EQ(b_after.broken, saved_a.broken);
+}
+
+// A saved drive's break distance divides in UpdateDrives, and a pulling drive must hold a
+// lane slot: a tampered record is refused by field and changes nothing.
+TEST(Snapshot, ATamperedPartDriveRecordIsRefusedAndChangesNothing) {
+  Small s(2);
+  PartDriveSettings pull;
+  pull.part = 1;
+  pull.target = {0, 2, 0};
+  const PartDriveId drive = s.w->AddPartDrive(s.ragdoll, pull).value();
+  s.w->Step(1.0f / 60.0f);
+  std::vector<std::byte> saved(s.w->SavedRagdollStateSize(s.ragdoll));
+  ASSERT_TRUE(s.w->SaveRagdollState(s.ragdoll, saved).ok());
+  const std::size_t drives = SectionAt(saved, "DRVS");
+  ASSERT_GT(drives, 0u);
+  // tag, length, count, then index, ragdoll, lane_slot, part, local_body, target, break_distance.
+  const std::size_t lane_slot_at = drives + 20, break_at = drives + 52;
+  const uint64_t hash = s.w->StateHash();
+  for (const float bad : {0.0f, -1.0f}) {
+    std::vector<std::byte> bytes = saved;
+    Tamper(bytes, break_at, bad);
+    const Error e = s.w->RestoreRagdollState(s.ragdoll, bytes);
+    EXPECT_EQ(e.code, ErrorCode::kOutOfRange) << bad;
+    EXPECT_EQ(e.field, "part_drives.break_distance") << bad;
+  }
+  std::vector<std::byte> bytes = saved;
+  Tamper(bytes, lane_slot_at, int32_t{-1});  // no lane, and not broken
+  const Error e = s.w->RestoreRagdollState(s.ragdoll, bytes);
+  EXPECT_EQ(e.code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(e.field, "part_drives.break_distance");
+  EXPECT_EQ(s.w->StateHash(), hash);
+  EXPECT_TRUE(s.w->IsValid(drive));
+  EXPECT_TRUE(s.w->RestoreRagdollState(s.ragdoll, saved).ok());
+}
+
+// A touching pair's key names two ragdolls' parts; one past its ragdoll's part count
+// would make the contact events read past its lane: refused, and nothing changes.
+TEST(Snapshot, AContactMemoryKeyNamingAPartPastItsRagdollIsRefused) {
+  Scene scene(TaskHooks{nullptr, nullptr, nullptr, 1}, Scene::kPile);
+  scene.Run(0, 60);
+  std::vector<std::byte> saved = scene.Save();
+  const std::size_t pairs = SectionAt(saved, "TCHS");
+  ASSERT_GT(pairs, 0u);
+  uint32_t touching = 0;
+  std::memcpy(&touching, saved.data() + pairs + 8, 4);
+  ASSERT_GT(touching, 0u) << "the pile has no touching pair at frame 60";
+  // The last pair (keys ascend, so a larger last key keeps their order): tag, length, count,
+  // then per pair key, two generation words, reported, speed, impulse, point, normal.
+  const std::size_t key_at = pairs + 12 + static_cast<std::size_t>(touching - 1) * (8 + 4 + 4 + 1 + 4 + 4 + 12 + 12);
+  uint64_t key = 0;
+  std::memcpy(&key, saved.data() + key_at, 8);
+  // Its higher side (slot << 6 | part): the part set to 63 (the limbs have 3).
+  const uint64_t tampered = (key & ~uint64_t{63}) | 63u;
+  ASSERT_GT(tampered, key);
+  std::vector<std::byte> bytes = saved;
+  Tamper(bytes, key_at, tampered);
+  const uint64_t hash = scene.w->StateHash();
+  const Error e = scene.w->RestoreState(bytes);
+  EXPECT_EQ(e.code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(e.field, "contact_memory.key");
+  EXPECT_EQ(scene.w->StateHash(), hash);
+  EXPECT_TRUE(scene.w->RestoreState(saved).ok());
 }
 
 // max_chains = 8 and 16 one-strand chains of one archetype: one block of 8 lanes. Saved
