@@ -624,6 +624,37 @@ TEST(Snapshot, AContactMemoryKeyNamingAPartPastItsRagdollIsRefused) {
   EXPECT_TRUE(scene.w->RestoreState(saved).ok());
 }
 
+// A saved record that disables a ragdoll which has a part drive in the same state (only a
+// tampered buffer has both): the writing pass would remove the drive and then miss it, a
+// partial restore. The checking pass refuses it, whole or per instance, and nothing changes.
+TEST(Snapshot, ADriveOnARagdollTheSavedStateDisablesIsRefusedBeforeAnythingIsWritten) {
+  Small s(2);
+  PartDriveSettings pull;
+  pull.part = 1;
+  pull.target = {0, 2, 0};
+  const PartDriveId drive = s.w->AddPartDrive(s.ragdoll, pull).value();
+  s.w->Step(1.0f / 60.0f);
+  std::vector<std::byte> whole(s.w->SavedStateSize()), one(s.w->SavedRagdollStateSize(s.ragdoll));
+  ASSERT_TRUE(s.w->SaveState(whole).ok());
+  ASSERT_TRUE(s.w->SaveRagdollState(s.ragdoll, one).ok());
+  const uint64_t hash = s.w->StateHash();
+  for (std::vector<std::byte>* bytes : {&whole, &one}) {
+    const std::size_t record = SectionAt(*bytes, "RGD1");
+    ASSERT_GT(record, 0u);
+    // tag, length, slot, kind, archetype fingerprint, part count, rows, then enabled.
+    Tamper(*bytes, record + 8 + 4 + 4 + 8 + 4 + 4, uint8_t{0});
+  }
+  const Error e_whole = s.w->RestoreState(whole);
+  EXPECT_EQ(e_whole.code, ErrorCode::kBadReference);
+  EXPECT_EQ(e_whole.field, "part_drives.ragdoll");
+  const Error e_one = s.w->RestoreRagdollState(s.ragdoll, one);
+  EXPECT_EQ(e_one.code, ErrorCode::kBadReference);
+  EXPECT_EQ(e_one.field, "part_drives.ragdoll");
+  EXPECT_EQ(s.w->StateHash(), hash);
+  EXPECT_TRUE(s.w->IsValid(drive));
+  EXPECT_TRUE(s.w->IsRagdollEnabled(s.ragdoll));
+}
+
 // max_chains = 8 and 16 one-strand chains of one archetype: one block of 8 lanes. Saved
 // with chains 0-7 awake, restored when 8-15 are: the restore must put 8-15 to sleep before
 // it wakes 0-7, or chain 0 would take lane 8, past the block (issue 40).

@@ -39,6 +39,20 @@ bool PartIndexRow(int32_t row, int32_t part_count) {
   }
   return false;
 }
+// The `enabled` flag of the slot record `head` is at (a copy: reads its head only; false
+// when the record cannot be read, which the checking pass itself then refuses).
+bool SlotRecordEnabled(SnapshotReader head) {
+  head.Begin(kSlotTag, "ragdoll");
+  head.U32("ragdoll.slot");
+  head.I32("ragdoll.kind");
+  head.U64("ragdoll.archetype_fingerprint");
+  head.I32("ragdoll.part_count");
+  head.I32("ragdoll.rows");
+  const bool enabled = head.Bool("ragdoll.enabled");
+  return enabled && !head.failed();
+}
+constexpr const char* kDisabledDriveWhy =
+    " has a part drive in the saved state and is disabled in it: the buffer is corrupted";
 }  // namespace
 
 uint64_t RagdollSystem::GroupFingerprint(const RagdollGroup& g) const {
@@ -388,8 +402,35 @@ void RagdollSystem::RestoreState(SnapshotReader& r, RootProvider root_for, const
     frame_substeps_ = frame_substeps;
     last_fixed_steps_ = last_fixed_steps;
   }
+  const SnapshotReader slot_records = r;
   for (uint32_t i = 0; i < store_.handles.SlotCount() && !r.failed(); ++i) {
     if (store_.handles.IsLiveAt(i)) RestoreSlot(i, r, root_for, root_context);
+  }
+  if (!r.apply() && !r.failed()) {
+    // A drive on a ragdoll its saved record disables: the writing pass would remove that
+    // ragdoll's drives (RestoreSlot) and then miss them (RestoreDrives). Refused here. A
+    // copy walks the section: what it cannot read, RestoreDrives refuses by field.
+    SnapshotReader drives = r;
+    drives.Begin(kDrivesTag, "part_drives");
+    const uint32_t count = drives.U32("part_drives.count");
+    for (uint32_t k = 0; k < count && !drives.failed() && !r.failed(); ++k) {
+      drives.U32("part_drives.index");
+      const uint32_t ragdoll = drives.U32("part_drives.ragdoll");
+      // lane_slot, part, local_body, target, break_distance, distance, broken.
+      for (int b = 0; b < 4 + 4 + 12 + 12 + 4 + 4 + 1; ++b) drives.U8("part_drives");
+      if (drives.failed()) break;
+      SnapshotReader slots = slot_records;
+      for (uint32_t i = 0; i < store_.handles.SlotCount() && !slots.failed(); ++i) {
+        if (!store_.handles.IsLiveAt(i)) continue;
+        if (i == ragdoll) {
+          if (!SlotRecordEnabled(slots))
+            r.Fail(ErrorCode::kBadReference, static_cast<int32_t>(k), "part_drives.ragdoll",
+                   "ragdoll slot " + std::to_string(i) + kDisabledDriveWhy);
+          break;
+        }
+        slots.Skip(slots.Begin(kSlotTag, "ragdoll"));
+      }
+    }
   }
   RestoreDrives(-1, r);
   // A key's side must be a live ragdoll's part (events read that part's pose), and an
@@ -455,6 +496,17 @@ void RagdollSystem::SaveInstance(RagdollId id, SnapshotWriter& w) const {
 
 void RagdollSystem::RestoreInstance(RagdollId id, SnapshotReader& r, RootProvider root_for,
                                     const void* root_context) {
+  if (!r.apply() && !r.failed()) {
+    // Saved disabled with drives (a tampered record): the writing pass would remove this
+    // ragdoll's drives and then miss them. Refused on the checking pass.
+    SnapshotReader drives = r;
+    const bool enabled = SlotRecordEnabled(drives);
+    drives.Skip(drives.Begin(kSlotTag, "ragdoll"));
+    drives.Begin(kDrivesTag, "part_drives");
+    const uint32_t count = drives.U32("part_drives.count");
+    if (!drives.failed() && !enabled && count > 0)
+      r.Fail(ErrorCode::kBadReference, 0, "part_drives.ragdoll", "ragdoll slot " + std::to_string(id.index) + kDisabledDriveWhy);
+  }
   RestoreSlot(id.index, r, root_for, root_context, false);
   RestoreDrives(id.index, r);
 }
