@@ -12,6 +12,7 @@
 
 #include "allocation_counter.h"
 #include "kernel/core/snapshot_io.h"
+#include "kernel/rigid/rigid_block.h"
 #include "kernel/world/world_access.h"
 #include "stickman_rig.h"
 #include "tendon/tbb_task_system.h"
@@ -590,6 +591,21 @@ TEST(Snapshot, ATamperedPartDriveRecordIsRefusedAndChangesNothing) {
   const Error e = s.w->RestoreRagdollState(s.ragdoll, bytes);
   EXPECT_EQ(e.code, ErrorCode::kOutOfRange);
   EXPECT_EQ(e.field, "part_drives.break_distance");
+  // The drive's target row in the lane (the record's last rows, just before DRVS): only a
+  // drive's force cap may be infinite.
+  for (const int32_t row : {detail::kDriveTx, detail::kDriveMass, detail::kDriveInvOmega2}) {
+    bytes = saved;
+    Tamper(bytes, drives - 4 * static_cast<std::size_t>(detail::kRigidLaneFieldCount - detail::kDriveBase - row),
+           INFINITY);
+    const Error inf = s.w->RestoreRagdollState(s.ragdoll, bytes);
+    EXPECT_EQ(inf.code, ErrorCode::kNotFinite) << row;
+    EXPECT_EQ(inf.field, "ragdoll.lane") << row;
+  }
+  bytes = saved;
+  Tamper(bytes, drives - 4 * static_cast<std::size_t>(detail::kRigidLaneFieldCount - detail::kDriveBase -
+                                                      detail::kDriveMaxForce),
+         INFINITY);
+  EXPECT_TRUE(s.w->RestoreRagdollState(s.ragdoll, bytes).ok()) << "infinity: no force cap";
   EXPECT_EQ(s.w->StateHash(), hash);
   EXPECT_TRUE(s.w->IsValid(drive));
   EXPECT_TRUE(s.w->RestoreRagdollState(s.ragdoll, saved).ok());

@@ -22,9 +22,14 @@ constexpr uint32_t kSlotTag = SnapshotTag("RGD1");
 constexpr uint32_t kDrivesTag = SnapshotTag("DRVS");
 constexpr uint32_t kPairsTag = SnapshotTag("TCHS");
 
-// Rows of a part's fields that are motion and controls: strictly finite in a record.
+// Rows of a part's fields that are motion and controls, and the lane's part-force and
+// drive rows but a drive's force cap (infinity: no cap): strictly finite in a record
+// (a drive's or force's infinite row would reach the kernel's pull).
 bool StrictRow(int32_t row, int32_t part_count) {
-  return row < part_count * kRigidFieldCount && row % kRigidFieldCount < kRbPairDeferNow;
+  if (row < part_count * kRigidFieldCount) return row % kRigidFieldCount < kRbPairDeferNow;
+  const int32_t field = row - part_count * (kRigidFieldCount + kMaxContactPoints * kContactFieldCount);
+  if (field < kForceBase) return false;
+  return field < kDriveBase || (field - kDriveBase) % kDriveRows != kDriveMaxForce;
 }
 // Lane rows the kernels read as a part index (part + 1; 0: the slot is free): a drive's
 // and a part force's. They must be whole numbers in [0, part_count], or a kernel would
