@@ -25,8 +25,11 @@ int32_t PhysicalRow(int32_t row, int32_t node_count, bool swapped) {
   if (field >= kPos0x && field <= kPos1z) return row - field + (field + 3) % 6;
   return row;
 }
-bool StrictRow(int32_t row, int32_t node_count) {
-  return row < kHotNodeFieldCount * node_count && row % kHotNodeFieldCount <= kBz;
+// Rows strictly finite in a record: every node field (positions, animated pose, rest
+// lengths, the cold per-node and kVrm rows) and the lane's own rows. Only the collider and
+// host-box rows are left to F32's NaN check (a shape "far away" is the host's to place).
+bool StrictRow(int32_t row, int32_t node_count, int32_t hot_rows) {
+  return row < kHotNodeFieldCount * node_count + kLaneFieldCount || row >= hot_rows;
 }
 }  // namespace
 
@@ -168,7 +171,7 @@ void ChainSystem::RestoreSlot(uint32_t index, SnapshotReader& r, bool same_slot)
     const ChainBlockView v = g.View(lane >= 0 ? lane / kBlockLanes : 0);
     const int32_t l = lane >= 0 ? lane % kBlockLanes : 0;
     for (int32_t row = 0; row < g.Rows() && !r.failed(); ++row) {
-      const float value = r.F32("chain.lane", StrictRow(row, g.node_count));
+      const float value = r.F32("chain.lane", StrictRow(row, g.node_count, g.hot_rows));
       if (r.apply()) v.Row(PhysicalRow(row, g.node_count, g.positions_swapped))[l] = value;
     }
     if (r.apply()) g.lane_rare[lane] = 0;
