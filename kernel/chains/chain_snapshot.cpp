@@ -7,6 +7,10 @@
 // and root frames, the teleport guard's previous root, the budget's and the wake's flags,
 // the bind pose a kVrm chain starts from, and the bones it last wrote to the host. A
 // lane's place is not state: a restored chain takes whatever lane it holds or is given.
+// What it does NOT do: save the budget's choice for frames to come (the camera is the
+// World's section), or write on the checking pass.
+// Threading: the World's thread, between frames. Memory: none (lanes are reserved for
+// max_chains at bind); a refusal's message.
 #include <string>
 
 #include "kernel/chains/chain_storage.h"

@@ -8,6 +8,10 @@
 // to its output (the next frame reads them back). A lane's place is not state: the record
 // is written into whatever lane the instance holds when it is restored. Restores run a
 // checking pass and then a writing pass over the same bytes (SnapshotReader::apply).
+// What it does NOT do: save a kinematic root's or output's identity (the instance keeps
+// its own), or write on the checking pass; every refusal belongs to that pass.
+// Threading: the World's thread, between frames. Memory: none, but a kinematic-root
+// group an archetype has not reserved (FindOrAddGroup) and a refusal's message.
 #include <cmath>
 #include <cstring>
 #include <string>

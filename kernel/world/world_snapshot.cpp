@@ -8,8 +8,11 @@
 // reader over the payload once without writing (SnapshotReader::apply false), and only
 // when all of it passed, once more writing. Saving writes in one pass and counts on past
 // the buffer's end, so a buffer that is too small is refused naming the size needed.
-// What it does NOT do: allocate (the writers and readers work in the caller's buffer),
-// or run inside a frame (kReentrant).
+// What it does NOT do: allocate (the writers and readers work in the caller's buffer; but
+// see Memory),
+// or run inside a frame (kReentrant; the sizes are 0 then).
+// Threading: the World's thread, between frames. Memory: the caller's buffer only (but
+// see tendon/snapshot.h: a kinematic-root group an archetype has not reserved).
 #include <cassert>
 #include <string>
 
