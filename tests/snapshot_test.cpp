@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "allocation_counter.h"
+#include "kernel/core/snapshot_io.h"
+#include "kernel/rigid/rigid_block.h"
 #include "kernel/world/world_access.h"
 #include "stickman_rig.h"
 #include "tendon/tbb_task_system.h"
@@ -205,6 +207,23 @@ struct Scene {
     return bytes;
   }
 };
+
+// Where a section tagged `tag` begins in a saved state (its tag's first byte), or 0.
+std::size_t SectionAt(const std::vector<std::byte>& bytes, const char (&tag)[5]) {
+  for (std::size_t i = kSnapshotHeaderBytes; i + 4 <= bytes.size(); ++i) {
+    if (std::memcmp(bytes.data() + i, tag, 4) == 0) return i;
+  }
+  return 0;
+}
+// Overwrites 4 or 8 bytes at `at` and recomputes the header's checksum, as a tampered
+// (not merely corrupted) buffer would: only the reader's own checks can refuse it.
+template <class T>
+void Tamper(std::vector<std::byte>& bytes, std::size_t at, T value) {
+  std::memcpy(bytes.data() + at, &value, sizeof value);
+  const uint64_t checksum =
+      detail::SnapshotChecksum(std::span<const std::byte>(bytes).subspan(kSnapshotHeaderBytes));
+  std::memcpy(bytes.data() + kSnapshotHeaderBytes - 8, &checksum, sizeof checksum);
+}
 
 bool SameEvent(const ContactEvent& x, const ContactEvent& y) {
   return x.kind == y.kind && x.ragdoll == y.ragdoll && x.part == y.part && x.b_kind == y.b_kind &&
@@ -455,6 +474,22 @@ TEST(Snapshot, SavingAndRestoringMidFrameAreRefused) {
   EXPECT_TRUE(w->RestoreState(bytes).ok());
 }
 
+// The sizes read the state that is moving mid-frame: 0 then, as for a stale handle.
+TEST(Snapshot, SavedStateSizesAreZeroMidFrame) {
+  Small s;
+  World* w = s.w.get();
+  const ChainId chain{0, 1};
+  ASSERT_GT(w->SavedStateSize(), 0u);
+  ASSERT_GT(w->SavedRagdollStateSize(s.ragdoll), 0u);
+  ASSERT_GT(w->SavedChainStateSize(chain), 0u);
+  ASSERT_TRUE(w->BeginStep(1.0f / 60.0f));
+  EXPECT_EQ(w->SavedStateSize(), 0u);
+  EXPECT_EQ(w->SavedRagdollStateSize(s.ragdoll), 0u);
+  EXPECT_EQ(w->SavedChainStateSize(chain), 0u);
+  w->FinishStep();
+  EXPECT_GT(w->SavedStateSize(), 0u);
+}
+
 TEST(Snapshot, ATooSmallBufferIsRefusedNamingTheSizeNeeded) {
   Small s;
   std::vector<std::byte> bytes(s.w->SavedStateSize() - 1);
@@ -495,6 +530,193 @@ TEST(Snapshot, AChainsStateRestoresBitForBit) {
   ASSERT_TRUE(s.w->RestoreChainState(chain, bytes).ok());
   ASSERT_TRUE(s.w->GetChainNodePositions(chain, after).ok());
   EXPECT_EQ(before, after);
+}
+
+// A ragdoll's state restored into another of its archetype moves the saved drive rows onto
+// the target's drive (matched in slot order) and never touches the saving ragdoll's drive.
+TEST(Snapshot, ARagdollsStateRestoredIntoAnotherRewritesOnlyThatOnesDrive) {
+  Small s(2, 1);
+  const RagdollId other{1, 1};
+  ASSERT_TRUE(s.w->IsValid(other));
+  PartDriveSettings pull;
+  pull.part = 1;
+  pull.target = {0, 2, 0};
+  const PartDriveId drive_a = s.w->AddPartDrive(s.ragdoll, pull).value();
+  pull.target = {5, 2, 0};
+  const PartDriveId drive_b = s.w->AddPartDrive(other, pull).value();
+  for (int f = 0; f < 3; ++f) s.w->Step(1.0f / 60.0f);
+  std::vector<std::byte> bytes(s.w->SavedRagdollStateSize(s.ragdoll));
+  ASSERT_TRUE(s.w->SaveRagdollState(s.ragdoll, bytes).ok());
+  PartDriveState saved_a, a_before, a_after, b_after;
+  ASSERT_TRUE(s.w->GetPartDriveState(drive_a, &saved_a).ok());
+  ASSERT_TRUE(s.w->SetPartDriveTarget(drive_a, {1, 3, 0}).ok());
+  for (int f = 0; f < 3; ++f) s.w->Step(1.0f / 60.0f);
+  ASSERT_TRUE(s.w->GetPartDriveState(drive_a, &a_before).ok());
+  const Error restored = s.w->RestoreRagdollState(other, bytes);
+  ASSERT_TRUE(restored.ok()) << restored.message;
+  ASSERT_TRUE(s.w->GetPartDriveState(drive_a, &a_after).ok());
+  ASSERT_TRUE(s.w->GetPartDriveState(drive_b, &b_after).ok());
+  EXPECT_EQ(a_after.target, (Vec3{1, 3, 0}));
+  EXPECT_EQ(a_after.distance, a_before.distance);
+  EXPECT_EQ(b_after.target, saved_a.target);
+  EXPECT_EQ(b_after.distance, saved_a.distance);
+  EXPECT_EQ(b_after.broken, saved_a.broken);
+}
+
+// A saved drive's break distance divides in UpdateDrives, and a pulling drive must hold a
+// lane slot: a tampered record is refused by field and changes nothing.
+TEST(Snapshot, ATamperedPartDriveRecordIsRefusedAndChangesNothing) {
+  Small s(2);
+  PartDriveSettings pull;
+  pull.part = 1;
+  pull.target = {0, 2, 0};
+  const PartDriveId drive = s.w->AddPartDrive(s.ragdoll, pull).value();
+  s.w->Step(1.0f / 60.0f);
+  std::vector<std::byte> saved(s.w->SavedRagdollStateSize(s.ragdoll));
+  ASSERT_TRUE(s.w->SaveRagdollState(s.ragdoll, saved).ok());
+  const std::size_t drives = SectionAt(saved, "DRVS");
+  ASSERT_GT(drives, 0u);
+  // tag, length, count, then index, ragdoll, lane_slot, part, local_body, target, break_distance.
+  const std::size_t lane_slot_at = drives + 20, break_at = drives + 52;
+  const uint64_t hash = s.w->StateHash();
+  for (const float bad : {0.0f, -1.0f}) {
+    std::vector<std::byte> bytes = saved;
+    Tamper(bytes, break_at, bad);
+    const Error e = s.w->RestoreRagdollState(s.ragdoll, bytes);
+    EXPECT_EQ(e.code, ErrorCode::kOutOfRange) << bad;
+    EXPECT_EQ(e.field, "part_drives.break_distance") << bad;
+  }
+  std::vector<std::byte> bytes = saved;
+  Tamper(bytes, lane_slot_at, int32_t{-1});  // no lane, and not broken
+  const Error e = s.w->RestoreRagdollState(s.ragdoll, bytes);
+  EXPECT_EQ(e.code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(e.field, "part_drives.break_distance");
+  // The drive's target row in the lane (the record's last rows, just before DRVS): only a
+  // drive's force cap may be infinite.
+  for (const int32_t row : {detail::kDriveTx, detail::kDriveMass, detail::kDriveInvOmega2}) {
+    bytes = saved;
+    Tamper(bytes, drives - 4 * static_cast<std::size_t>(detail::kRigidLaneFieldCount - detail::kDriveBase - row),
+           INFINITY);
+    const Error inf = s.w->RestoreRagdollState(s.ragdoll, bytes);
+    EXPECT_EQ(inf.code, ErrorCode::kNotFinite) << row;
+    EXPECT_EQ(inf.field, "ragdoll.lane") << row;
+  }
+  bytes = saved;
+  Tamper(bytes, drives - 4 * static_cast<std::size_t>(detail::kRigidLaneFieldCount - detail::kDriveBase -
+                                                      detail::kDriveMaxForce),
+         INFINITY);
+  EXPECT_TRUE(s.w->RestoreRagdollState(s.ragdoll, bytes).ok()) << "infinity: no force cap";
+  EXPECT_EQ(s.w->StateHash(), hash);
+  EXPECT_TRUE(s.w->IsValid(drive));
+  EXPECT_TRUE(s.w->RestoreRagdollState(s.ragdoll, saved).ok());
+}
+
+// A touching pair's key names two ragdolls' parts; one past its ragdoll's part count
+// would make the contact events read past its lane: refused, and nothing changes.
+TEST(Snapshot, AContactMemoryKeyNamingAPartPastItsRagdollIsRefused) {
+  Scene scene(TaskHooks{nullptr, nullptr, nullptr, 1}, Scene::kPile);
+  scene.Run(0, 60);
+  std::vector<std::byte> saved = scene.Save();
+  const std::size_t pairs = SectionAt(saved, "TCHS");
+  ASSERT_GT(pairs, 0u);
+  uint32_t touching = 0;
+  std::memcpy(&touching, saved.data() + pairs + 8, 4);
+  ASSERT_GT(touching, 0u) << "the pile has no touching pair at frame 60";
+  // The last pair (keys ascend, so a larger last key keeps their order): tag, length, count,
+  // then per pair key, two generation words, reported, speed, impulse, point, normal.
+  const std::size_t key_at = pairs + 12 + static_cast<std::size_t>(touching - 1) * (8 + 4 + 4 + 1 + 4 + 4 + 12 + 12);
+  uint64_t key = 0;
+  std::memcpy(&key, saved.data() + key_at, 8);
+  // Its higher side (slot << 6 | part): the part set to 63 (the limbs have 3).
+  const uint64_t tampered = (key & ~uint64_t{63}) | 63u;
+  ASSERT_GT(tampered, key);
+  std::vector<std::byte> bytes = saved;
+  Tamper(bytes, key_at, tampered);
+  const uint64_t hash = scene.w->StateHash();
+  const Error e = scene.w->RestoreState(bytes);
+  EXPECT_EQ(e.code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(e.field, "contact_memory.key");
+  EXPECT_EQ(scene.w->StateHash(), hash);
+  EXPECT_TRUE(scene.w->RestoreState(saved).ok());
+}
+
+// A saved record that disables a ragdoll which has a part drive in the same state (only a
+// tampered buffer has both): the writing pass would remove the drive and then miss it, a
+// partial restore. The checking pass refuses it, whole or per instance, and nothing changes.
+TEST(Snapshot, ADriveOnARagdollTheSavedStateDisablesIsRefusedBeforeAnythingIsWritten) {
+  Small s(2);
+  PartDriveSettings pull;
+  pull.part = 1;
+  pull.target = {0, 2, 0};
+  const PartDriveId drive = s.w->AddPartDrive(s.ragdoll, pull).value();
+  s.w->Step(1.0f / 60.0f);
+  std::vector<std::byte> whole(s.w->SavedStateSize()), one(s.w->SavedRagdollStateSize(s.ragdoll));
+  ASSERT_TRUE(s.w->SaveState(whole).ok());
+  ASSERT_TRUE(s.w->SaveRagdollState(s.ragdoll, one).ok());
+  const uint64_t hash = s.w->StateHash();
+  for (std::vector<std::byte>* bytes : {&whole, &one}) {
+    const std::size_t record = SectionAt(*bytes, "RGD1");
+    ASSERT_GT(record, 0u);
+    // tag, length, slot, kind, archetype fingerprint, part count, rows, then enabled.
+    Tamper(*bytes, record + 8 + 4 + 4 + 8 + 4 + 4, uint8_t{0});
+  }
+  const Error e_whole = s.w->RestoreState(whole);
+  EXPECT_EQ(e_whole.code, ErrorCode::kBadReference);
+  EXPECT_EQ(e_whole.field, "part_drives.ragdoll");
+  const Error e_one = s.w->RestoreRagdollState(s.ragdoll, one);
+  EXPECT_EQ(e_one.code, ErrorCode::kBadReference);
+  EXPECT_EQ(e_one.field, "part_drives.ragdoll");
+  EXPECT_EQ(s.w->StateHash(), hash);
+  EXPECT_TRUE(s.w->IsValid(drive));
+  EXPECT_TRUE(s.w->IsRagdollEnabled(s.ragdoll));
+}
+
+// max_chains = 8 and 16 one-strand chains of one archetype: one block of 8 lanes. Saved
+// with chains 0-7 awake, restored when 8-15 are: the restore must put 8-15 to sleep before
+// it wakes 0-7, or chain 0 would take lane 8, past the block (issue 40).
+TEST(Snapshot, AWholeRestoreWhoseAwakeChainsDifferFromNowsStaysWithinItsLanesAndReplays) {
+  WorldSettings ws;
+  ws.max_chains = 8;
+  std::unique_ptr<World> w = MakeWorld(ws);
+  const ChainArchetypeSettings kind = Strand(4, 0.08f);
+  const ChainArchetypeId archetype = w->BuildChainArchetype(kind).value();
+  std::vector<std::unique_ptr<HostChain>> chains;
+  std::vector<ChainId> ids;
+  for (int i = 0; i < 16; ++i) {
+    chains.push_back(std::make_unique<HostChain>(kind, Vec3{static_cast<float>(i) * 0.5f, 0, 0}));
+    ids.push_back(w->BindChain(chains.back()->Binding(archetype)).value());
+  }
+  const auto step = [&](int f) {
+    for (std::size_t i = 0; i < chains.size(); ++i)
+      chains[i]->root_parent.translation.y = std::sin(0.2f * static_cast<float>(f) + static_cast<float>(i)) * 0.2f;
+    w->Step(1.0f / 60.0f);
+  };
+  const auto awake_first_half = [&](bool first) {
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(w->IsSimulated(ids[i]), (i < 8) == first) << "chain " << i;
+  };
+  w->SetCamera(Vec3{-1, 0, 0});
+  for (int f = 0; f < 5; ++f) step(f);
+  awake_first_half(true);
+  std::vector<std::byte> bytes(w->SavedStateSize());
+  ASSERT_TRUE(w->SaveState(bytes).ok());
+  std::vector<uint64_t> want;
+  for (int f = 5; f < 15; ++f) {
+    step(f);
+    want.push_back(w->StateHash());
+  }
+  w->SetCamera(Vec3{8.5f, 0, 0});
+  for (int f = 15; f < 20; ++f) step(f);
+  awake_first_half(false);
+  w->SetCamera(Vec3{-1, 0, 0});
+  const Error restored = w->RestoreState(bytes);
+  ASSERT_TRUE(restored.ok()) << restored.message;
+  awake_first_half(true);
+  std::vector<uint64_t> got;
+  for (int f = 5; f < 15; ++f) {
+    step(f);
+    got.push_back(w->StateHash());
+  }
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

@@ -979,8 +979,9 @@ TENDON_C_API int32_t tendon_world_drain_contact_events(TendonWorld* world, Tendo
  * on from the save. Between steps only (TENDON_ERROR_REENTRANT while a frame is in flight).
  * A restore checks everything before it writes anything: a refused buffer (truncated,
  * foreign, corrupted, of another version or world, non-finite) changes nothing, and the
- * error names the field. Neither call allocates. */
-/* Bytes a save needs (0 for a NULL world or a stale handle). */
+ * error names the field. Neither call allocates, except restoring a kinematic root onto a
+ * ragdoll whose archetype has no lane reserved for one (and the error of a refusal). */
+/* Bytes a save needs (0 for a NULL world, a stale handle, or while a frame is in flight). */
 TENDON_C_API size_t tendon_world_saved_state_size(const TendonWorld* world);
 /* Writes the state into out[0, capacity) and its size into *written; TENDON_ERROR_NULL_BUFFER
    when capacity is smaller than tendon_world_saved_state_size. */

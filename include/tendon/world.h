@@ -368,8 +368,9 @@ class TENDON_API World {
   // the bytes written. Restoring
   // it, here or into a World built the same way (same settings, archetypes, and instances
   // bound in the same order), and stepping on gives the same bits as stepping on from
-  // here. Between Steps only (kReentrant inside Step or while a frame is in flight).
-  // Neither allocates.
+  // here. Between Steps only (kReentrant inside Step or while a frame is in flight; the
+  // Saved*StateSize calls return 0 then). Neither allocates, except restoring a kinematic
+  // root onto an instance whose archetype has no lane reserved for one (tendon/snapshot.h).
   std::size_t SavedStateSize() const;
   Result<std::size_t> SaveState(std::span<std::byte> out) const;
   // Checks everything, then writes: a refused buffer (truncated, foreign, corrupted, of
@@ -380,7 +381,7 @@ class TENDON_API World {
   // and kinematic copy's records), a chain's. Restored into the instance given (of the
   // same archetype); what is shared with other instances (contact memory between
   // ragdolls, the clock) is the whole World's state only.
-  std::size_t SavedRagdollStateSize(RagdollId ragdoll) const;  // 0 for a stale handle
+  std::size_t SavedRagdollStateSize(RagdollId ragdoll) const;  // 0 for a stale handle or mid-frame
   Result<std::size_t> SaveRagdollState(RagdollId ragdoll, std::span<std::byte> out) const;
   Error RestoreRagdollState(RagdollId ragdoll, std::span<const std::byte> in);
   std::size_t SavedCharacterStateSize(CharacterId character) const;

@@ -10,6 +10,7 @@
 // Threading: the World's thread (the budget phase is serial). Memory: ReserveGroup grows
 // the slabs at bind time; lane moves allocate nothing.
 #include <algorithm>
+#include <cassert>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -183,6 +184,9 @@ void ChainSystem::AcquireLane(int32_t slot_index) {
   const ChainArchetype& a = archetypes_[slot.archetype].archetype;
   const int32_t n = a.lane_nodes;
   for (int32_t s = 0; s < a.strands; ++s) {
+    // Lanes are reserved for max_chains awake chains (ReserveGroup): a caller that takes
+    // more (a restore that wakes before it puts to sleep did) would write past the slab.
+    assert(g.lanes_used < g.capacity_blocks * kBlockLanes && "AcquireLane beyond the reserved lanes");
     const int32_t lane = g.lanes_used++;
     g.lane_owner[lane] = slot_index;
     g.lane_strand[lane] = s;

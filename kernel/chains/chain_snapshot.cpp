@@ -7,6 +7,10 @@
 // and root frames, the teleport guard's previous root, the budget's and the wake's flags,
 // the bind pose a kVrm chain starts from, and the bones it last wrote to the host. A
 // lane's place is not state: a restored chain takes whatever lane it holds or is given.
+// What it does NOT do: save the budget's choice for frames to come (the camera is the
+// World's section), or write on the checking pass.
+// Threading: the World's thread, between frames. Memory: none (lanes are reserved for
+// max_chains at bind); a refusal's message.
 #include <string>
 
 #include "kernel/chains/chain_storage.h"
@@ -25,8 +29,11 @@ int32_t PhysicalRow(int32_t row, int32_t node_count, bool swapped) {
   if (field >= kPos0x && field <= kPos1z) return row - field + (field + 3) % 6;
   return row;
 }
-bool StrictRow(int32_t row, int32_t node_count) {
-  return row < kHotNodeFieldCount * node_count && row % kHotNodeFieldCount <= kBz;
+// Rows strictly finite in a record: every node field (positions, animated pose, rest
+// lengths, the cold per-node and kVrm rows) and the lane's own rows. Only the collider and
+// host-box rows are left to F32's NaN check (a shape "far away" is the host's to place).
+bool StrictRow(int32_t row, int32_t node_count, int32_t hot_rows) {
+  return row < kHotNodeFieldCount * node_count + kLaneFieldCount || row >= hot_rows;
 }
 }  // namespace
 
@@ -168,7 +175,7 @@ void ChainSystem::RestoreSlot(uint32_t index, SnapshotReader& r, bool same_slot)
     const ChainBlockView v = g.View(lane >= 0 ? lane / kBlockLanes : 0);
     const int32_t l = lane >= 0 ? lane % kBlockLanes : 0;
     for (int32_t row = 0; row < g.Rows() && !r.failed(); ++row) {
-      const float value = r.F32("chain.lane", StrictRow(row, g.node_count));
+      const float value = r.F32("chain.lane", StrictRow(row, g.node_count, g.hot_rows));
       if (r.apply()) v.Row(PhysicalRow(row, g.node_count, g.positions_swapped))[l] = value;
     }
     if (r.apply()) g.lane_rare[lane] = 0;
@@ -216,6 +223,25 @@ void ChainSystem::RestoreState(SnapshotReader& r) {
     if (r.apply() && !r.failed()) fresh_vrm_chains_.push_back(id);
   }
   restore_awake_ = 0;
+  if (r.apply() && !r.failed()) {
+    // Lanes are reserved for max_chains awake chains: the writing pass must put to sleep
+    // every chain asleep in the saved state before it wakes any, or a chain awake in the
+    // save would take a lane still held by a later chain awake now (past the slab). This
+    // first walk reads only each record's head (the checking pass passed over the same bytes).
+    SnapshotReader head = r;
+    for (uint32_t i = 0; i < handles_.SlotCount() && !head.failed(); ++i) {
+      if (!handles_.IsLiveAt(i)) continue;
+      const std::size_t record_end = head.Begin(kSlotTag, "chain");
+      head.U32("chain.slot");
+      head.U64("chain.archetype_fingerprint");
+      for (const char* field : {"chain.strands", "chain.nodes", "chain.root_frames", "chain.bind_positions"})
+        head.U32(field);
+      head.I32("chain.bones");
+      const bool awake = head.Bool("chain.awake");
+      if (!head.failed() && !awake && chains_[i].Awake()) ReleaseLane(static_cast<int32_t>(i));
+      head.Skip(record_end);
+    }
+  }
   for (uint32_t i = 0; i < handles_.SlotCount() && !r.failed(); ++i) {
     if (handles_.IsLiveAt(i)) RestoreSlot(i, r);
   }
@@ -226,6 +252,7 @@ void ChainSystem::RestoreState(SnapshotReader& r) {
 void ChainSystem::SaveInstance(ChainId id, SnapshotWriter& w) const { SaveSlot(id.index, w); }
 
 void ChainSystem::RestoreInstance(ChainId id, SnapshotReader& r) {
+  restore_awake_ = 0;  // counts only a whole restore's awake chains; reset so it never carries over
   RestoreSlot(id.index, r, false);
   if (r.apply() && !r.failed()) MarkLaneListsStale();
 }

@@ -141,9 +141,10 @@ class ChainSystem {
   // ---- saved states (chain_snapshot.cpp; tendon/snapshot.h) ----
   // Every bound chain's record in slot order (its lanes' rows with the position slots in
   // a fixed order, its last good input, the teleport guard's previous root, its outputs),
-  // then the budget's memory. Restore: one pass (r.apply(): the writing one), between
-  // frames; a chain awake in the saved state takes lanes (reserved: no allocation), one
-  // asleep gives them back.
+  // then the budget's memory. Restore: called twice over the same bytes, a checking
+  // pass then the writing one (r.apply()), between frames; the writing pass first gives
+  // back the lanes of chains asleep in the saved state, then a chain awake in it takes
+  // lanes (reserved: no allocation).
   void SaveState(SnapshotWriter& w) const;
   void RestoreState(SnapshotReader& r);
   void SaveInstance(ChainId id, SnapshotWriter& w) const;

@@ -7,6 +7,9 @@
 // handed back, the anchor and its last frame), its kinematic copy's frames, and its
 // outputs. Its ragdoll and its kinematic copy are ragdoll slots: the ragdoll system's
 // records hold them. Vectors are sized at bind; a record whose sizes differ is refused.
+// What it does NOT do: save the host's buffers or the character's settings, or write on
+// the checking pass.
+// Threading: the World's thread, between frames. Memory: none; a refusal's message.
 #include <string>
 
 #include "kernel/character/character_slot.h"

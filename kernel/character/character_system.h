@@ -95,8 +95,8 @@ class CharacterSystem {
   // ---- saved states (character_snapshot.cpp; tendon/snapshot.h) ----
   // Every bound character's state machine, timers, crossfade, motor targets and the poses
   // the next frame reads (its ragdoll and kinematic copy are the ragdoll system's
-  // records), in slot order, then the activation order and clock. A restore is one pass
-  // (r.apply(): the writing one).
+  // records), in slot order, then the activation order and clock. A restore calls it twice
+  // over the same bytes: a checking pass, then (all of it passed) the writing one (r.apply()).
   void SaveState(SnapshotWriter& w) const;
   void RestoreState(SnapshotReader& r);
   void SaveInstance(CharacterId id, SnapshotWriter& w) const;

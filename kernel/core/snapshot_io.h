@@ -222,6 +222,11 @@ class SnapshotReader {
     }
     return failed_ ? pos_ : pos_ + length;
   }
+  // Jumps to a record's end (from Begin) without reading it: for a first walk that reads
+  // only a record's head.
+  void Skip(std::size_t end) {
+    if (!failed_ && end <= in_.size()) pos_ = end;
+  }
   // The section must end exactly where its length said.
   void End(std::size_t end, const char* field) {
     if (!failed_ && pos_ != end) {

@@ -60,7 +60,8 @@ class PendulumSystem {
   // Feeds every awake pendulum's bob, in slot order.
   void HashState(StateHasher& hasher) const;
   // Saved states (tendon/snapshot.h): every bound pendulum's motion, in slot order; a
-  // restore is one pass (r.apply(): the writing one).
+  // restore is called twice over the same bytes: a checking pass, then the writing one
+  // (r.apply()).
   void SaveState(SnapshotWriter& w) const;
   void RestoreState(SnapshotReader& r);
   // Debug validation (kernel/core/host_buffers.h): every bound pendulum's host buffers, or

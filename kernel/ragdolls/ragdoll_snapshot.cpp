@@ -8,6 +8,10 @@
 // to its output (the next frame reads them back). A lane's place is not state: the record
 // is written into whatever lane the instance holds when it is restored. Restores run a
 // checking pass and then a writing pass over the same bytes (SnapshotReader::apply).
+// What it does NOT do: save a kinematic root's or output's identity (the instance keeps
+// its own), or write on the checking pass; every refusal belongs to that pass.
+// Threading: the World's thread, between frames. Memory: none, but a kinematic-root
+// group an archetype has not reserved (FindOrAddGroup) and a refusal's message.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -22,9 +26,14 @@ constexpr uint32_t kSlotTag = SnapshotTag("RGD1");
 constexpr uint32_t kDrivesTag = SnapshotTag("DRVS");
 constexpr uint32_t kPairsTag = SnapshotTag("TCHS");
 
-// Rows of a part's fields that are motion and controls: strictly finite in a record.
+// Rows of a part's fields that are motion and controls, and the lane's part-force and
+// drive rows but a drive's force cap (infinity: no cap): strictly finite in a record
+// (a drive's or force's infinite row would reach the kernel's pull).
 bool StrictRow(int32_t row, int32_t part_count) {
-  return row < part_count * kRigidFieldCount && row % kRigidFieldCount < kRbPairDeferNow;
+  if (row < part_count * kRigidFieldCount) return row % kRigidFieldCount < kRbPairDeferNow;
+  const int32_t field = row - part_count * (kRigidFieldCount + kMaxContactPoints * kContactFieldCount);
+  if (field < kForceBase) return false;
+  return field < kDriveBase || (field - kDriveBase) % kDriveRows != kDriveMaxForce;
 }
 // Lane rows the kernels read as a part index (part + 1; 0: the slot is free): a drive's
 // and a part force's. They must be whole numbers in [0, part_count], or a kernel would
@@ -39,9 +48,20 @@ bool PartIndexRow(int32_t row, int32_t part_count) {
   }
   return false;
 }
-// A pair key's or trigger overlap key's sides: slots below `slots`, parts below 64 (the
-// key packs them so; ragdoll_events.cpp).
-bool SideInRange(uint64_t side, uint32_t slots) { return (side >> 6) < slots; }
+// The `enabled` flag of the slot record `head` is at (a copy: reads its head only; false
+// when the record cannot be read, which the checking pass itself then refuses).
+bool SlotRecordEnabled(SnapshotReader head) {
+  head.Begin(kSlotTag, "ragdoll");
+  head.U32("ragdoll.slot");
+  head.I32("ragdoll.kind");
+  head.U64("ragdoll.archetype_fingerprint");
+  head.I32("ragdoll.part_count");
+  head.I32("ragdoll.rows");
+  const bool enabled = head.Bool("ragdoll.enabled");
+  return enabled && !head.failed();
+}
+constexpr const char* kDisabledDriveWhy =
+    " has a part drive in the saved state and is disabled in it: the buffer is corrupted";
 }  // namespace
 
 uint64_t RagdollSystem::GroupFingerprint(const RagdollGroup& g) const {
@@ -259,6 +279,17 @@ void RagdollSystem::RestoreDrives(int64_t only, SnapshotReader& r) {
   for (uint32_t i = 0; i < drive_handles_.SlotCount(); ++i) {
     if (drive_handles_.IsLiveAt(i) && (only < 0 || drives_[i].ragdoll.index == static_cast<uint32_t>(only))) ++live;
   }
+  constexpr uint32_t kNoDrive = ~0u;
+  // The n-th live drive of `ragdoll` in slot order (kNoDrive when it has fewer).
+  const auto nth_drive_of = [this](uint32_t ragdoll, uint32_t n) {
+    for (uint32_t i = 0; i < drive_handles_.SlotCount(); ++i) {
+      if (!drive_handles_.IsLiveAt(i) || drives_[i].ragdoll.index != ragdoll) continue;
+      if (n == 0) return i;
+      --n;
+    }
+    return kNoDrive;
+  };
+  uint32_t used_lane_slots = 0;  // into one instance: its drives' lane slots, each once
   const uint32_t count = r.U32("part_drives.count");
   r.Expect(count, live, -1, "part_drives.count");
   for (uint32_t k = 0; k < count && !r.failed(); ++k) {
@@ -267,11 +298,52 @@ void RagdollSystem::RestoreDrives(int64_t only, SnapshotReader& r) {
     const int32_t lane_slot = r.I32("part_drives.lane_slot");
     const int32_t part = r.I32("part_drives.part");
     const Vec3 local_body = r.V3("part_drives.local_body");
-    const Vec3 target = r.V3("part_drives.target");
+    const Vec3 target_point = r.V3("part_drives.target");
     const float break_distance = r.F32("part_drives.break_distance");
     const float distance = r.F32("part_drives.distance");
     const bool broken = r.Bool("part_drives.broken");
     if (r.failed()) break;
+    // A broken drive holds no lane and a pulling one does; a break distance of 0 or less
+    // would divide by zero in UpdateDrives: all are a corrupted buffer's.
+    if (!(break_distance > 0.0f) || broken != (lane_slot < 0) || !std::isfinite(distance) || distance < 0.0f) {
+      r.Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(k), "part_drives.break_distance",
+             "saved part drive " + std::to_string(k) +
+                 ": its break distance is not positive, its distance is not finite, or its broken flag disagrees "
+                 "with its lane slot: corrupted");
+      break;
+    }
+    if (only >= 0) {
+      // Into one instance (maybe another than the saved one): the saved drives are matched to
+      // this ragdoll's live drives in slot order, and nothing else is touched; the record's
+      // own slot and ragdoll name the saving instance's, which may be another live ragdoll here.
+      const uint32_t target = nth_drive_of(static_cast<uint32_t>(only), k);
+      const int32_t parts = store_.slots[static_cast<uint32_t>(only)].part_count;
+      if (target == kNoDrive || lane_slot < -1 || lane_slot >= kMaxPartDriveSlots || part < 0 || part >= parts ||
+          drives_[target].part != part) {
+        r.Fail(ErrorCode::kBadReference, static_cast<int32_t>(k), "part_drives.part",
+               "saved part drive " + std::to_string(k) + " (on part " + std::to_string(part) +
+                   ") does not correspond to this ragdoll's part drive in the same order");
+        break;
+      }
+      if (lane_slot >= 0 && (used_lane_slots & (1u << lane_slot)) != 0) {
+        r.Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(k), "part_drives.lane_slot",
+               "saved part drive " + std::to_string(k) + " shares its lane slot with another: corrupted");
+        break;
+      }
+      if (lane_slot >= 0) used_lane_slots |= 1u << lane_slot;
+      if (r.apply()) {
+        DriveRecord& d = drives_[target];
+        d.lane_slot = lane_slot;
+        d.local_body = local_body;
+        d.target = target_point;
+        d.break_distance = break_distance;
+        d.distance = distance;
+        d.broken = broken;
+      }
+      (void)i;
+      (void)ragdoll;
+      continue;
+    }
     if (!drive_handles_.IsLiveAt(i) || drives_[i].ragdoll.index != ragdoll) {
       r.Fail(ErrorCode::kBadReference, static_cast<int32_t>(i), "part_drives.index",
              "part drive " + std::to_string(i) + " (on ragdoll slot " + std::to_string(ragdoll) +
@@ -289,7 +361,7 @@ void RagdollSystem::RestoreDrives(int64_t only, SnapshotReader& r) {
       d.lane_slot = lane_slot;
       d.part = part;
       d.local_body = local_body;
-      d.target = target;
+      d.target = target_point;
       d.break_distance = break_distance;
       d.distance = distance;
       d.broken = broken;
@@ -339,10 +411,48 @@ void RagdollSystem::RestoreState(SnapshotReader& r, RootProvider root_for, const
     frame_substeps_ = frame_substeps;
     last_fixed_steps_ = last_fixed_steps;
   }
+  const SnapshotReader slot_records = r;
   for (uint32_t i = 0; i < store_.handles.SlotCount() && !r.failed(); ++i) {
     if (store_.handles.IsLiveAt(i)) RestoreSlot(i, r, root_for, root_context);
   }
+  if (!r.apply() && !r.failed()) {
+    // A drive on a ragdoll its saved record disables: the writing pass would remove that
+    // ragdoll's drives (RestoreSlot) and then miss them (RestoreDrives). Refused here. A
+    // copy walks the section: what it cannot read, RestoreDrives refuses by field.
+    SnapshotReader drives = r;
+    drives.Begin(kDrivesTag, "part_drives");
+    const uint32_t count = drives.U32("part_drives.count");
+    for (uint32_t k = 0; k < count && !drives.failed() && !r.failed(); ++k) {
+      drives.U32("part_drives.index");
+      const uint32_t ragdoll = drives.U32("part_drives.ragdoll");
+      // lane_slot, part, local_body, target, break_distance, distance, broken.
+      for (int b = 0; b < 4 + 4 + 12 + 12 + 4 + 4 + 1; ++b) drives.U8("part_drives");
+      if (drives.failed()) break;
+      SnapshotReader slots = slot_records;
+      for (uint32_t i = 0; i < store_.handles.SlotCount() && !slots.failed(); ++i) {
+        if (!store_.handles.IsLiveAt(i)) continue;
+        if (i == ragdoll) {
+          if (!SlotRecordEnabled(slots))
+            r.Fail(ErrorCode::kBadReference, static_cast<int32_t>(k), "part_drives.ragdoll",
+                   "ragdoll slot " + std::to_string(i) + kDisabledDriveWhy);
+          break;
+        }
+        slots.Skip(slots.Begin(kSlotTag, "ragdoll"));
+      }
+    }
+  }
   RestoreDrives(-1, r);
+  // A key's side must be a live ragdoll's part (events read that part's pose), and an
+  // overlap's trigger side a live trigger (ragdoll_events.cpp packs a side as slot << 6 | part).
+  const auto side_live = [this](uint64_t side) {
+    const auto slot = static_cast<uint32_t>(side >> 6);
+    return slot < store_.handles.SlotCount() && store_.handles.IsLiveAt(slot) &&
+           static_cast<int32_t>(side & 63u) < store_.slots[slot].part_count;
+  };
+  const auto trigger_live = [this](uint64_t trigger) {
+    return trigger < store_.handles.SlotCount() && store_.handles.IsLiveAt(static_cast<uint32_t>(trigger)) &&
+           store_.groups[store_.slots[trigger].group].trigger;
+  };
   const std::size_t pairs_end = r.Begin(kPairsTag, "contact_memory");
   const uint32_t touching = r.U32("contact_memory.touching_pairs");
   if (!r.failed() && touching > touching_pairs_.capacity())
@@ -361,10 +471,9 @@ void RagdollSystem::RestoreState(SnapshotReader& r, RootProvider root_for, const
     t.point = r.V3("contact_memory.point");
     t.normal = r.V3("contact_memory.normal");
     const uint64_t low = t.key >> 26, high = t.key & ((uint64_t{1} << 26) - 1);
-    if (!r.failed() && (t.key >> 52 != 0 || !SideInRange(low, store_.handles.SlotCount()) ||
-                        !SideInRange(high, store_.handles.SlotCount()) || (k > 0 && t.key <= previous_key))) {
-      r.Fail(ErrorCode::kOutOfRange, -1, "contact_memory.key",
-             "a touching pair names a ragdoll slot this World does not have, or is out of order: corrupted");
+    if (!r.failed() && (t.key >> 52 != 0 || !side_live(low) || !side_live(high) || (k > 0 && t.key <= previous_key))) {
+      r.Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(k), "contact_memory.key",
+             "a touching pair names a ragdoll slot or part this World does not have, or is out of order: corrupted");
     }
     previous_key = t.key;
     if (r.apply() && !r.failed()) touching_pairs_.push_back(t);
@@ -376,11 +485,11 @@ void RagdollSystem::RestoreState(SnapshotReader& r, RootProvider root_for, const
   if (r.apply()) overlapping_.clear();
   for (uint32_t k = 0; k < overlapping && !r.failed(); ++k) {
     const uint64_t key = r.U64("contact_memory.trigger_overlap");
-    if (!r.failed() && ((key >> 26) >= store_.handles.SlotCount() || !SideInRange(key & ((uint64_t{1} << 26) - 1),
-                                                                                 store_.handles.SlotCount()) ||
+    if (!r.failed() && (!trigger_live(key >> 26) || !side_live(key & ((uint64_t{1} << 26) - 1)) ||
                         (k > 0 && key <= previous_key))) {
-      r.Fail(ErrorCode::kOutOfRange, -1, "contact_memory.trigger_overlap",
-             "a trigger overlap names a ragdoll slot this World does not have, or is out of order: corrupted");
+      r.Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(k), "contact_memory.trigger_overlap",
+             "a trigger overlap names a trigger, ragdoll slot or part this World does not have, or is out of order: "
+             "corrupted");
     }
     previous_key = key;
     if (r.apply() && !r.failed()) overlapping_.push_back(key);
@@ -396,6 +505,17 @@ void RagdollSystem::SaveInstance(RagdollId id, SnapshotWriter& w) const {
 
 void RagdollSystem::RestoreInstance(RagdollId id, SnapshotReader& r, RootProvider root_for,
                                     const void* root_context) {
+  if (!r.apply() && !r.failed()) {
+    // Saved disabled with drives (a tampered record): the writing pass would remove this
+    // ragdoll's drives and then miss them. Refused on the checking pass.
+    SnapshotReader drives = r;
+    const bool enabled = SlotRecordEnabled(drives);
+    drives.Skip(drives.Begin(kSlotTag, "ragdoll"));
+    drives.Begin(kDrivesTag, "part_drives");
+    const uint32_t count = drives.U32("part_drives.count");
+    if (!drives.failed() && !enabled && count > 0)
+      r.Fail(ErrorCode::kBadReference, 0, "part_drives.ragdoll", "ragdoll slot " + std::to_string(id.index) + kDisabledDriveWhy);
+  }
   RestoreSlot(id.index, r, root_for, root_context, false);
   RestoreDrives(id.index, r);
 }

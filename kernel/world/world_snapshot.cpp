@@ -8,8 +8,12 @@
 // reader over the payload once without writing (SnapshotReader::apply false), and only
 // when all of it passed, once more writing. Saving writes in one pass and counts on past
 // the buffer's end, so a buffer that is too small is refused naming the size needed.
-// What it does NOT do: allocate (the writers and readers work in the caller's buffer),
-// or run inside a frame (kReentrant).
+// What it does NOT do: allocate (the writers and readers work in the caller's buffer; but
+// see Memory),
+// or run inside a frame (kReentrant; the sizes are 0 then).
+// Threading: the World's thread, between frames. Memory: the caller's buffer only (but
+// see tendon/snapshot.h: a kinematic-root group an archetype has not reserved).
+#include <cassert>
 #include <string>
 
 #include "kernel/core/snapshot_io.h"
@@ -124,7 +128,15 @@ Error RestoreWith(SnapshotKind kind, std::span<const std::byte> in, const Read& 
     check.Fail(ErrorCode::kOutOfRange, -1, "payload", "bytes are left over after the saved state's last section");
   if (check.failed()) return check.error();
   SnapshotReader apply{payload, true};
-  read(apply);  // the same reads that passed: cannot fail
+  read(apply);  // the same reads that passed: every refusal belongs in the checking pass
+  // A failure here is a check missing from the checking pass: the World is partly restored.
+  assert(!apply.failed() && "a saved state passed the check and failed while being written");
+  if (apply.failed()) {
+    Error e = apply.error();
+    e.message = "the saved state passed the check and failed while being written (the World is partly restored; "
+                "please report it): " + e.message;
+    return e;
+  }
   return {};
 }
 
@@ -177,6 +189,7 @@ void RestoreWorld(World::Impl& w, SnapshotReader& in) {
 }  // namespace
 
 std::size_t World::SavedStateSize() const {
+  if (impl_->stepping || impl_->frame_state.in_flight) return 0;  // mid-frame: the state is moving
   return CountBytes([&](SnapshotWriter& out) { SaveWorld(*impl_, out); });
 }
 
@@ -191,6 +204,7 @@ Error World::RestoreState(std::span<const std::byte> in) {
 }
 
 std::size_t World::SavedRagdollStateSize(RagdollId ragdoll) const {
+  if (impl_->stepping || impl_->frame_state.in_flight) return 0;  // mid-frame: the state is moving
   if (!impl_->ragdolls.IsValid(ragdoll)) return 0;
   return CountBytes([&](SnapshotWriter& w) { impl_->ragdolls.SaveInstance(ragdoll, w); });
 }
@@ -221,6 +235,7 @@ void SaveCharacter(const World::Impl& w, CharacterId c, RagdollId ragdoll, Snaps
 }  // namespace
 
 std::size_t World::SavedCharacterStateSize(CharacterId character) const {
+  if (impl_->stepping || impl_->frame_state.in_flight) return 0;  // mid-frame: the state is moving
   if (!IsValid(character)) return 0;
   const RagdollId ragdoll = CharacterRagdoll(character);
   return CountBytes([&](SnapshotWriter& w) { SaveCharacter(*impl_, character, ragdoll, w); });
@@ -250,6 +265,7 @@ Error World::RestoreCharacterState(CharacterId character, std::span<const std::b
 }
 
 std::size_t World::SavedChainStateSize(ChainId chain) const {
+  if (impl_->stepping || impl_->frame_state.in_flight) return 0;  // mid-frame: the state is moving
   if (!impl_->chains.IsValid(chain)) return 0;
   return CountBytes([&](SnapshotWriter& w) { impl_->chains.SaveInstance(chain, w); });
 }
