@@ -450,8 +450,9 @@ void RagdollSystem::RestoreState(SnapshotReader& r, RootProvider root_for, const
            static_cast<int32_t>(side & 63u) < store_.slots[slot].part_count;
   };
   const auto trigger_live = [this](uint64_t trigger) {
-    return trigger < store_.handles.SlotCount() && store_.handles.IsLiveAt(static_cast<uint32_t>(trigger)) &&
-           store_.groups[store_.slots[trigger].group].trigger;
+    if (trigger >= store_.handles.SlotCount()) return false;
+    const auto slot = static_cast<uint32_t>(trigger);  // below SlotCount: fits (wasm32's size_t too)
+    return store_.handles.IsLiveAt(slot) && store_.groups[store_.slots[slot].group].trigger;
   };
   const std::size_t pairs_end = r.Begin(kPairsTag, "contact_memory");
   const uint32_t touching = r.U32("contact_memory.touching_pairs");
