@@ -246,6 +246,8 @@ export interface World {
   applyCharacterImpulse(character: Id, impulse: Vec3Like): void;
   applyCharacterPartImpulse(character: Id, part: number, impulse: Vec3Like, worldPoint: Vec3Like): void;
   characterState(character: Id): CharacterState;
+  /** Where the model should stand to get up from the ragdoll as it lies (legRoom in m, >= 0). */
+  characterRecoveryRoot(character: Id, legRoom?: number): Transform;
   /** The character's ragdoll (0n when none). */
   characterRagdoll(character: Id): Id;
   /** The character a ragdoll belongs to (0n when none). */
@@ -466,9 +468,14 @@ export interface CharacterState {
 }
 export interface CharacterEvent { type: 'started' | 'ended'; character: Id; generation: number; reason: number; time: number; }
 export interface ContactEvent {
-  kind: 'began' | 'ended'; ragdoll: Id; part: number; character: Id;
-  /** 'static' | 'ragdoll' | 'host_body' */
-  bKind: 'static' | 'ragdoll' | 'host_body'; bRagdoll: Id; bPart: number; bHostBody: Id;
-  point: Vec3; normal: Vec3; normalSpeed: number; impulse: number; time: number;
+  /** 'drive_broken': a part drive let go past its break distance (bKind 'part_drive'). */
+  kind: 'began' | 'ended' | 'drive_broken'; ragdoll: Id; part: number; character: Id;
+  bKind: 'static' | 'ragdoll' | 'host_body' | 'part_drive'; bRagdoll: Id; bPart: number; bHostBody: Id;
+  /** The drive that broke ('drive_broken'), still valid until removed. */
+  bDrive: Id;
+  point: Vec3; normal: Vec3; normalSpeed: number; impulse: number;
+  /** m: a broken drive's point-to-target distance when it let go; 0 otherwise. */
+  distance: number;
+  time: number;
 }
 export interface VrmOptions { character?: boolean; totalMass?: number; limitSource?: 'table' | 'clips' | number; }

@@ -771,6 +771,15 @@ class World {
       return s;
     });
   }
+  // Where a character's model should stand to get up from the ragdoll as it lies
+  // (tendon_get_character_recovery_root): {translation, rotation, scale}.
+  characterRecoveryRoot(character, legRoom = 0) {
+    return this._with((a) => {
+      const p = a.alloc(this.tendon.layouts.TendonTransform.size);
+      this._call('tendon_get_character_recovery_root', character, legRoom, p);
+      return this.tendon.readStruct('TendonTransform', p);
+    });
+  }
   characterRagdoll(character) {
     return BigInt.asUintN(64, this.tendon.raw._tendon_character_ragdoll(this._live('World'), character));
   }
@@ -786,9 +795,10 @@ class World {
     }));
   }
   drainContactEvents() {
-    const sides = ['static', 'ragdoll', 'host_body'];
+    const kinds = ['began', 'ended', 'drive_broken'];  // TendonContactEventKind
+    const sides = ['static', 'ragdoll', 'host_body', 'part_drive'];  // TendonContactSide
     return this._drain('TendonContactEvent', '_tendon_world_drain_contact_events', (e) => ({
-      ...e, kind: e.kind === 0 ? 'began' : 'ended', bKind: sides[e.bKind], point: vec3Of(e.point), normal: vec3Of(e.normal),
+      ...e, kind: kinds[e.kind], bKind: sides[e.bKind], point: vec3Of(e.point), normal: vec3Of(e.normal),
     }));
   }
   _drain(struct, fn, shape) {

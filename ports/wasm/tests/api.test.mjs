@@ -105,6 +105,28 @@ for (const flavour of flavours) {
       world.destroy();
     });
 
+    test('a drive pulled past its break distance is one drive_broken event naming it', () => {
+      const world = tendon.createWorld();
+      world.buildStaticWorld({ planes: [{ normal: [0, 1, 0], offset: 0 }] });
+      const archetype = world.buildRagdollArchetype({ parts: [{ parent: -1, shape: 'sphere', radius: 0.2, mass: 10 }] });
+      const ragdoll = world.bindRagdoll({ archetype, placement: { translation: [0, 0.2, 0] } });
+      const drive = world.addPartDrive(ragdoll.id, { part: 0, target: [0, 0.2, 0], breakDistance: 0.5, maxForce: 1 });
+      world.step(1 / 60);
+      world.drainContactEvents();
+      world.setPartDriveTarget(drive, [0, 5, 0]);  // 4.8 m away: a 1 N drive cannot follow
+      world.step(1 / 60);
+      const broken = world.drainContactEvents().filter((e) => e.kind === 'drive_broken');
+      assert.equal(broken.length, 1);
+      assert.equal(broken[0].bKind, 'part_drive');
+      assert.equal(broken[0].bDrive, drive);
+      assert.equal(broken[0].ragdoll, ragdoll.id);
+      assert.ok(broken[0].distance > 0.5, `broke past its distance: ${broken[0].distance}`);
+      world.step(1 / 60);
+      assert.equal(world.drainContactEvents().filter((e) => e.kind === 'drive_broken').length, 0, 'reported once');
+      assert.equal(world.partDriveState(drive).broken, true);
+      world.destroy();
+    });
+
     test('a saved state replays bit for bit, and a cut or corrupted one is refused and changes nothing', () => {
       const world = tendon.createWorld();
       world.buildStaticWorld({ planes: [{ normal: [0, 1, 0], offset: 0 }] });
@@ -252,6 +274,12 @@ for (const flavour of flavours) {
       world.hitCharacter(avatar.character, 0, [0, 0, 50], [0, 1, 0]);
       for (let i = 0; i < 10; ++i) world.step(1 / 60);
       assert.equal(world.characterState(avatar.character).active, true);
+      for (let i = 0; i < 90; ++i) world.step(1 / 60);
+      const up = world.characterRecoveryRoot(avatar.character);
+      // (No ground here: she is still falling; the root turns about the vertical only.)
+      assert.ok(Math.abs(up.rotation.x) < 1e-4 && Math.abs(up.rotation.z) < 1e-4, `the recovery root stands upright: ${JSON.stringify(up.rotation)}`);
+      assert.ok([up.translation.x, up.translation.y, up.translation.z].every(Number.isFinite), 'and is finite');
+      refusal(assert, () => world.characterRecoveryRoot(avatar.character, -1));
       const stale = refusal(assert, () => world.goLimp(avatar.character + 77n, 1));
       assert.equal(stale.codeName, 'TENDON_ERROR_STALE_HANDLE');
       const garbage = refusal(assert, () => world.loadVrmKind(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), { name: 'junk.vrm' }));
