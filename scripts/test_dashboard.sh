@@ -7,17 +7,8 @@
 #   bash scripts/test_dashboard.sh        (after scripts/test.sh, which builds the demo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-need=()
-command -v chromium >/dev/null || need+=(chromium)
-command -v npm >/dev/null || need+=(nodejs npm)
-if ((${#need[@]})); then
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "test_dashboard: needs ${need[*]} (sudo apt-get install ${need[*]})" >&2
-    exit 1
-  fi
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-echo "test_dashboard: $(chromium --version 2>/dev/null | head -1), node $(node --version)"
+source scripts/need_browser.sh
+NeedBrowser test_dashboard
 (cd tools/dashboard && npm ci --silent --no-audit --no-fund)
 demo=build/release/ports/demo/tendon-demo
 [[ -x "$demo" ]] || cmake --build build/release -j "$(nproc 2>/dev/null || echo 2)" --target tendon-demo

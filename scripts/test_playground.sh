@@ -10,17 +10,8 @@
 #   bash scripts/test_playground.sh        (after scripts/test_wasm.sh, which builds the module)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-need=()
-command -v chromium >/dev/null || need+=(chromium)
-command -v npm >/dev/null || need+=(nodejs npm)
-if ((${#need[@]})); then
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "test_playground: needs ${need[*]} (sudo apt-get install ${need[*]})" >&2
-    exit 1
-  fi
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-echo "test_playground: $(chromium --version 2>/dev/null | head -1), node $(node --version)"
+source scripts/need_browser.sh
+NeedBrowser test_playground
 (cd ports/three && npm ci --silent --no-audit --no-fund)
 bash scripts/playground.sh build/playground
 # The port in Node first (bone mapping by node index, refusals, hair, write-back): fast, and
