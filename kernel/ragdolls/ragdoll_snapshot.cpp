@@ -303,6 +303,16 @@ void RagdollSystem::RestoreDrives(int64_t only, SnapshotReader& r) {
     const float distance = r.F32("part_drives.distance");
     const bool broken = r.Bool("part_drives.broken");
     if (r.failed()) break;
+    // The saved record's state into a drive of this World (its ragdoll and part are checked
+    // to be the same; the handle stays the one it has).
+    const auto write_record = [&](DriveRecord& d) {
+      d.lane_slot = lane_slot;
+      d.local_body = local_body;
+      d.target = target_point;
+      d.break_distance = break_distance;
+      d.distance = distance;
+      d.broken = broken;
+    };
     // A broken drive holds no lane and a pulling one does; a break distance of 0 or less
     // would divide by zero in UpdateDrives: all are a corrupted buffer's.
     if (!(break_distance > 0.0f) || broken != (lane_slot < 0) || !std::isfinite(distance) || distance < 0.0f) {
@@ -331,17 +341,7 @@ void RagdollSystem::RestoreDrives(int64_t only, SnapshotReader& r) {
         break;
       }
       if (lane_slot >= 0) used_lane_slots |= 1u << lane_slot;
-      if (r.apply()) {
-        DriveRecord& d = drives_[target];
-        d.lane_slot = lane_slot;
-        d.local_body = local_body;
-        d.target = target_point;
-        d.break_distance = break_distance;
-        d.distance = distance;
-        d.broken = broken;
-      }
-      (void)i;
-      (void)ragdoll;
+      if (r.apply()) write_record(drives_[target]);
       continue;
     }
     if (!drive_handles_.IsLiveAt(i) || drives_[i].ragdoll.index != ragdoll) {
@@ -357,14 +357,8 @@ void RagdollSystem::RestoreDrives(int64_t only, SnapshotReader& r) {
       break;
     }
     if (r.apply()) {
-      DriveRecord& d = drives_[i];
-      d.lane_slot = lane_slot;
-      d.part = part;
-      d.local_body = local_body;
-      d.target = target_point;
-      d.break_distance = break_distance;
-      d.distance = distance;
-      d.broken = broken;
+      drives_[i].part = part;
+      write_record(drives_[i]);
     }
   }
   r.End(end, "part_drives");
