@@ -611,6 +611,51 @@ TEST(Snapshot, ATamperedPartDriveRecordIsRefusedAndChangesNothing) {
   EXPECT_TRUE(s.w->RestoreRagdollState(s.ragdoll, saved).ok());
 }
 
+// The whole World's drive records: two drives of one ragdoll may not share a lane slot (the
+// second would overwrite the first's rows every substep), and a record must drive the part
+// its drive drives here (a drive's part is fixed when it is added). Both refused by field,
+// and nothing changes.
+TEST(Snapshot, AWholeStatesDrivesThatShareALaneSlotOrNameAnotherPartAreRefused) {
+  Small s(3);
+  PartDriveSettings pull;
+  pull.part = 1;
+  pull.target = {0, 2, 0};
+  const PartDriveId first = s.w->AddPartDrive(s.ragdoll, pull).value();
+  pull.part = 2;
+  pull.target = {1, 2, 0};
+  const PartDriveId second = s.w->AddPartDrive(s.ragdoll, pull).value();
+  s.w->Step(1.0f / 60.0f);
+  std::vector<std::byte> saved(s.w->SavedStateSize());
+  ASSERT_TRUE(s.w->SaveState(saved).ok());
+  const std::size_t drives = SectionAt(saved, "DRVS");
+  ASSERT_GT(drives, 0u);
+  // tag, length, count, then per record: index, ragdoll, lane_slot, part, local_body, target,
+  // break_distance, distance, broken.
+  constexpr std::size_t kRecord = 4 + 4 + 4 + 4 + 12 + 12 + 4 + 4 + 1;
+  const std::size_t first_at = drives + 12, second_at = first_at + kRecord;
+  int32_t first_slot = -1, second_slot = -1;
+  std::memcpy(&first_slot, saved.data() + first_at + 8, 4);
+  std::memcpy(&second_slot, saved.data() + second_at + 8, 4);
+  ASSERT_GE(first_slot, 0);
+  ASSERT_GE(second_slot, 0);
+  ASSERT_NE(first_slot, second_slot);
+  const uint64_t hash = s.w->StateHash();
+  std::vector<std::byte> bytes = saved;
+  Tamper(bytes, second_at + 8, first_slot);
+  Error e = s.w->RestoreState(bytes);
+  EXPECT_EQ(e.code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(e.field, "part_drives.lane_slot");
+  bytes = saved;
+  Tamper(bytes, second_at + 12, int32_t{1});  // the first drive's part
+  e = s.w->RestoreState(bytes);
+  EXPECT_EQ(e.code, ErrorCode::kBadReference);
+  EXPECT_EQ(e.field, "part_drives.part");
+  EXPECT_EQ(s.w->StateHash(), hash);
+  EXPECT_TRUE(s.w->IsValid(first));
+  EXPECT_TRUE(s.w->IsValid(second));
+  EXPECT_TRUE(s.w->RestoreState(saved).ok());
+}
+
 // A touching pair's key names two ragdolls' parts; one past its ragdoll's part count
 // would make the contact events read past its lane: refused, and nothing changes.
 TEST(Snapshot, AContactMemoryKeyNamingAPartPastItsRagdollIsRefused) {

@@ -292,6 +292,22 @@ void RagdollSystem::RestoreDrives(int64_t only, SnapshotReader& r) {
   uint32_t used_lane_slots = 0;  // into one instance: its drives' lane slots, each once
   const uint32_t count = r.U32("part_drives.count");
   r.Expect(count, live, -1, "part_drives.count");
+  // The whole World's drives come in slot order, not grouped by ragdoll: whether a drive's
+  // lane slot is its ragdoll's only one is asked of the records before it (a copy of the
+  // reader walks them; the checking pass only, so the writing pass stays linear).
+  const SnapshotReader first_record = r;
+  const auto lane_slot_taken = [&first_record](uint32_t before, uint32_t ragdoll, int32_t lane_slot) {
+    SnapshotReader earlier = first_record;
+    for (uint32_t k = 0; k < before && !earlier.failed(); ++k) {
+      earlier.U32("part_drives.index");
+      const uint32_t other_ragdoll = earlier.U32("part_drives.ragdoll");
+      const int32_t other_slot = earlier.I32("part_drives.lane_slot");
+      // part, local_body, target, break_distance, distance, broken.
+      for (int b = 0; b < 4 + 12 + 12 + 4 + 4 + 1; ++b) earlier.U8("part_drives");
+      if (other_ragdoll == ragdoll && other_slot == lane_slot) return true;
+    }
+    return false;
+  };
   for (uint32_t k = 0; k < count && !r.failed(); ++k) {
     const uint32_t i = r.U32("part_drives.index");
     const uint32_t ragdoll = r.U32("part_drives.ragdoll");
@@ -356,10 +372,21 @@ void RagdollSystem::RestoreDrives(int64_t only, SnapshotReader& r) {
              "part drive " + std::to_string(i) + ": its part or lane slot is out of range");
       break;
     }
-    if (r.apply()) {
-      drives_[i].part = part;
-      write_record(drives_[i]);
+    // A drive's part is fixed when it is added (AddPartDrive refuses a kinematic root), so a
+    // World built the same way drives the same part: another part here is another drive.
+    if (drives_[i].part != part) {
+      r.Fail(ErrorCode::kBadReference, static_cast<int32_t>(i), "part_drives.part",
+             "part drive " + std::to_string(i) + " drives part " + std::to_string(part) +
+                 " in the saved state and part " + std::to_string(drives_[i].part) + " in this World");
+      break;
     }
+    if (!r.apply() && lane_slot >= 0 && lane_slot_taken(k, ragdoll, lane_slot)) {
+      r.Fail(ErrorCode::kOutOfRange, static_cast<int32_t>(i), "part_drives.lane_slot",
+             "part drive " + std::to_string(i) + " shares its lane slot with another drive of ragdoll slot " +
+                 std::to_string(ragdoll) + ": corrupted");
+      break;
+    }
+    if (r.apply()) write_record(drives_[i]);
   }
   r.End(end, "part_drives");
 }
