@@ -161,7 +161,7 @@ void RegisterVrmBenchmarks() {
   // or in the one-lane layout before it (every root on the head in one chain up to 128
   // nodes). Run both with --benchmark_enable_random_interleaving to alternate them.
   for (bool strand_lanes : {true, false}) {
-    for (int n : {1, 10}) {
+    for (int n : {1, 10, 100}) {
       const std::string name = "BM_VrmHairyHead/models:" + std::to_string(n) + (strand_lanes ? "/strand_lanes" : "/one_lane");
       benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { VrmAvatars(s, n, false, false, true, strand_lanes); })
           ->UseManualTime()
