@@ -17,7 +17,8 @@
 //   BM_VrmHairyHead/models:<n>/{strand_lanes,one_lane}   n copies of a built VRM 1.0-style
 //       head of 25 strands of 6-10 joints (200 joints), driven the same way with phase times
 //       off: its strands a lane each (a chain per strand length, issue 41) or, as before, the
-//       head's roots in one lane per 128-node chain.
+//       head's roots in one lane per 128-node chain. bench/hairy_head_gltf.py writes the same
+//       springs as a .gltf for three-vrm (HAIRY=1 bash bench/vrm_vs_three_vrm.sh).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
