@@ -14,6 +14,11 @@
 //   BM_VrmAvatars/models:<n>/character   the same avatars with their character bound (the
 //       character writes every bone's world frame inside Step, the chains read it): the
 //       whole per-frame cost of a ragdoll-able avatar.
+//   BM_VrmHairyHead/models:<n>/{strand_lanes,one_lane}   n copies of a built VRM 1.0-style
+//       head of 25 strands of 6-10 joints (200 joints), driven the same way with phase times
+//       off: its strands a lane each (a chain per strand length, issue 41) or, as before, the
+//       head's roots in one lane per 128-node chain. bench/hairy_head_gltf.py writes the same
+//       springs as a .gltf for three-vrm (HAIRY=1 bash bench/vrm_vs_three_vrm.sh).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -30,7 +35,47 @@ namespace {
 
 using namespace tendon;
 
-void VrmAvatars(benchmark::State& state, int n, bool character, bool time_phases) {
+// A VRM 1.0-style head of 25 hair springs, one linear strand each, of 6 to 10 joints (5 of
+// each length), colliding with a sphere on the head: issue 41's lone avatar with many
+// strands (tests/vrm_lanes_test.cpp builds the same head).
+ports::GltfAsset HairyHead() {
+  ports::GltfAsset asset;
+  asset.name = "hairy-head.vrm";
+  asset.vrm = ports::VrmVersion::k1;
+  SkeletonSettings& sk = asset.skeleton;
+  auto add = [&](const std::string& name, int32_t parent, Vec3 t) {
+    sk.names.push_back(name);
+    sk.parents.push_back(parent);
+    sk.rest_local.push_back(Transform{t, {}, {1, 1, 1}});
+    return static_cast<int32_t>(sk.parents.size()) - 1;
+  };
+  add("root", -1, {0, 0, 0});
+  const int32_t head = add("head", 0, {0, 1.6f, 0});
+  asset.humanoid.emplace_back("head", head);  // the bone the drive rolls (no character is built)
+  asset.spring_bones.colliders.push_back(ports::VrmCollider{.bone = head, .offset = {0, 0.05f, 0}, .radius = 0.09f});
+  asset.spring_bones.collider_groups.push_back(ports::VrmColliderGroup{"head", {0}});
+  for (int s = 0; s < 25; ++s) {
+    const int joints = 6 + s % 5;
+    const float a = 6.2831853f * static_cast<float>(s) / 25.0f;
+    int32_t bone = add("hair" + std::to_string(s) + "_0", head, {0.1f * std::cos(a), 0.08f, 0.1f * std::sin(a)});
+    ports::VrmSpring spring;
+    spring.name = "hair" + std::to_string(s);
+    spring.collider_groups = {0};
+    for (int j = 0; j < joints; ++j) {
+      const int32_t tail = add("hair" + std::to_string(s) + "_" + std::to_string(j + 1), bone,
+                               {0.01f * std::cos(a), -0.035f, 0.01f * std::sin(a)});
+      spring.joints.push_back(ports::VrmJoint{.bone = bone, .parent = j - 1, .tail_bone = tail, .hit_radius = 0.01f,
+                                              .stiffness = 1.0f - 0.05f * static_cast<float>(j), .gravity_power = 0.2f,
+                                              .drag_force = 0.4f});
+      bone = tail;
+    }
+    asset.spring_bones.springs.push_back(spring);
+  }
+  return asset;
+}
+
+void VrmAvatars(benchmark::State& state, int n, bool character, bool time_phases, bool hairy_head = false,
+                bool strand_lanes = true) {
   WorldSettings ws;
   ws.time_phases = time_phases;
   ws.max_distance = INFINITY;
@@ -39,7 +84,9 @@ void VrmAvatars(benchmark::State& state, int n, bool character, bool time_phases
   std::unique_ptr<World> world = std::move(created.value());
   ports::VrmAvatarOptions options;
   options.character = character;
-  auto kind = ports::VrmAvatarArchetype::Load(*world, ports::SharedDataPath("vrm/godette/Godette_vrm_v4.vrm"), options);
+  options.strand_lanes = strand_lanes;
+  auto kind = hairy_head ? ports::VrmAvatarArchetype::Build(*world, HairyHead(), options)
+                         : ports::VrmAvatarArchetype::Load(*world, ports::SharedDataPath("vrm/godette/Godette_vrm_v4.vrm"), options);
   if (!kind.ok()) {
     state.SkipWithError(("../shared/data/vrm is not available (set TENDON_SHARED_DATA): " + kind.error().message).c_str());
     return;
@@ -107,6 +154,17 @@ void RegisterVrmBenchmarks() {
     for (int n : {1, 10, 100}) {
       const std::string name = "BM_VrmAvatars/models:" + std::to_string(n) + (character ? "/character" : "");
       benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { VrmAvatars(s, n, character, true); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  // Issue 41: the lone many-strand head, its strands spread over lanes (a chain per length)
+  // or in the one-lane layout before it (every root on the head in one chain up to 128
+  // nodes). Run both with --benchmark_enable_random_interleaving to alternate them.
+  for (bool strand_lanes : {true, false}) {
+    for (int n : {1, 10, 100}) {
+      const std::string name = "BM_VrmHairyHead/models:" + std::to_string(n) + (strand_lanes ? "/strand_lanes" : "/one_lane");
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { VrmAvatars(s, n, false, false, true, strand_lanes); })
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
     }

@@ -5,6 +5,9 @@
 # frame, one thread; with FrameStats' phase times and without), for N = 1, 10, 100 Godettes.
 # Prints each round, the median ratio and the range of the rounds' paired ratios.
 #   bash bench/vrm_vs_three_vrm.sh [rounds=3]     (after scripts/build.sh; needs node and npm)
+# HAIRY=1 runs issue 41's lone many-strand head instead (bench/hairy_head_gltf.py writes it for
+# three-vrm; BM_VrmHairyHead/models:N builds the same springs): Tendon's "phase times on"
+# column is then its default layout (/strand_lanes) and the other column /one_lane.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds="${1:-3}"
@@ -18,10 +21,18 @@ cp -r "$shared/peers/three-vrm"/. "$work"/
 rm -rf "$work/node_modules"
 (cd "$work" && npm ci --silent --no-audit --no-fund >/dev/null)
 export TENDON_SHARED_DATA="$shared/data"
+bm=BM_VrmAvatars on=manual_time off=untimed_phases
+export LABEL_ON="phase times on" LABEL_OFF="time_phases off"
+if [[ "${HAIRY:-0}" == 1 ]]; then
+  model="$work/hairy-head.gltf"
+  python3 bench/hairy_head_gltf.py "$model"
+  bm=BM_VrmHairyHead on=strand_lanes off=one_lane
+  export LABEL_ON="lane per strand" LABEL_OFF="one lane"
+fi
 # Each round: three-vrm, then Tendon with FrameStats' phase times (the default), then Tendon
 # with WorldSettings::time_phases off (/untimed_phases: no cycle-counter reads in Step).
 tendon_ns() {
-  "$bench" --benchmark_filter="BM_VrmAvatars/models:$1/manual_time\$" --benchmark_min_time=1 \
+  "$bench" --benchmark_filter="$bm/models:$1/manual_time\$" --benchmark_min_time=1 \
     --benchmark_format=json 2>/dev/null | python3 -c 'import json,sys
 b=[x for x in json.load(sys.stdin)["benchmarks"] if x.get("run_type")=="iteration"][0]
 print(b["ns_per_joint"])'
@@ -32,18 +43,19 @@ for n in 1 10 100; do
     frames=$((2000 / n > 50 ? 2000 / n : 50))  # each of bench-vrm's 2 x 5 timed runs; about 2000 avatar-frames
     us=$(node "$work/bench-vrm.mjs" "$model" "$n" "$frames" | grep 'springBoneManager' |
          sed -E 's/.*"usPerJointMedian":([0-9.]+).*/\1/')
-    ns=$(tendon_ns "$n")
-    ns_untimed=$(tendon_ns "$n/untimed_phases")
+    if [[ "$bm" == BM_VrmAvatars ]]; then ns=$(tendon_ns "$n"); else ns=$(tendon_ns "$n/$on"); fi
+    ns_untimed=$(tendon_ns "$n/$off")
     three+=("$us") tendon+=("$ns") untimed+=("$ns_untimed")
-    printf 'models:%s round %s: three-vrm %s us/joint, Tendon %.1f ns/joint (%.1f with time_phases off)\n' \
-      "$n" "$r" "$us" "$ns" "$ns_untimed"
+    printf 'models:%s round %s: three-vrm %s us/joint, Tendon %.1f ns/joint (%.1f with %s)\n' \
+      "$n" "$r" "$us" "$ns" "$ns_untimed" "$LABEL_OFF"
   done
   python3 - "$n" "${three[*]}" "${tendon[*]}" "${untimed[*]}" <<'PY'
 import statistics, sys
 n = sys.argv[1]
 three, tendon, untimed = ([float(x) for x in a.split()] for a in sys.argv[2:5])
 t = statistics.median(three)
-for label, side in (("phase times on", tendon), ("time_phases off", untimed)):
+import os
+for label, side in ((os.environ["LABEL_ON"], tendon), (os.environ["LABEL_OFF"], untimed)):
     k = statistics.median(side)
     paired = sorted(1000 * a / b for a, b in zip(three, side))
     print(f"models:{n}: three-vrm {t:.3f} us/joint, Tendon {k:.1f} ns/joint (kVrm, whole Step, {label}): "

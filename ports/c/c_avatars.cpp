@@ -26,7 +26,9 @@ namespace tendon::ports::capi {
 template <>
 struct MirrorTable<TendonVrmOptions, VrmAvatarOptions> : TableOf<TendonVrmOptions, VrmAvatarOptions> {
   using Rows = RowList<Field<&C::character, &P::character>, Field<&C::total_mass, &P::total_mass>,
-                       Field<&C::limit_source, &P::limit_source>>;
+                       Field<&C::limit_source, &P::limit_source>,
+                       // A layout choice with the same results (issue 41); C hosts get the default.
+                       NotInC<&P::strand_lanes>>;
 };
 TENDON_C_CHECK_MIRROR(TendonVrmOptions, tendon::ports::VrmAvatarOptions);
 template <>

@@ -241,7 +241,21 @@ bool AllRootsOn(const VrmChain& c, int32_t bone) {
 // through ChainBone::parent_frame) and every strand of both has one shape (one lane per
 // strand). The kernel also wants each strand's nodes to share one collider mask; where a
 // merge misses that, VrmAvatarArchetype::Build builds the chains again by parent bone.
-bool CanShareChain(const VrmChain& into, const VrmChain& chain, bool across_bones) {
+// strand_lanes (issue 41): a root whose strand shape another root of the avatar shares
+// ("shaped") joins only a chain of that shape, and an unshaped root only an unshaped chain,
+// so that roots on one bone with strands of different lengths make one chain per length (a
+// lane per strand) instead of one chain of them all (one lane).
+bool CanShareChain(const VrmChain& into, const VrmChain& chain, bool across_bones, bool strand_lanes, bool into_shaped,
+                   bool shaped) {
+  if (strand_lanes) {
+    if (into_shaped != shaped) return false;
+    if (shaped) {
+      const std::vector<int32_t> shape = StrandShape(into.settings.bones);
+      if (shape.empty() || shape != StrandShape(chain.settings.bones)) return false;
+      if (into.parent_bone == chain.parent_bone && AllRootsOn(into, into.parent_bone)) return true;
+      return across_bones && into.parent_bone >= 0 && chain.parent_bone >= 0;
+    }
+  }
   if (into.parent_bone == chain.parent_bone && AllRootsOn(into, into.parent_bone)) return true;
   if (!across_bones || into.parent_bone < 0 || chain.parent_bone < 0) return false;
   const std::vector<int32_t> shape = StrandShape(into.settings.bones);
@@ -255,15 +269,22 @@ bool CanShareChain(const VrmChain& into, const VrmChain& chain, bool across_bone
 // its own bone (ChainBone::parent_frame), and each node keeps its own spring's colliders
 // through its collider mask.
 std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::vector<std::vector<int32_t>>& collider_ids,
-                                        bool across_bones) {
+                                        bool across_bones, bool strand_lanes) {
   std::vector<VrmChain> out;
   std::vector<std::vector<int32_t>> out_ids;  // per merged chain: the VRM colliders, in order
+  // Per root: whether another root's strand has its shape (each root is one strand here).
+  std::vector<std::vector<int32_t>> shapes(roots.size());
+  for (std::size_t r = 0; r < roots.size(); ++r) shapes[r] = StrandShape(roots[r].settings.bones);
+  std::vector<uint8_t> shaped(roots.size(), 0), out_shaped;
+  for (std::size_t r = 0; r < roots.size() && strand_lanes; ++r)
+    for (std::size_t q = 0; q < roots.size() && shaped[r] == 0; ++q)
+      shaped[r] = q != r && !shapes[r].empty() && shapes[q] == shapes[r] ? 1 : 0;
   for (std::size_t r = 0; r < roots.size(); ++r) {
     VrmChain& chain = roots[r];
     const std::vector<int32_t>& ids = collider_ids[r];
     std::size_t into = out.size();
     for (std::size_t m = 0; m < out.size(); ++m) {
-      if (!CanShareChain(out[m], chain, across_bones)) continue;
+      if (!CanShareChain(out[m], chain, across_bones, strand_lanes, out_shaped[m] != 0, shaped[r] != 0)) continue;
       std::vector<int32_t> merged = out_ids[m];
       for (int32_t id : ids)
         if (std::find(merged.begin(), merged.end(), id) == merged.end()) merged.push_back(id);
@@ -275,6 +296,7 @@ std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::
     if (into == out.size()) {
       out.emplace_back();
       out_ids.emplace_back();
+      out_shaped.push_back(shaped[r]);
       VrmChain& fresh = out.back();
       fresh.parent_bone = chain.parent_bone;
       fresh.spring = chain.spring;
@@ -340,7 +362,7 @@ std::vector<VrmChain> MergeByParentBone(std::vector<VrmChain> roots, const std::
   return out;
 }
 
-Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset, bool across_bones) {
+Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset, bool across_bones, bool strand_lanes) {
   if (Error e = CheckAsset(asset); e.code != ErrorCode::kNone) return e;
   const SkeletonSettings& sk = asset.skeleton;
   const auto bones = static_cast<int32_t>(sk.parents.size());
@@ -439,7 +461,7 @@ Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset, bool across_bone
       chain->settings.overrides.push_back(ov);
     }
   }
-  return MergeByParentBone(std::move(out), out_collider_ids, across_bones);
+  return MergeByParentBone(std::move(out), out_collider_ids, across_bones, strand_lanes);
 }
 
 Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Load(World& world, const std::string& path,
@@ -471,7 +493,7 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(Worl
   // the chains are made again by parent bone, as they were before session 18.
   Error failed{};
   for (const bool across_bones : {true, false}) {
-    auto chains = VrmChains(asset, across_bones);
+    auto chains = VrmChains(asset, across_bones, options.strand_lanes);
     if (!chains.ok()) return chains.error();
     for (ChainArchetypeId built : kind->chain_archetypes_) (void)world.RemoveChainArchetype(built);
     kind->chain_archetypes_.clear();

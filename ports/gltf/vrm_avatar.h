@@ -6,8 +6,9 @@
 //                         spring-bone root's joints' bones, their tails (a child bone or a
 //                         virtual tip), each joint's stiffness, drag, gravity and hit radius
 //                         on its tail node, and its spring's colliders on the skeleton's
-//                         bones (host frames: the avatar's output_world). Roots that hang
-//                         from the same bone share one chain (one lane per avatar).
+//                         bones (host frames: the avatar's output_world). Roots whose
+//                         strands share a shape share one chain, a lane per strand; the
+//                         others on one bone share one chain (one lane).
 //   VrmAvatarArchetype    checks the asset (a hand-built one too: sizes, parents before
 //                         children, finite rest poses, every bone index), builds those chain
 //                         archetypes, and the character archetype when the asset has a VRM
@@ -69,7 +70,11 @@ struct VrmChain {
 // longer than Tendon's node limit, and a spring with more colliders than a chain takes.
 // across_bones: roots on different bones whose strands share one shape join one chain
 // (each root on its bone through ChainBone::parent_frame); false: a chain per parent bone.
-Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset, bool across_bones = true);
+// strand_lanes (issue 41): roots whose strand shape another root shares join only chains of
+// that shape (one lane per strand, several lanes per avatar: docs/chains.md "Several lanes
+// per instance"), and the other roots only each other; false: every root on a bone joins
+// one chain whatever its shape (one lane for strands of different lengths; before issue 41).
+Result<std::vector<VrmChain>> VrmChains(const GltfAsset& asset, bool across_bones = true, bool strand_lanes = true);
 
 struct VrmAvatarOptions {
   // Build the character (ragdoll) when the asset has a VRM humanoid.
@@ -80,6 +85,10 @@ struct VrmAvatarOptions {
   // kClips: the character's joint limits are learned from every clip of the asset (sampled
   // at 30 fps; an asset without clips is refused); kTable: the default table.
   LimitSource limit_source = LimitSource::kTable;
+  // Spread an avatar's strands over lanes by shape (VrmChains' strand_lanes). Results are
+  // the same either way (strands are independent in VRM's rule); only the speed differs.
+  // C++ only: the C ABI builds with the default.
+  bool strand_lanes = true;
 };
 
 class VrmAvatarArchetype {
