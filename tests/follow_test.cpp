@@ -413,5 +413,38 @@ TEST(Follow, LateAndOutOfOrderSamplesPlayAsInOrderOnes) {
   EXPECT_NEAR(in_order.back(), 0.9f, 0.01f) << "it moved along the samples, 0.1 s behind";
 }
 
+// A followed ball on the ground falls asleep while its samples stay still, wakes when they
+// move, and does not fall asleep while they keep moving.
+TEST(Follow, AFollowedBodySleepsOnlyWhileItsSamplesAreStill) {
+  auto w = MakeWorld(LastSubstepOutputs());
+  ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+  const RagdollArchetypeId ball = w->BuildRagdollArchetype(Ball(0.2f, 10)).value();
+  std::vector<Transform> out(1);
+  RagdollBinding b;
+  b.archetype = ball;
+  b.placement.translation = {0, 0.2f, 0};
+  b.output_parts = out;
+  const RagdollId id = w->BindRagdoll(b).value();
+  ASSERT_TRUE(w->FollowRagdoll(id, {}).ok());
+  bool slept = false;
+  for (int f = 0; f < 240 && !slept; ++f) {
+    const Transform still{{0, 0.2f, 0}, {}, {1, 1, 1}};
+    ASSERT_TRUE(w->PushFollowSample(id, w->FollowClock(), std::span<const Transform>(&still, 1)).ok());
+    w->Step(kStep);
+    slept = w->IsRagdollAsleep(id);
+  }
+  EXPECT_TRUE(slept) << "still samples: it falls asleep";
+  bool ever_asleep = false;
+  for (int f = 0; f < 120; ++f) {
+    const double t = w->FollowClock();
+    const Transform moving{{static_cast<float>(0.5 * t), 0.2f, 0}, {}, {1, 1, 1}};
+    ASSERT_TRUE(w->PushFollowSample(id, t, std::span<const Transform>(&moving, 1)).ok());
+    w->Step(kStep);
+    if (f > 10) ever_asleep = ever_asleep || w->IsRagdollAsleep(id);
+  }
+  EXPECT_FALSE(ever_asleep) << "moving samples keep it awake";
+  EXPECT_GT(out[0].translation.x, 0.5f) << "and it follows them";
+}
+
 }  // namespace
 }  // namespace tendon::test
