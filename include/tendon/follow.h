@@ -35,9 +35,11 @@
 
 namespace tendon {
 
-// Samples kept per followed ragdoll (a ring, sorted by time): at 60 per second and 0.1 s of
-// delay 6 are needed around the played time; when the ring is full the oldest goes.
-inline constexpr int32_t kFollowSampleCapacity = 8;
+// Samples kept per followed ragdoll (a ring, sorted by time): everything from the one
+// before the played time to the newest arrived, which at 60 per second, 0.2 s of delay and
+// 50 ms of network delay is 10; when the ring is full the oldest goes (about 1.5 KB per
+// part of the ragdoll).
+inline constexpr int32_t kFollowSampleCapacity = 16;
 
 struct FollowSettings {
   // How far behind the follow clock the pose shown is, in seconds, (0, 10]. It must exceed

@@ -1011,7 +1011,7 @@ TENDON_C_API TendonResult tendon_restore_chain_state(TendonWorld* world, TendonC
  * interpolation delay (interpolated, extrapolated along velocities when a sample is late).
  * tendon_stop_following hands it to this world: it simulates on from the state it shows.
  * Saved states are refused (TENDON_ERROR_IN_USE) while any ragdoll is followed. */
-#define TENDON_FOLLOW_SAMPLE_CAPACITY 8 /* samples kept per followed ragdoll (tendon::kFollowSampleCapacity) */
+#define TENDON_FOLLOW_SAMPLE_CAPACITY 16 /* samples kept per followed ragdoll (tendon::kFollowSampleCapacity) */
 /* tendon::FollowSettings, field for field; start from tendon_follow_settings_defaults. */
 typedef struct TendonFollowSettings {
   float interpolation_delay_seconds; /* s, (0, 10]: how far behind the follow clock the pose shown is */

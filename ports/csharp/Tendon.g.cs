@@ -889,7 +889,7 @@ namespace Tendon {
     public const int TENDON_DEBUG_DRAW_ALL = 511;
     public const int TENDON_MAX_PART_DRIVES = 4;
     public const int TENDON_MAX_PART_FORCES = 4;
-    public const int TENDON_FOLLOW_SAMPLE_CAPACITY = 8;
+    public const int TENDON_FOLLOW_SAMPLE_CAPACITY = 16;
     public const int TENDON_PROFILED_MAX_CHAINS = 1;
     public const int TENDON_PROFILED_MAX_DISTANCE = 2;
     public const int TENDON_PROFILED_MAX_ACTIVE_CHARACTERS = 4;
