@@ -10,6 +10,7 @@
 #include "tendon/device_calibration.h"
 #include "tendon/device_profile.h"
 #include "tendon/errors.h"
+#include "tendon/follow.h"
 #include "tendon/host_body.h"
 #include "tendon/ids.h"
 #include "tendon/isa.h"

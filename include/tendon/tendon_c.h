@@ -1004,6 +1004,39 @@ TENDON_C_API TendonResult tendon_save_chain_state(const TendonWorld* world, Tend
 TENDON_C_API TendonResult tendon_restore_chain_state(TendonWorld* world, TendonChainId chain, const uint8_t* bytes,
                                                      size_t size);
 
+/* ---- following received poses, and the ownership handover (World::FollowRagdoll;
+ * tendon/follow.h, docs/snapshots.md) ----
+ * A followed ragdoll's parts are steered, as dynamic bodies that still push and are
+ * pushed, toward the pose the pushed samples give at the follow clock minus the
+ * interpolation delay (interpolated, extrapolated along velocities when a sample is late).
+ * tendon_stop_following hands it to this world: it simulates on from the state it shows.
+ * Saved states are refused (TENDON_ERROR_IN_USE) while any ragdoll is followed. */
+#define TENDON_FOLLOW_SAMPLE_CAPACITY 16 /* samples kept per followed ragdoll (tendon::kFollowSampleCapacity) */
+/* tendon::FollowSettings, field for field; start from tendon_follow_settings_defaults. */
+typedef struct TendonFollowSettings {
+  float interpolation_delay_seconds; /* s, (0, 10]: how far behind the follow clock the pose shown is */
+  float max_extrapolation_seconds;   /* s, [0, 10]: past the newest sample, then held; 0: never */
+  float response_seconds;            /* s, [0, 10]: 0 reaches the target each frame; larger: softer */
+  float max_speed;                   /* m/s, (0, 1e4]: a part's steering speed cap */
+  float snap_distance;               /* m, > 0: further, the whole body is placed; INFINITY: never */
+} TendonFollowSettings;
+TENDON_C_API void tendon_follow_settings_defaults(TendonFollowSettings* settings);
+/* Allocates the ragdoll's ring of samples. Following already: the new settings. */
+TENDON_C_API TendonResult tendon_follow_ragdoll(TendonWorld* world, TendonRagdollId ragdoll,
+                                                const TendonFollowSettings* settings);
+/* One sample: the sender's time (s), part_count part frames (the ragdoll's part count), and
+   optionally every part's centre-of-mass and angular velocity (both NULL with count 0, or
+   both part_count long). An old or duplicate sample is dropped (TENDON_OK). */
+TENDON_C_API TendonResult tendon_push_follow_sample(TendonWorld* world, TendonRagdollId ragdoll, double sample_time,
+                                                    const TendonTransform* parts, int32_t part_count,
+                                                    const TendonVec3* linear, const TendonVec3* angular,
+                                                    int32_t velocity_count);
+TENDON_C_API TendonResult tendon_stop_following(TendonWorld* world, TendonRagdollId ragdoll);
+TENDON_C_API int32_t tendon_is_following(const TendonWorld* world, TendonRagdollId ragdoll);
+/* The follow clock is `now` (s) at the world's current simulated time, and advances with it. */
+TENDON_C_API TendonResult tendon_set_follow_clock(TendonWorld* world, double now);
+TENDON_C_API double tendon_follow_clock(const TendonWorld* world); /* 0 for a NULL world */
+
 /* ---- assets: glTF / VRM files, the Jolt "Human" ragdoll and its animations ----
  * Each loaded asset is an opaque object the host owns (destroy it; NULL is a no-op),
  * independent of any world: loading touches no world and may run on any thread, one call

@@ -46,6 +46,7 @@
 #include "tendon/debug_draw.h"
 #include "tendon/errors.h"
 #include "tendon/export.h"
+#include "tendon/follow.h"
 #include "tendon/part_drive.h"
 #include "tendon/host_body.h"
 #include "tendon/ids.h"
@@ -390,6 +391,33 @@ class TENDON_API World {
   std::size_t SavedChainStateSize(ChainId chain) const;
   Result<std::size_t> SaveChainState(ChainId chain, std::span<std::byte> out) const;
   Error RestoreChainState(ChainId chain, std::span<const std::byte> in);
+
+  // ---- following received poses, and the ownership handover (tendon/follow.h;
+  // docs/snapshots.md) ----
+  // The ragdoll's parts are steered toward the pose the pushed samples give at
+  // FollowClock - settings.interpolation_delay_seconds, as dynamic bodies (they push and
+  // are pushed). Allocates its ring of samples. kStaleHandle, kInactive for a switched-off
+  // ragdoll, kInUse for a character's (its character drives it), kOutOfRange naming the
+  // setting. Following already: the new settings, the samples kept.
+  Error FollowRagdoll(RagdollId ragdoll, const FollowSettings& settings);
+  // A received sample: the sender's time (s), every part's world frame, and optionally
+  // every part's centre-of-mass velocity (m/s) and angular velocity (rad/s) as the
+  // sender's GetRagdollVelocities reads them (both or neither). Late and out of order is
+  // fine; one older than the newest sample already played, or a duplicate time, is
+  // dropped (Ok). kInactive when not followed; kNullBuffer for a part count other than the
+  // ragdoll's; kNotFinite naming the part. Never allocates.
+  Error PushFollowSample(RagdollId ragdoll, double sample_time, std::span<const Transform> parts,
+                         std::span<const Vec3> linear = {}, std::span<const Vec3> angular = {});
+  // The handover: the ragdoll simulates on from the positions and velocities it has (no
+  // jump, no velocity reset), with its own SetRagdollAcceleration back on. kInactive when
+  // not followed. Following it again later is FollowRagdoll.
+  Error StopFollowing(RagdollId ragdoll);
+  bool IsFollowing(RagdollId ragdoll) const;
+  // Sets the follow clock to `now` (the senders' time base, s) at this World's current
+  // simulated time; it then advances with the World's fixed steps. Until called, the
+  // follow clock is the World's simulated time (two Worlds started together agree).
+  Error SetFollowClock(double now);
+  double FollowClock() const;
 
   struct Impl;
 

@@ -135,6 +135,29 @@ Error RagdollSystem::SetPartVelocity(RagdollId id, int32_t part, Vec3 linear, Ve
   return {};
 }
 
+void RagdollSystem::WriteBodyVelocities(RagdollId id, std::span<const Vec3> linear, std::span<const Vec3> angular,
+                                        bool wake) {
+  if (!IsValid(id)) return;
+  RagdollSlot& slot = store_.slots[id.index];
+  RagdollGroup& g = store_.groups[slot.group];
+  const RigidBlockView view = g.ViewOfLane(slot.lane);
+  const int32_t l = g.LaneInBlock(slot.lane);
+  const auto capped = [](Vec3 v, float cap) {
+    const float len = Length(v);
+    return IsFinite(v) ? (len > cap ? v * (cap / len) : v) : Vec3{};
+  };
+  for (int32_t j = 0; j < slot.part_count; ++j) {
+    const RigidPartConstants& c = g.constants[j];
+    if (c.inv_mass == 0.0f) continue;  // a kinematic root follows its frame
+    const Vec3 v = capped(linear[j], c.max_linear_speed);
+    const Vec3 w = capped(angular[j], c.max_angular_speed);
+    const float values[6] = {v.x, v.y, v.z, w.x, w.y, w.z};
+    const int32_t fields[6] = {kRbVx, kRbVy, kRbVz, kRbWx, kRbWy, kRbWz};
+    for (int32_t f = 0; f < 6; ++f) view.Part(fields[f], j)[l] = values[f];
+  }
+  if (wake) WakeSlot(slot);
+}
+
 Error RagdollSystem::SetKinematicRoot(RagdollId id, const Transform* root) {
   if (!IsValid(id)) return StaleRagdoll();
   if (Error e = CheckKinematicRoot(root); !Ok(e)) return e;

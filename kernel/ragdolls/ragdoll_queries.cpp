@@ -39,6 +39,42 @@ Error RagdollSystem::GetVelocities(RagdollId id, std::span<Vec3> linear, std::sp
   return {};
 }
 
+Error RagdollSystem::ReadBodyFrames(RagdollId id, std::span<Transform> bodies) const {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  const RagdollSlot& r = store_.slots[id.index];
+  if (static_cast<int32_t>(bodies.size()) < r.part_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "bodies", "the span is shorter than the part count");
+  RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
+  const RigidBlockView view = g.ViewOfLane(r.lane);
+  const int32_t l = g.LaneInBlock(r.lane);
+  for (int32_t j = 0; j < r.part_count; ++j) {
+    Vec3 x;
+    Quat q;
+    ReadPose(view, l, j, &x, &q);
+    bodies[j] = Transform{x, q, {1, 1, 1}};
+  }
+  return {};
+}
+
+std::span<const Transform> RagdollSystem::BodyInPart(RagdollId id) const {
+  if (!IsValid(id)) return {};
+  const RagdollSlot& r = store_.slots[id.index];
+  return std::span<const Transform>(store_.groups[r.group].body_in_part).first(static_cast<std::size_t>(r.part_count));
+}
+
+bool RagdollSystem::IsDynamicPart(RagdollId id, int32_t part) const {
+  if (!IsValid(id)) return false;
+  const RagdollSlot& r = store_.slots[id.index];
+  return part >= 0 && part < r.part_count && store_.groups[r.group].constants[part].inv_mass != 0.0f;
+}
+
+Vec3 RagdollSystem::Acceleration(RagdollId id) const {
+  if (!IsValid(id)) return Vec3{};
+  const RagdollSlot& r = store_.slots[id.index];
+  RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
+  return Vec3{g.LaneField(r.lane, kAccelX), g.LaneField(r.lane, kAccelY), g.LaneField(r.lane, kAccelZ)};
+}
+
 Error RagdollSystem::EnergyForTest(RagdollId id, Vec3 gravity, std::span<PartEnergy> out) const {
   if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
   const RagdollSlot& r = store_.slots[id.index];

@@ -192,6 +192,22 @@ class RagdollSystem {
   Result<Vec3> Throw(RagdollId id, Vec3 direction, float strength, float min_speed, float max_speed,
                      ThrowSpeedRule rule);
 
+  // ---- following (kernel/net/follow_system.h steers followed ragdolls through these;
+  // ragdoll_queries.cpp) ----
+  // Whether `id` is a live ragdoll of the host's (not one the World made for itself).
+  bool IsHostRagdoll(RagdollId id) const { return IsValid(id) && store_.slots[id.index].internal == kHostRagdoll; }
+  // Every part's body frame as its lane holds it now (its centre of mass and principal
+  // axes: exact, unlike the render-interpolated output), into `bodies` (part_count).
+  Error ReadBodyFrames(RagdollId id, std::span<Transform> bodies) const;
+  // Where each part's body sits in its part frame (part_count entries; empty when stale).
+  std::span<const Transform> BodyInPart(RagdollId id) const;
+  bool IsDynamicPart(RagdollId id, int32_t part) const;
+  // The lane's acceleration (SetAcceleration's; zero for a stale id).
+  Vec3 Acceleration(RagdollId id) const;
+  // Every dynamic part's centre-of-mass velocity and angular velocity (part_count each),
+  // held to the part's speed caps; `wake`: wakes it (else its sleep clocks run on).
+  void WriteBodyVelocities(RagdollId id, std::span<const Vec3> linear, std::span<const Vec3> angular, bool wake);
+
   // ---- queries (ragdoll_queries.cpp) ----
   bool IsEnabled(RagdollId id) const;
   bool IsAsleep(RagdollId id) const;

@@ -254,7 +254,9 @@ Error World::UnbindRagdoll(RagdollId id) {
     return Fail(ErrorCode::kInUse, -1, "ragdoll", "this ragdoll belongs to a character: UnbindCharacter frees it");
   if constexpr (detail::kDebugValidation) impl_->ragdolls.CheckHostBuffers(id);
   impl_->dependencies_dirty = true;
-  return impl_->ragdolls.Unbind(id);
+  Error e = impl_->ragdolls.Unbind(id);
+  if (detail::Ok(e)) impl_->follow.Forget(id);  // unbinding a followed ragdoll stops following it
+  return e;
 }
 bool World::IsValid(RagdollId id) const { return impl_->ragdolls.IsValid(id); }
 Error World::SetRagdollEnabled(RagdollId id, bool enabled) {
@@ -310,6 +312,8 @@ Error World::GetPartDriveState(PartDriveId drive, PartDriveState* out) const {
 bool World::IsValid(PartDriveId drive) const { return impl_->ragdolls.IsValid(drive); }
 Error World::SetRagdollAcceleration(RagdollId id, Vec3 acceleration) {
   if (impl_->stepping) return Reentrant();
+  // Followed: kept for the handover (gravity is cancelled while it is steered).
+  if (impl_->follow.IsFollowing(id)) return impl_->follow.SetHostAcceleration(impl_->ragdolls, id, acceleration);
   return impl_->ragdolls.SetAcceleration(id, acceleration);
 }
 Error World::SetRagdollPartForce(RagdollId id, int32_t part, Vec3 force) {
@@ -486,6 +490,7 @@ int32_t World::UnbindAll() {
   if (impl_->stepping) return 0;
   if constexpr (detail::kDebugValidation) impl_->CheckHostBuffers();
   // Characters first: they own ragdolls.
+  impl_->follow.ForgetAll();
   return impl_->characters.UnbindAll() + impl_->chains.UnbindAll() + impl_->pendulums.UnbindAll() +
          impl_->ragdolls.UnbindAll();
 }

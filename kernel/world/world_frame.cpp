@@ -172,6 +172,10 @@ bool World::Impl::OpenFrame(float dt) {
   if (tick.substeps > 0) {
     heavy_opening |= wind_sampler.sample != nullptr;  // the host's callback
     SampleWind();
+    // Followed ragdolls (tendon/follow.h): their velocities toward the received pose at the
+    // frame's end, before the lanes are packed (a steered ragdoll wakes).
+    if (follow.Count() > 0)
+      follow.Step(ragdolls, clock.time(), clock.step() * static_cast<double>(tick.substeps), settings.gravity);
     if (ragdolls.LiveCount() > 0) {
       heavy_opening = true;
       ragdolls.PackAwakeLanes(kTendonCallerThread);

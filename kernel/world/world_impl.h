@@ -19,6 +19,7 @@
 #include "kernel/core/frame_counters.h"
 #include "kernel/core/host_shapes.h"
 #include "kernel/core/tick_clock.h"
+#include "kernel/net/follow_system.h"
 #include "kernel/world/world_access.h"
 #include "kernel/pendulums/pendulum_system.h"
 #include "kernel/ragdolls/host_bodies.h"
@@ -91,6 +92,7 @@ struct World::Impl {
   detail::RagdollSystem ragdolls;
   detail::CharacterSystem characters;  // above ragdolls: drives some of them
   detail::HostBodies host_bodies;      // the host's kinematic bodies, kinematic lanes of `ragdolls`
+  detail::FollowSystem follow;         // ragdolls steered toward received samples (tendon/follow.h)
 
   Impl(const WorldSettings& s, Isa resolved)
       : settings(s),

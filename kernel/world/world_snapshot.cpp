@@ -36,6 +36,13 @@ Error Busy() {
                       "saved states are taken and restored between Steps: a frame is in flight");
 }
 
+// A followed ragdoll's state is the sender's (tendon/follow.h): its samples and the follow
+// clock are not saved, so neither is anything while one is followed.
+Error Following() {
+  return detail::Fail(ErrorCode::kInUse, -1, "ragdoll",
+                      "a ragdoll is followed (FollowRagdoll): saved states are refused until StopFollowing");
+}
+
 template <class Fill>
 std::size_t CountBytes(const Fill& fill) {
   SnapshotWriter counter{std::span<std::byte>{}};
@@ -195,11 +202,13 @@ std::size_t World::SavedStateSize() const {
 
 Result<std::size_t> World::SaveState(std::span<std::byte> out) const {
   if (impl_->stepping || impl_->frame_state.in_flight) return Busy();
+  if (impl_->follow.Count() > 0) return Following();
   return SaveWith(SnapshotKind::kWorld, out, [&](SnapshotWriter& w) { SaveWorld(*impl_, w); });
 }
 
 Error World::RestoreState(std::span<const std::byte> in) {
   if (impl_->stepping || impl_->frame_state.in_flight) return Busy();
+  if (impl_->follow.Count() > 0) return Following();
   return RestoreWith(SnapshotKind::kWorld, in, [&](SnapshotReader& r) { RestoreWorld(*impl_, r); });
 }
 
@@ -212,12 +221,14 @@ std::size_t World::SavedRagdollStateSize(RagdollId ragdoll) const {
 Result<std::size_t> World::SaveRagdollState(RagdollId ragdoll, std::span<std::byte> out) const {
   if (impl_->stepping || impl_->frame_state.in_flight) return Busy();
   if (!impl_->ragdolls.IsValid(ragdoll)) return Stale("ragdoll");
+  if (impl_->follow.IsFollowing(ragdoll)) return Following();
   return SaveWith(SnapshotKind::kRagdoll, out, [&](SnapshotWriter& w) { impl_->ragdolls.SaveInstance(ragdoll, w); });
 }
 
 Error World::RestoreRagdollState(RagdollId ragdoll, std::span<const std::byte> in) {
   if (impl_->stepping || impl_->frame_state.in_flight) return Busy();
   if (!impl_->ragdolls.IsValid(ragdoll)) return Stale("ragdoll");
+  if (impl_->follow.IsFollowing(ragdoll)) return Following();
   return RestoreWith(SnapshotKind::kRagdoll, in, [&](SnapshotReader& r) {
     impl_->ragdolls.RestoreInstance(ragdoll, r, &AnchorOf, &impl_->characters);
   });

@@ -822,6 +822,15 @@ namespace Tendon {
   }
 
   [StructLayout(LayoutKind.Sequential)]
+  public struct TendonFollowSettings {
+    public float interpolation_delay_seconds;
+    public float max_extrapolation_seconds;
+    public float response_seconds;
+    public float max_speed;
+    public float snap_distance;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
   public struct TendonVrmOptions {
     public int character;
     public float total_mass;
@@ -880,6 +889,7 @@ namespace Tendon {
     public const int TENDON_DEBUG_DRAW_ALL = 511;
     public const int TENDON_MAX_PART_DRIVES = 4;
     public const int TENDON_MAX_PART_FORCES = 4;
+    public const int TENDON_FOLLOW_SAMPLE_CAPACITY = 16;
     public const int TENDON_PROFILED_MAX_CHAINS = 1;
     public const int TENDON_PROFILED_MAX_DISTANCE = 2;
     public const int TENDON_PROFILED_MAX_ACTIVE_CHARACTERS = 4;
@@ -1369,6 +1379,26 @@ namespace Tendon {
     public static extern TendonResult tendon_restore_chain_state(IntPtr world, ulong chain, ref byte bytes, UIntPtr size);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_restore_chain_state")]
     public static extern TendonResult tendon_restore_chain_state(IntPtr world, ulong chain, IntPtr bytes, UIntPtr size);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_follow_settings_defaults")]
+    public static extern void tendon_follow_settings_defaults(ref TendonFollowSettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_follow_settings_defaults")]
+    public static extern void tendon_follow_settings_defaults(IntPtr settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_follow_ragdoll")]
+    public static extern TendonResult tendon_follow_ragdoll(IntPtr world, ulong ragdoll, ref TendonFollowSettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_follow_ragdoll")]
+    public static extern TendonResult tendon_follow_ragdoll(IntPtr world, ulong ragdoll, IntPtr settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_push_follow_sample")]
+    public static extern TendonResult tendon_push_follow_sample(IntPtr world, ulong ragdoll, double sample_time, ref TendonTransform parts, int part_count, ref TendonVec3 linear, ref TendonVec3 angular, int velocity_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_push_follow_sample")]
+    public static extern TendonResult tendon_push_follow_sample(IntPtr world, ulong ragdoll, double sample_time, IntPtr parts, int part_count, IntPtr linear, IntPtr angular, int velocity_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_stop_following")]
+    public static extern TendonResult tendon_stop_following(IntPtr world, ulong ragdoll);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_is_following")]
+    public static extern int tendon_is_following(IntPtr world, ulong ragdoll);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_follow_clock")]
+    public static extern TendonResult tendon_set_follow_clock(IntPtr world, double now);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_follow_clock")]
+    public static extern double tendon_follow_clock(IntPtr world);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]
     public static extern TendonResult tendon_gltf_import(byte[] path, out IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]

@@ -574,6 +574,13 @@ int main(void) {
   printf(" distance=%zu", offsetof(TendonContactEvent, distance));
   printf(" time=%zu", offsetof(TendonContactEvent, time));
   printf("\n");
+  printf("struct TendonFollowSettings %zu", sizeof(TendonFollowSettings));
+  printf(" interpolation_delay_seconds=%zu", offsetof(TendonFollowSettings, interpolation_delay_seconds));
+  printf(" max_extrapolation_seconds=%zu", offsetof(TendonFollowSettings, max_extrapolation_seconds));
+  printf(" response_seconds=%zu", offsetof(TendonFollowSettings, response_seconds));
+  printf(" max_speed=%zu", offsetof(TendonFollowSettings, max_speed));
+  printf(" snap_distance=%zu", offsetof(TendonFollowSettings, snap_distance));
+  printf("\n");
   printf("struct TendonVrmOptions %zu", sizeof(TendonVrmOptions));
   printf(" character=%zu", offsetof(TendonVrmOptions, character));
   printf(" total_mass=%zu", offsetof(TendonVrmOptions, total_mass));

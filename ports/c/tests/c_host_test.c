@@ -1518,6 +1518,89 @@ static void TestSnapshots(void) {
   tendon_world_destroy(w);
 }
 
+/* Following received poses: a two-part limb followed toward a sample 0.5 m up, the
+   settings' defaults, the handover, and the refusals by code and field. */
+static void TestFollow(void) {
+  TendonWorld* w = NewWorld();
+  TendonPartSettings parts[2];
+  TendonRagdollSettings rs;
+  TendonRagdollArchetypeId rarch = 0;
+  TendonRagdollBinding rb;
+  TendonRagdollId ragdoll = 0;
+  TendonTransform out[2], target[2];
+  TendonFollowSettings fs;
+  TendonVec3 nan_v[2];
+  uint8_t bytes[8192];
+  size_t written = 0;
+  double t;
+  int f;
+
+  LimbSettings(parts, &rs);
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_OK);
+  tendon_ragdoll_binding_defaults(&rb);
+  rb.archetype = rarch;
+  rb.output_parts = out;
+  rb.output_part_count = 2;
+  CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_OK);
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  tendon_follow_settings_defaults(&fs);
+  CHECK(fs.interpolation_delay_seconds == 0.1f && fs.max_extrapolation_seconds == 0.25f && fs.response_seconds == 0.0f &&
+        fs.max_speed == 50.0f && fs.snap_distance == 1.0f);
+  tendon_follow_settings_defaults(NULL); /* a no-op */
+  CHECK(tendon_follow_ragdoll(w, ragdoll, &fs) == TENDON_OK);
+  CHECK(tendon_is_following(w, ragdoll) == 1 && tendon_is_following(NULL, ragdoll) == 0);
+  CHECK(tendon_set_follow_clock(w, 100.0) == TENDON_OK);
+  t = tendon_follow_clock(w);
+  CHECK(t == 100.0 && tendon_follow_clock(NULL) == 0.0);
+  target[0] = out[0];
+  target[1] = out[1];
+  target[0].translation.y += 0.5f;
+  target[1].translation.y += 0.5f;
+  /* Still samples around the played time: the limb rises 0.5 m and holds there. */
+  CHECK(tendon_push_follow_sample(w, ragdoll, t - 1.0, target, 2, NULL, NULL, 0) == TENDON_OK);
+  CHECK(tendon_push_follow_sample(w, ragdoll, t + 10.0, target, 2, NULL, NULL, 0) == TENDON_OK);
+  for (f = 0; f < 30; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(Dist(out[0].translation, target[0].translation) < 0.02f);
+  /* Saved states refused while following. */
+  CHECK(tendon_world_save_state(w, bytes, sizeof(bytes), &written) == TENDON_ERROR_IN_USE && Field("ragdoll"));
+
+  /* Refusals. */
+  CHECK(tendon_follow_ragdoll(NULL, ragdoll, &fs) == TENDON_ERROR_NULL_ARGUMENT && Field("world"));
+  CHECK(tendon_follow_ragdoll(w, ragdoll, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("settings"));
+  CHECK(tendon_follow_ragdoll(w, 0, &fs) == TENDON_ERROR_STALE_HANDLE && Field("ragdoll"));
+  fs.interpolation_delay_seconds = 0.0f;
+  CHECK(tendon_follow_ragdoll(w, ragdoll, &fs) == TENDON_ERROR_OUT_OF_RANGE &&
+        Field("settings.interpolation_delay_seconds"));
+  tendon_follow_settings_defaults(&fs);
+  fs.snap_distance = -1.0f;
+  CHECK(tendon_follow_ragdoll(w, ragdoll, &fs) == TENDON_ERROR_OUT_OF_RANGE && Field("settings.snap_distance"));
+  CHECK(tendon_push_follow_sample(w, ragdoll, t, target, 1, NULL, NULL, 0) == TENDON_ERROR_NULL_BUFFER && Field("parts"));
+  CHECK(tendon_push_follow_sample(w, ragdoll, t, NULL, 2, NULL, NULL, 0) == TENDON_ERROR_NULL_BUFFER && Field("parts"));
+  CHECK(tendon_push_follow_sample(w, ragdoll, t, target, 2, NULL, NULL, 2) == TENDON_ERROR_NULL_BUFFER && Field("linear"));
+  CHECK(tendon_push_follow_sample(w, ragdoll, (double)NAN, target, 2, NULL, NULL, 0) == TENDON_ERROR_NOT_FINITE &&
+        Field("sample_time"));
+  nan_v[0].x = nan_v[0].y = nan_v[0].z = 0.0f;
+  nan_v[1] = nan_v[0];
+  nan_v[1].y = NAN;
+  CHECK(tendon_push_follow_sample(w, ragdoll, t, target, 2, nan_v, nan_v, 2) == TENDON_ERROR_NOT_FINITE &&
+        Field("linear") && tendon_last_error_item() == 1);
+  CHECK(tendon_push_follow_sample(w, ragdoll + ((uint64_t)1 << 32), t, target, 2, NULL, NULL, 0) ==
+            TENDON_ERROR_STALE_HANDLE && Field("ragdoll"));
+  CHECK(tendon_push_follow_sample(NULL, ragdoll, t, target, 2, NULL, NULL, 0) == TENDON_ERROR_NULL_ARGUMENT);
+  CHECK(tendon_set_follow_clock(w, (double)INFINITY) == TENDON_ERROR_NOT_FINITE && Field("now"));
+  CHECK(tendon_set_follow_clock(NULL, 1.0) == TENDON_ERROR_NULL_ARGUMENT);
+
+  /* The handover, then refusals of a ragdoll not followed. */
+  CHECK(tendon_stop_following(w, ragdoll) == TENDON_OK && tendon_is_following(w, ragdoll) == 0);
+  CHECK(tendon_stop_following(w, ragdoll) == TENDON_ERROR_INACTIVE && Field("ragdoll"));
+  CHECK(tendon_push_follow_sample(w, ragdoll, t, target, 2, NULL, NULL, 0) == TENDON_ERROR_INACTIVE);
+  CHECK(tendon_stop_following(NULL, ragdoll) == TENDON_ERROR_NULL_ARGUMENT);
+  CHECK(tendon_world_save_state(w, bytes, sizeof(bytes), &written) == TENDON_OK);
+  CHECK(tendon_set_ragdoll_enabled(w, ragdoll, 0) == TENDON_OK);
+  CHECK(tendon_follow_ragdoll(w, ragdoll, &fs) == TENDON_ERROR_INACTIVE && Field("ragdoll"));
+  tendon_world_destroy(w);
+}
+
 int main(void) {
   TendonWorldSettings ws;
   TendonWorld* w = NULL;
@@ -1587,6 +1670,7 @@ int main(void) {
   TestJolt();
   TestHostBodies();
   TestSnapshots();
+  TestFollow();
   CHECK(tendon_world_set_trace_file(w, NULL) == TENDON_OK);
   trace = fopen("/tmp/tendon_c_host_test_trace.json", "rb");
   CHECK(trace != NULL);
