@@ -25,15 +25,12 @@ class BitWriter {
 
   // The low `bits` (1..32) of `value`.
   void Bits(uint32_t value, int32_t bits) {
-    for (int32_t i = 0; i < bits; ++i) {
-      const std::size_t byte = bit_ >> 3;
-      if (byte >= out_.size()) {
-        overflow_ = true;
-        return;
-      }
-      if ((bit_ & 7u) == 0) out_[byte] = std::byte{0};  // a fresh byte: padding reads as 0
-      if ((value >> i) & 1u) out_[byte] |= std::byte(1u << (bit_ & 7u));
-      ++bit_;
+    acc_ |= static_cast<uint64_t>(value & Mask(bits)) << fill_;
+    fill_ += bits;
+    while (fill_ >= 8) {
+      Emit(static_cast<uint8_t>(acc_));
+      acc_ >>= 8;
+      fill_ -= 8;
     }
   }
   void Bool(bool value) { Bits(value ? 1u : 0u, 1); }
@@ -45,13 +42,31 @@ class BitWriter {
       Bool(value != 0);
     } while (value != 0);
   }
+  // Writes the last, partly filled byte (its unused high bits 0): call once, at the end.
+  void Flush() {
+    if (fill_ > 0) Emit(static_cast<uint8_t>(acc_));
+    acc_ = 0;
+    fill_ = 0;
+  }
   bool overflow() const { return overflow_; }
-  // Bytes used so far (the last one partly, its unused high bits 0).
-  std::size_t bytes() const { return (bit_ + 7) >> 3; }
+  // Bytes used so far (after Flush, every one written).
+  std::size_t bytes() const { return pos_ + (fill_ > 0 ? 1 : 0); }
+
+  static uint32_t Mask(int32_t bits) { return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u; }
 
  private:
+  void Emit(uint8_t byte) {
+    if (pos_ < out_.size()) {
+      out_[pos_] = std::byte{byte};
+    } else {
+      overflow_ = true;
+    }
+    ++pos_;
+  }
   std::span<std::byte> out_;
-  std::size_t bit_ = 0;
+  std::size_t pos_ = 0;
+  uint64_t acc_ = 0;  // bits not yet written, the next one lowest
+  int32_t fill_ = 0;
   bool overflow_ = false;
 };
 
@@ -60,16 +75,17 @@ class BitReader {
   explicit BitReader(std::span<const std::byte> in) : in_(in) {}
 
   uint32_t Bits(int32_t bits) {
-    uint32_t value = 0;
-    for (int32_t i = 0; i < bits; ++i) {
-      const std::size_t byte = bit_ >> 3;
-      if (byte >= in_.size()) {
+    while (fill_ < bits) {
+      if (pos_ >= in_.size()) {
         overflow_ = true;
         return 0;
       }
-      if ((std::to_integer<uint32_t>(in_[byte]) >> (bit_ & 7u)) & 1u) value |= 1u << i;
-      ++bit_;
+      acc_ |= static_cast<uint64_t>(std::to_integer<uint8_t>(in_[pos_++])) << fill_;
+      fill_ += 8;
     }
+    const uint32_t value = static_cast<uint32_t>(acc_) & BitWriter::Mask(bits);
+    acc_ >>= bits;
+    fill_ -= bits;
     return value;
   }
   bool Bool() { return Bits(1) != 0; }
@@ -85,18 +101,17 @@ class BitReader {
     return 0;
   }
   bool overflow() const { return overflow_; }
-  std::size_t bytes() const { return (bit_ + 7) >> 3; }
+  // Bytes read so far (the last one perhaps in part).
+  std::size_t bytes() const { return pos_; }
   // Whether the stream was read to its last byte and the bits left in that byte are 0
   // (what a writer leaves): anything else is not a message this reader wrote.
-  bool AtCleanEnd() const {
-    if (overflow_ || bytes() != in_.size()) return false;
-    if ((bit_ & 7u) == 0) return true;
-    return (std::to_integer<uint32_t>(in_[bit_ >> 3]) >> (bit_ & 7u)) == 0;
-  }
+  bool AtCleanEnd() const { return !overflow_ && pos_ == in_.size() && acc_ == 0; }
 
  private:
   std::span<const std::byte> in_;
-  std::size_t bit_ = 0;
+  std::size_t pos_ = 0;
+  uint64_t acc_ = 0;  // bytes read but not yet consumed, the next bit lowest
+  int32_t fill_ = 0;
   bool overflow_ = false;
 };
 

@@ -236,6 +236,7 @@ Result<std::size_t> EncodeNetPose(const NetPose& pose, const NetPose* baseline, 
       WritePart(w, q, i, layout, velocities);
     }
   }
+  w.Flush();
   const std::size_t body = w.bytes();
   if (!w.overflow() && body < out.size()) {
     out[body] = std::byte{Crc8(out.first(body))};
