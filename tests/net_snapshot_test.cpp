@@ -575,6 +575,15 @@ TEST(NetCharacterState, BadMessagesAndValuesAreRefusedByName) {
   EXPECT_EQ(EncodeNetCharacterState(s, out).error().field, "state.impulse");
   s.impulse = {};
   EXPECT_EQ(EncodeNetCharacterState(s, std::span(out, 2)).error().code, ErrorCode::kNullBuffer);
+  // The largest impulse survives its 24 bits within the bound, and encodes again.
+  s.impulse = {1e8f, -1e8f, 99999999.0f};
+  const std::size_t big = EncodeNetCharacterState(s, out).value();
+  ASSERT_TRUE(DecodeNetCharacterState(std::span(out, big), &back).ok());
+  EXPECT_LE(std::fabs(back.impulse.x), 1e8f);
+  EXPECT_NEAR(back.impulse.y, -1e8f, 1e8f * 1.6e-5f);
+  EXPECT_TRUE(EncodeNetCharacterState(back, out).ok());
+  s.impulse = {1.1e8f, 0, 0};
+  EXPECT_EQ(EncodeNetCharacterState(s, out).error().field, "state.impulse");
 }
 
 // Two Worlds with the stickman: the sender's state changes travel as messages and the

@@ -27,9 +27,12 @@ using detail::Ok;
 constexpr uint8_t kActive = 1, kAnchored = 2, kLimp = 4, kImpulse = 8;
 constexpr float kMaxImpulse = 1e8f;  // N s per component, as the World's impulse calls take
 
+// The high 24 bits of a float, rounded to nearest; truncated instead where rounding would
+// carry it past kMaxImpulse, so that every message the decoder accepts is within it.
 uint32_t F24(float value) {
   const uint32_t bits = std::bit_cast<uint32_t>(value);
-  return (bits + 0x80u) >> 8;  // |value| <= 1e8: rounding never reaches the exponent's top
+  const uint32_t rounded = (bits + 0x80u) >> 8;
+  return std::fabs(std::bit_cast<float>(rounded << 8)) <= kMaxImpulse ? rounded : bits >> 8;
 }
 
 }  // namespace
@@ -108,7 +111,7 @@ Error DecodeNetCharacterState(std::span<const std::byte> in, NetCharacterState* 
       const uint32_t bits = (byte(n) | (byte(n + 1) << 8) | (byte(n + 2) << 16)) << 8;
       n += 3;
       v = std::bit_cast<float>(bits);
-      if (!std::isfinite(v) || std::fabs(v) > 2 * kMaxImpulse)
+      if (!std::isfinite(v) || std::fabs(v) > kMaxImpulse)
         return Fail(ErrorCode::kNotFinite, -1, "in.impulse", "the impulse is not finite or beyond 1e8 N s");
     }
     s.impulse = {c[0], c[1], c[2]};
