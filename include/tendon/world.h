@@ -398,7 +398,8 @@ class TENDON_API World {
   // output shows it) into out->parts (exactly RagdollPartCount parts: kNullBuffer
   // otherwise), its velocities (GetRagdollVelocities) into out->linear and out->angular
   // when they are not empty (that size then), and out->asleep (asleep or frozen).
-  // out->tick is left as the caller set it. kStaleHandle for a stale handle.
+  // out->tick is left as the caller set it. kStaleHandle for a stale handle; kReentrant
+  // inside Step.
   Error CaptureRagdollPose(RagdollId ragdoll, NetPose* out) const;
   // The character's state as a message: its generation, active, anchored, strength, and
   // limp while a GoLimp is easing it (limp_seconds: what is left of it); no impulse.

@@ -48,7 +48,8 @@ Result<bool> CharacterSystem::ApplyNet(CharacterId id, const NetCharacterState& 
   const bool has_impulse = !(s.impulse == Vec3{});
   if (!s.active) {
     if (c->active) {
-      if (Error e = Release(*c, CharacterEndReason::kReleased, 0.0f); !Ok(e)) return e;
+      // As the host's call: a flinch's own strength and anchor come back first.
+      if (Error e = Deactivate(id, 0.0f, HandBackSpace::kAuto); !Ok(e)) return e;
     }
     c->activations = s.generation;
     if (Error e = SetStrength(id, s.strength); !Ok(e)) return e;
