@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.."
 runs="${1:-20000}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(loaders build world api avatar c_abi snapshot)
+((${#targets[@]})) || targets=(loaders build world api avatar c_abi snapshot net_pose)
 seed="${TENDON_FUZZ_SEED:-1}"
 explore_seconds="${TENDON_FUZZ_EXPLORE_SECONDS:-10}"
 explore_fatal="${TENDON_FUZZ_EXPLORE_FATAL:-0}"

@@ -16,6 +16,7 @@
 #include "tendon/isa.h"
 #include "tendon/landing.h"
 #include "tendon/math.h"
+#include "tendon/net_snapshot.h"
 #include "tendon/part_drive.h"
 #include "tendon/pendulum_settings.h"
 #include "tendon/pose_layout.h"

@@ -1036,6 +1036,72 @@ TENDON_C_API int32_t tendon_is_following(const TendonWorld* world, TendonRagdoll
 /* The follow clock is `now` (s) at the world's current simulated time, and advances with it. */
 TENDON_C_API TendonResult tendon_set_follow_clock(TendonWorld* world, double now);
 TENDON_C_API double tendon_follow_clock(const TendonWorld* world); /* 0 for a NULL world */
+/* ---- network snapshots (tendon/net_snapshot.h; docs/snapshots.md, "Network snapshots") ----
+ * A ragdoll's pose as a small lossy message for every network tick, and a character's
+ * state changes as a message of their own. The codecs are pure functions (any thread, no
+ * world: a refusal is reported by tendon_last_error only); the capture and apply calls
+ * are the world's. Nothing allocates, except the error of a refusal. A refused decode
+ * writes nothing. */
+typedef struct TendonNetPoseSettings {
+  float position_precision; /* m, [1e-5, 1]: a part's position relative to the root, per axis */
+  float position_range;     /* m, [position_precision, 1e4]: beyond it a part is sent as floats */
+  int32_t rotation_bits;    /* [6, 15] bits per smallest-three component */
+  int32_t include_velocities; /* 0: not sent (decoded as zeros) */
+  float linear_precision, linear_range;   /* m/s: (1e-5, 10], (precision, 1e3]; clamped to the range */
+  float angular_precision, angular_range; /* rad/s: likewise */
+} TendonNetPoseSettings;
+TENDON_C_API void tendon_net_pose_settings_defaults(TendonNetPoseSettings* settings);
+/* A pose over the host's arrays (tendon::NetPose): parts[part_count] world frames, part 0
+   the root; linear and angular NULL or part_count each. The decoder writes tick, asleep,
+   has_velocities and the arrays. */
+typedef struct TendonNetPose {
+  uint32_t tick;
+  TendonTransform* parts;
+  int32_t part_count;
+  TendonVec3* linear;  /* may be NULL */
+  TendonVec3* angular; /* may be NULL (with linear) */
+  int32_t asleep;
+  int32_t has_velocities;
+} TendonNetPose;
+/* The most bytes an encoded pose of part_count parts takes (0 for bad settings or count);
+   settings NULL: the defaults. */
+TENDON_C_API size_t tendon_max_net_pose_bytes(int32_t part_count, const TendonNetPoseSettings* settings);
+/* Encodes pose (against baseline, NULL: a full pose) into out[0, capacity); *written gets
+   the size. TENDON_ERROR_NULL_BUFFER when capacity is too small (the error names the size). */
+TENDON_C_API TendonResult tendon_encode_net_pose(const TendonNetPose* pose, const TendonNetPose* baseline,
+                                                 const TendonNetPoseSettings* settings, uint8_t* out,
+                                                 size_t capacity, size_t* written);
+/* Decodes bytes into *out (its arrays the host's, part_count the message's:
+   tendon_net_pose_part_count says how many); a delta needs its baseline (the pose the
+   receiver decoded at the baseline's tick). */
+TENDON_C_API TendonResult tendon_decode_net_pose(const uint8_t* bytes, size_t size, const TendonNetPose* baseline,
+                                                 const TendonNetPoseSettings* settings, TendonNetPose* out);
+TENDON_C_API TendonResult tendon_net_pose_part_count(const uint8_t* bytes, size_t size, int32_t* out);
+/* The ragdoll's output frames, velocities (when out->linear is not NULL) and asleep flag
+   into *out (part_count: the ragdoll's); out->tick is left as the host set it. */
+TENDON_C_API TendonResult tendon_capture_ragdoll_pose(const TendonWorld* world, TendonRagdollId ragdoll,
+                                                      TendonNetPose* out);
+typedef struct TendonNetCharacterState {
+  uint32_t generation; /* the sender's activation count */
+  int32_t active, anchored, limp;
+  float limp_seconds;  /* [0, 25.5] s, sent in 0.1 s steps (limp only) */
+  float strength;      /* [0, 1], sent in 1/255 steps */
+  TendonVec3 impulse;  /* N s on the whole body, applied once (zero: none); |x| <= 1e8 */
+} TendonNetCharacterState;
+TENDON_C_API void tendon_net_character_state_defaults(TendonNetCharacterState* state);
+/* At most TENDON_MAX_NET_CHARACTER_STATE_BYTES bytes. */
+#define TENDON_MAX_NET_CHARACTER_STATE_BYTES 18
+TENDON_C_API TendonResult tendon_encode_net_character_state(const TendonNetCharacterState* state, uint8_t* out,
+                                                            size_t capacity, size_t* written);
+TENDON_C_API TendonResult tendon_decode_net_character_state(const uint8_t* bytes, size_t size,
+                                                            TendonNetCharacterState* out);
+TENDON_C_API TendonResult tendon_capture_net_character_state(const TendonWorld* world, TendonCharacterId character,
+                                                             TendonNetCharacterState* out);
+/* Makes the character do what the message says; *applied (may be NULL) is 0 for a stale
+   message (an older generation, or an activation this character already ended), which
+   changes nothing. */
+TENDON_C_API TendonResult tendon_apply_net_character_state(TendonWorld* world, TendonCharacterId character,
+                                                           const TendonNetCharacterState* state, int32_t* applied);
 
 /* ---- assets: glTF / VRM files, the Jolt "Human" ragdoll and its animations ----
  * Each loaded asset is an opaque object the host owns (destroy it; NULL is a no-op),

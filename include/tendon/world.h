@@ -65,6 +65,8 @@
 namespace tendon {
 
 class TraceWriter;
+struct NetPose;  // tendon/net_snapshot.h
+struct NetCharacterState;
 namespace detail {
 struct WorldAccess;
 }
@@ -418,6 +420,24 @@ class TENDON_API World {
   // follow clock is the World's simulated time (two Worlds started together agree).
   Error SetFollowClock(double now);
   double FollowClock() const;
+  // ---- network snapshots (tendon/net_snapshot.h; docs/snapshots.md) ----
+  // The ragdoll's pose as a network message wants it: every part's world frame (as its
+  // output shows it) into out->parts (exactly RagdollPartCount parts: kNullBuffer
+  // otherwise), its velocities (GetRagdollVelocities) into out->linear and out->angular
+  // when they are not empty (that size then), and out->asleep (asleep or frozen).
+  // out->tick is left as the caller set it. kStaleHandle for a stale handle; kReentrant
+  // inside Step.
+  Error CaptureRagdollPose(RagdollId ragdoll, NetPose* out) const;
+  // The character's state as a message: its generation, active, anchored, strength, and
+  // limp while a GoLimp is easing it (limp_seconds: what is left of it); no impulse.
+  Error CaptureNetCharacterState(CharacterId character, NetCharacterState* out) const;
+  // Makes the character do what the message says (ActivateCharacter, DeactivateCharacter
+  // with no blend, SetCharacterStrength, SetCharacterAnchored, GoLimp, ApplyCharacterImpulse)
+  // and takes the message's generation as its own. Returns false, changing nothing, for a
+  // stale message: a generation older than the character's, or an activation of the
+  // generation it already ended. kReentrant inside Step; kStaleHandle; kOutOfRange /
+  // kNotFinite for a value outside its range (naming the field).
+  Result<bool> ApplyNetCharacterState(CharacterId character, const NetCharacterState& state);
 
   struct Impl;
 

@@ -32,6 +32,7 @@
 #include "kernel/core/snapshot_io.h"
 #include "tendon/character.h"
 #include "tendon/errors.h"
+#include "tendon/net_snapshot.h"
 
 namespace tendon::detail {
 
@@ -91,6 +92,11 @@ class CharacterSystem {
   }
   void SetMaxActive(int32_t max_active) { max_active_ = max_active; }
   int32_t BadInputs() const { return bad_inputs_; }
+
+  // ---- network state (character_net.cpp; tendon/net_snapshot.h) ----
+  Error CaptureNet(CharacterId id, NetCharacterState* out) const;
+  // False, changing nothing, for a stale message (World::ApplyNetCharacterState).
+  Result<bool> ApplyNet(CharacterId id, const NetCharacterState& state);
 
   // ---- saved states (character_snapshot.cpp; tendon/snapshot.h) ----
   // Every bound character's state machine, timers, crossfade, motor targets and the poses

@@ -192,7 +192,7 @@ class RagdollSystem {
   Result<Vec3> Throw(RagdollId id, Vec3 direction, float strength, float min_speed, float max_speed,
                      ThrowSpeedRule rule);
 
-  // ---- following (kernel/net/follow_system.h steers followed ragdolls through these;
+  // ---- following (kernel/follow/follow_system.h steers followed ragdolls through these;
   // ragdoll_queries.cpp) ----
   // Whether `id` is a live ragdoll of the host's (not one the World made for itself).
   bool IsHostRagdoll(RagdollId id) const { return IsValid(id) && store_.slots[id.index].internal == kHostRagdoll; }

@@ -19,7 +19,7 @@
 #include "kernel/core/frame_counters.h"
 #include "kernel/core/host_shapes.h"
 #include "kernel/core/tick_clock.h"
-#include "kernel/net/follow_system.h"
+#include "kernel/follow/follow_system.h"
 #include "kernel/world/world_access.h"
 #include "kernel/pendulums/pendulum_system.h"
 #include "kernel/ragdolls/host_bodies.h"

@@ -4,5 +4,5 @@
 set(TENDON_C_SOURCES c_errors.cpp c_world.cpp c_trace.cpp c_device.cpp c_pose_streams.cpp c_chains.cpp
   c_debug_draw.cpp c_pendulums.cpp c_ragdolls.cpp c_drives.cpp c_static_world.cpp c_characters.cpp c_avatars.cpp
   c_assets.cpp c_host_bodies.cpp c_contact_events.cpp c_snapshot.cpp
-  c_follow.cpp)
+  c_follow.cpp c_net_snapshot.cpp)
 list(TRANSFORM TENDON_C_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -831,6 +831,40 @@ namespace Tendon {
   }
 
   [StructLayout(LayoutKind.Sequential)]
+  public struct TendonNetPoseSettings {
+    public float position_precision;
+    public float position_range;
+    public int rotation_bits;
+    public int include_velocities;
+    public float linear_precision;
+    public float linear_range;
+    public float angular_precision;
+    public float angular_range;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonNetPose {
+    public uint tick;
+    public IntPtr parts;  // TendonTransform*
+    public int part_count;
+    public IntPtr linear;  // TendonVec3*
+    public IntPtr angular;  // TendonVec3*
+    public int asleep;
+    public int has_velocities;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
+  public struct TendonNetCharacterState {
+    public uint generation;
+    public int active;
+    public int anchored;
+    public int limp;
+    public float limp_seconds;
+    public float strength;
+    public TendonVec3 impulse;
+  }
+
+  [StructLayout(LayoutKind.Sequential)]
   public struct TendonVrmOptions {
     public int character;
     public float total_mass;
@@ -890,6 +924,7 @@ namespace Tendon {
     public const int TENDON_MAX_PART_DRIVES = 4;
     public const int TENDON_MAX_PART_FORCES = 4;
     public const int TENDON_FOLLOW_SAMPLE_CAPACITY = 16;
+    public const int TENDON_MAX_NET_CHARACTER_STATE_BYTES = 18;
     public const int TENDON_PROFILED_MAX_CHAINS = 1;
     public const int TENDON_PROFILED_MAX_DISTANCE = 2;
     public const int TENDON_PROFILED_MAX_ACTIVE_CHARACTERS = 4;
@@ -1399,6 +1434,60 @@ namespace Tendon {
     public static extern TendonResult tendon_set_follow_clock(IntPtr world, double now);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_follow_clock")]
     public static extern double tendon_follow_clock(IntPtr world);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_pose_settings_defaults")]
+    public static extern void tendon_net_pose_settings_defaults(ref TendonNetPoseSettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_pose_settings_defaults")]
+    public static extern void tendon_net_pose_settings_defaults(IntPtr settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_max_net_pose_bytes")]
+    public static extern UIntPtr tendon_max_net_pose_bytes(int part_count, ref TendonNetPoseSettings settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_max_net_pose_bytes")]
+    public static extern UIntPtr tendon_max_net_pose_bytes(int part_count, IntPtr settings);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_encode_net_pose")]
+    public static extern TendonResult tendon_encode_net_pose(ref TendonNetPose pose, ref TendonNetPose baseline, ref TendonNetPoseSettings settings, out byte @out, UIntPtr capacity, ref UIntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_encode_net_pose")]
+    public static extern TendonResult tendon_encode_net_pose(IntPtr pose, IntPtr baseline, IntPtr settings, out byte @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_encode_net_pose")]
+    public static extern TendonResult tendon_encode_net_pose(IntPtr pose, IntPtr baseline, IntPtr settings, IntPtr @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_decode_net_pose")]
+    public static extern TendonResult tendon_decode_net_pose(ref byte bytes, UIntPtr size, ref TendonNetPose baseline, ref TendonNetPoseSettings settings, out TendonNetPose @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_decode_net_pose")]
+    public static extern TendonResult tendon_decode_net_pose(IntPtr bytes, UIntPtr size, IntPtr baseline, IntPtr settings, out TendonNetPose @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_decode_net_pose")]
+    public static extern TendonResult tendon_decode_net_pose(IntPtr bytes, UIntPtr size, IntPtr baseline, IntPtr settings, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_pose_part_count")]
+    public static extern TendonResult tendon_net_pose_part_count(ref byte bytes, UIntPtr size, out int @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_pose_part_count")]
+    public static extern TendonResult tendon_net_pose_part_count(IntPtr bytes, UIntPtr size, out int @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_pose_part_count")]
+    public static extern TendonResult tendon_net_pose_part_count(IntPtr bytes, UIntPtr size, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_capture_ragdoll_pose")]
+    public static extern TendonResult tendon_capture_ragdoll_pose(IntPtr world, ulong ragdoll, out TendonNetPose @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_capture_ragdoll_pose")]
+    public static extern TendonResult tendon_capture_ragdoll_pose(IntPtr world, ulong ragdoll, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_character_state_defaults")]
+    public static extern void tendon_net_character_state_defaults(ref TendonNetCharacterState state);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_character_state_defaults")]
+    public static extern void tendon_net_character_state_defaults(IntPtr state);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_encode_net_character_state")]
+    public static extern TendonResult tendon_encode_net_character_state(ref TendonNetCharacterState state, out byte @out, UIntPtr capacity, ref UIntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_encode_net_character_state")]
+    public static extern TendonResult tendon_encode_net_character_state(IntPtr state, out byte @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_encode_net_character_state")]
+    public static extern TendonResult tendon_encode_net_character_state(IntPtr state, IntPtr @out, UIntPtr capacity, IntPtr written);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_decode_net_character_state")]
+    public static extern TendonResult tendon_decode_net_character_state(ref byte bytes, UIntPtr size, out TendonNetCharacterState @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_decode_net_character_state")]
+    public static extern TendonResult tendon_decode_net_character_state(IntPtr bytes, UIntPtr size, out TendonNetCharacterState @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_decode_net_character_state")]
+    public static extern TendonResult tendon_decode_net_character_state(IntPtr bytes, UIntPtr size, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_capture_net_character_state")]
+    public static extern TendonResult tendon_capture_net_character_state(IntPtr world, ulong character, out TendonNetCharacterState @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_capture_net_character_state")]
+    public static extern TendonResult tendon_capture_net_character_state(IntPtr world, ulong character, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_apply_net_character_state")]
+    public static extern TendonResult tendon_apply_net_character_state(IntPtr world, ulong character, ref TendonNetCharacterState state, ref int applied);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_apply_net_character_state")]
+    public static extern TendonResult tendon_apply_net_character_state(IntPtr world, ulong character, IntPtr state, IntPtr applied);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]
     public static extern TendonResult tendon_gltf_import(byte[] path, out IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_gltf_import")]

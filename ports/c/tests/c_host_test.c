@@ -426,6 +426,42 @@ static void TestCharacterAndRagdoll(TendonWorld* w) {
   CHECK(tendon_character_ragdoll(w, character) != 0);
   CHECK(tendon_deactivate_character(w, character, 0.2f, TENDON_HAND_BACK_AUTO) == TENDON_OK);
   CHECK(tendon_hit_character(w, character, 999, origin, origin, NULL) != TENDON_OK); /* no part 999 */
+  {
+    /* Network state: captured, through bytes, applied; stale messages and bad values refused. */
+    TendonNetCharacterState ns, back;
+    uint8_t msg[TENDON_MAX_NET_CHARACTER_STATE_BYTES];
+    size_t msg_size = 0;
+    int32_t applied = -1;
+    tendon_net_character_state_defaults(&ns);
+    CHECK(ns.limp_seconds > 0.39f && ns.limp_seconds < 0.41f && ns.active == 0);
+    CHECK(tendon_capture_net_character_state(w, character, &ns) == TENDON_OK && ns.generation == 1 && ns.active == 0);
+    ns.generation = 2;
+    ns.active = 1;
+    ns.strength = 0.5f;
+    ns.impulse.y = 20.0f;
+    CHECK(tendon_encode_net_character_state(&ns, msg, sizeof(msg), &msg_size) == TENDON_OK && msg_size == 13);
+    CHECK(tendon_decode_net_character_state(msg, msg_size, &back) == TENDON_OK && back.generation == 2 && back.active == 1);
+    CHECK(tendon_apply_net_character_state(w, character, &back, &applied) == TENDON_OK && applied == 1);
+    CHECK(tendon_get_character_state(w, character, &state) == TENDON_OK && state.active == 1 && state.generation == 2);
+    back.generation = 1; /* older */
+    CHECK(tendon_apply_net_character_state(w, character, &back, &applied) == TENDON_OK && applied == 0);
+    back.generation = 2;
+    back.active = 0;
+    CHECK(tendon_apply_net_character_state(w, character, &back, NULL) == TENDON_OK);
+    CHECK(tendon_get_character_state(w, character, &state) == TENDON_OK && state.active == 0);
+    CHECK(tendon_decode_net_character_state(msg, msg_size - 1, &back) == TENDON_ERROR_OUT_OF_RANGE &&
+          strcmp(tendon_last_error_field(), "in.impulse") == 0);
+    CHECK(tendon_decode_net_character_state(NULL, 4, &back) == TENDON_ERROR_NULL_ARGUMENT);
+    CHECK(tendon_encode_net_character_state(&ns, msg, 3, &msg_size) == TENDON_ERROR_NULL_BUFFER);
+    ns.strength = 2.0f;
+    CHECK(tendon_encode_net_character_state(&ns, msg, sizeof(msg), &msg_size) == TENDON_ERROR_OUT_OF_RANGE &&
+          strcmp(tendon_last_error_field(), "state.strength") == 0);
+    CHECK(tendon_apply_net_character_state(w, character, &ns, &applied) == TENDON_ERROR_OUT_OF_RANGE && applied == 0);
+    CHECK(tendon_apply_net_character_state(w, 0, &back, &applied) == TENDON_ERROR_STALE_HANDLE);
+    CHECK(tendon_apply_net_character_state(w, character, NULL, &applied) == TENDON_ERROR_NULL_ARGUMENT);
+    CHECK(tendon_capture_net_character_state(w, 0, &ns) == TENDON_ERROR_STALE_HANDLE);
+    CHECK(tendon_capture_net_character_state(NULL, character, &ns) == TENDON_ERROR_NULL_ARGUMENT);
+  }
   CHECK(tendon_unbind_character(w, character) == TENDON_OK);
 
   tendon_part_settings_defaults(&parts[0]);
@@ -1601,6 +1637,96 @@ static void TestFollow(void) {
   tendon_world_destroy(w);
 }
 
+static void TestNetSnapshots(void) {
+  TendonWorld* w = NewWorld();
+  TendonPartSettings parts[2];
+  TendonRagdollSettings rs;
+  TendonRagdollArchetypeId rarch = 0;
+  TendonRagdollBinding rb;
+  TendonRagdollId ragdoll = 0;
+  TendonTransform out[2], sent_parts[2], base_parts[2], got_parts[2];
+  TendonVec3 lin[2], ang[2];
+  TendonNetPoseSettings settings;
+  TendonNetPose sent, base, got;
+  uint8_t bytes[256];
+  size_t size = 0, max;
+  int32_t count = 0;
+  int f;
+
+  LimbSettings(parts, &rs);
+  CHECK(tendon_build_ragdoll_archetype(w, &rs, &rarch) == TENDON_OK);
+  tendon_ragdoll_binding_defaults(&rb);
+  rb.archetype = rarch;
+  rb.output_parts = out;
+  rb.output_part_count = 2;
+  CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_OK);
+  for (f = 0; f < 5; ++f) tendon_world_step(w, 1.0f / 60.0f, NULL);
+
+  tendon_net_pose_settings_defaults(&settings);
+  CHECK(settings.position_precision == 0.002f && settings.rotation_bits == 10 && settings.include_velocities == 0);
+  memset(&sent, 0, sizeof(sent));
+  sent.parts = sent_parts;
+  sent.part_count = 2;
+  sent.linear = lin;
+  sent.angular = ang;
+  sent.tick = 77;
+  CHECK(tendon_capture_ragdoll_pose(w, ragdoll, &sent) == TENDON_OK && sent.has_velocities == 1);
+  CHECK(Dist(sent_parts[1].translation, out[1].translation) == 0.0f);
+  max = tendon_max_net_pose_bytes(2, NULL);
+  CHECK(max > 20 && max <= sizeof(bytes));
+  CHECK(tendon_encode_net_pose(&sent, NULL, NULL, bytes, sizeof(bytes), &size) == TENDON_OK && size > 0 && size <= max);
+  CHECK(tendon_net_pose_part_count(bytes, size, &count) == TENDON_OK && count == 2);
+  base = sent;
+  base.parts = base_parts;
+  base.linear = base.angular = NULL;
+  CHECK(tendon_decode_net_pose(bytes, size, NULL, &settings, &base) == TENDON_OK && base.tick == 77);
+  CHECK(Dist(base_parts[1].translation, sent_parts[1].translation) < 0.002f);
+  /* Unchanged against the decoded baseline: a header. */
+  sent.tick = 80;
+  CHECK(tendon_encode_net_pose(&sent, &base, &settings, bytes, sizeof(bytes), &size) == TENDON_OK && size <= 8);
+  got = base;
+  got.parts = got_parts;
+  CHECK(tendon_decode_net_pose(bytes, size, &base, &settings, &got) == TENDON_OK && got.tick == 80);
+  CHECK(memcmp(got_parts, base_parts, sizeof(got_parts)) == 0);
+
+  /* Refusals, by code and field. */
+  CHECK(tendon_decode_net_pose(bytes, size, NULL, &settings, &got) == TENDON_ERROR_BAD_REFERENCE &&
+        Field("baseline"));
+  base.tick = 81;
+  CHECK(tendon_decode_net_pose(bytes, size, &base, &settings, &got) == TENDON_ERROR_BAD_REFERENCE &&
+        Field("baseline.tick"));
+  base.tick = 77;
+  CHECK(tendon_decode_net_pose(bytes, size - 1, &base, &settings, &got) == TENDON_ERROR_OUT_OF_RANGE);
+  bytes[1] ^= 0x10u;
+  CHECK(tendon_decode_net_pose(bytes, size, &base, &settings, &got) != TENDON_OK);
+  bytes[1] ^= 0x10u;
+  bytes[0] = 9;
+  CHECK(tendon_decode_net_pose(bytes, size, &base, &settings, &got) == TENDON_ERROR_OUT_OF_RANGE && Field("in.version"));
+  CHECK(tendon_net_pose_part_count(bytes, size, &count) == TENDON_ERROR_OUT_OF_RANGE && count == 0);
+  CHECK(tendon_decode_net_pose(NULL, 4, NULL, NULL, &got) == TENDON_ERROR_NULL_ARGUMENT && Field("bytes"));
+  CHECK(tendon_decode_net_pose(bytes, size, NULL, NULL, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  CHECK(tendon_encode_net_pose(&sent, NULL, NULL, bytes, 4, &size) == TENDON_ERROR_NULL_BUFFER && Field("out"));
+  CHECK(tendon_encode_net_pose(&sent, NULL, NULL, bytes, sizeof(bytes), NULL) == TENDON_ERROR_NULL_ARGUMENT &&
+        Field("written"));
+  CHECK(tendon_encode_net_pose(NULL, NULL, NULL, bytes, sizeof(bytes), &size) == TENDON_ERROR_NULL_ARGUMENT &&
+        Field("pose"));
+  settings.rotation_bits = 3;
+  CHECK(tendon_encode_net_pose(&sent, NULL, &settings, bytes, sizeof(bytes), &size) == TENDON_ERROR_OUT_OF_RANGE &&
+        Field("settings.rotation_bits"));
+  sent_parts[1].translation.x = NAN;
+  CHECK(tendon_encode_net_pose(&sent, NULL, NULL, bytes, sizeof(bytes), &size) == TENDON_ERROR_NOT_FINITE &&
+        tendon_last_error_item() == 1);
+  sent.part_count = -1;
+  CHECK(tendon_encode_net_pose(&sent, NULL, NULL, bytes, sizeof(bytes), &size) != TENDON_OK && Field("parts"));
+  sent.part_count = 3;
+  CHECK(tendon_capture_ragdoll_pose(w, ragdoll, &sent) == TENDON_ERROR_NULL_BUFFER && Field("out.parts"));
+  sent.part_count = 2;
+  CHECK(tendon_capture_ragdoll_pose(w, 0, &sent) == TENDON_ERROR_STALE_HANDLE && Field("ragdoll"));
+  CHECK(tendon_capture_ragdoll_pose(NULL, ragdoll, &sent) == TENDON_ERROR_NULL_ARGUMENT && Field("world"));
+  CHECK(tendon_capture_ragdoll_pose(w, ragdoll, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  tendon_world_destroy(w);
+}
+
 int main(void) {
   TendonWorldSettings ws;
   TendonWorld* w = NULL;
@@ -1671,6 +1797,7 @@ int main(void) {
   TestHostBodies();
   TestSnapshots();
   TestFollow();
+  TestNetSnapshots();
   CHECK(tendon_world_set_trace_file(w, NULL) == TENDON_OK);
   trace = fopen("/tmp/tendon_c_host_test_trace.json", "rb");
   CHECK(trace != NULL);

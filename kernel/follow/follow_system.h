@@ -1,4 +1,4 @@
-// kernel/net/follow_system.h: the ragdolls a World follows from received samples
+// kernel/follow/follow_system.h: the ragdolls a World follows from received samples
 // (tendon/follow.h), and the steering each Step gives them.
 //
 // What it does: per followed ragdoll, a ring of kFollowSampleCapacity samples sorted by

@@ -1,4 +1,4 @@
-// kernel/net/follow_system.cpp: following received samples (kernel/net/follow_system.h).
+// kernel/follow/follow_system.cpp: following received samples (kernel/follow/follow_system.h).
 //
 // The steering is a velocity, not a position: a part keeps its place in the solver, so its
 // joints and contacts act on it within the frame and it pushes what it meets, and a
@@ -8,7 +8,7 @@
 // carry velocities (a falling body between samples 50 ms apart bends by g dt^2 / 8 = 3 mm
 // off the chord; the curve follows it), else linear; rotations by nlerp (samples are a few
 // degrees apart at most at 20 per second).
-#include "kernel/net/follow_system.h"
+#include "kernel/follow/follow_system.h"
 
 #include <algorithm>
 #include <cmath>
