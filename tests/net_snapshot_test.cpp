@@ -316,6 +316,31 @@ TEST(NetPose, ADeltaSendsOnlyThePartsThatMovedAndTheRestRideTheRoot) {
   EXPECT_LT(e.degrees, 0.5f);
 }
 
+// A receiver holding several decoded baselines asks a message which one it needs: none for
+// a full pose, the baseline's tick modulo 2^16 for a delta; not a pose message: refused.
+TEST(NetPose, AMessageSaysWhichBaselineItNeeds) {
+  std::mt19937 rng(44);
+  PoseBuffer base = RandomPose(rng, 23);
+  base.pose.tick = 70000;  // past 2^16: the message carries the low 16 bits
+  const std::vector<std::byte> full = Encode(base.pose, nullptr);
+  Result<int32_t> needs = NetPoseBaselineTick(full);
+  ASSERT_TRUE(needs.ok());
+  EXPECT_EQ(needs.value(), -1);
+  PoseBuffer acked(23);
+  ASSERT_TRUE(DecodeNetPose(full, nullptr, {}, &acked.pose).ok());
+  PoseBuffer later = base;
+  later.pose.tick = 70003;
+  const std::vector<std::byte> delta = Encode(later.pose, &acked.pose);
+  needs = NetPoseBaselineTick(delta);
+  ASSERT_TRUE(needs.ok());
+  EXPECT_EQ(needs.value(), 70000 & 0xFFFF);
+  std::vector<std::byte> foreign = delta;
+  foreign[0] = std::byte{9};
+  EXPECT_EQ(NetPoseBaselineTick(foreign).error().field, "in.version");
+  EXPECT_EQ(NetPoseBaselineTick(std::span<const std::byte>(delta).first(1)).error().code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(NetPoseBaselineTick(std::span<const std::byte>(delta).first(3)).error().code, ErrorCode::kOutOfRange);
+}
+
 TEST(NetPose, APartBeyondThePositionRangeIsSentInFull) {
   std::mt19937 rng(43);
   PoseBuffer sent = RandomPose(rng, 5);

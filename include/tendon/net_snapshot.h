@@ -116,6 +116,10 @@ TENDON_API Error DecodeNetPose(std::span<const std::byte> in, const NetPose* bas
 // The part count a message says it carries (to size `out` before decoding); kOutOfRange
 // for bytes that are not a pose message of this version.
 TENDON_API Result<int32_t> NetPosePartCount(std::span<const std::byte> in);
+// Which baseline a message needs: -1 for a full pose (none), else the low 16 bits of the
+// baseline's tick, so a receiver holding several decoded baselines passes the one whose
+// tick matches. kOutOfRange for bytes that are not a pose message of this version.
+TENDON_API Result<int32_t> NetPoseBaselineTick(std::span<const std::byte> in);
 
 // A character's state, as a message of its own (sent when it changes).
 struct NetCharacterState {

@@ -1077,6 +1077,9 @@ TENDON_C_API TendonResult tendon_encode_net_pose(const TendonNetPose* pose, cons
 TENDON_C_API TendonResult tendon_decode_net_pose(const uint8_t* bytes, size_t size, const TendonNetPose* baseline,
                                                  const TendonNetPoseSettings* settings, TendonNetPose* out);
 TENDON_C_API TendonResult tendon_net_pose_part_count(const uint8_t* bytes, size_t size, int32_t* out);
+/* Which baseline a message needs: *out = -1 for a full pose, else the low 16 bits of the
+   baseline's tick (a receiver holding several baselines passes the one that matches). */
+TENDON_C_API TendonResult tendon_net_pose_baseline_tick(const uint8_t* bytes, size_t size, int32_t* out);
 /* The ragdoll's output frames, velocities (when out->linear is not NULL) and asleep flag
    into *out (part_count: the ragdoll's); out->tick is left as the host set it. */
 TENDON_C_API TendonResult tendon_capture_ragdoll_pose(const TendonWorld* world, TendonRagdollId ragdoll,

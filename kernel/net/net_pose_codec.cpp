@@ -262,6 +262,20 @@ Result<int32_t> NetPosePartCount(std::span<const std::byte> in) {
   return static_cast<int32_t>(count);
 }
 
+Result<int32_t> NetPoseBaselineTick(std::span<const std::byte> in) {
+  const Result<int32_t> count = NetPosePartCount(in);
+  if (!count.ok()) return count.error();
+  BitReader r(in);
+  r.Bits(8);  // version
+  r.Bits(8);  // part count
+  const bool has_baseline = r.Bool();
+  r.Bool();  // asleep
+  r.Bool();  // has_velocities
+  const uint32_t base_low = has_baseline ? r.Bits(16) : 0;
+  if (r.overflow()) return Fail(ErrorCode::kOutOfRange, -1, "in", "the message ends inside its header");
+  return has_baseline ? static_cast<int32_t>(base_low) : -1;
+}
+
 namespace {
 
 // Reads the message; writes into `out` only when kWrite (the first pass checks everything,

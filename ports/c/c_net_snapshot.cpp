@@ -140,6 +140,19 @@ TendonResult tendon_net_pose_part_count(const uint8_t* bytes, size_t size, int32
   });
 }
 
+TendonResult tendon_net_pose_baseline_tick(const uint8_t* bytes, size_t size, int32_t* out) {
+  if (bytes == nullptr && size > 0) return NullArgument(nullptr, "bytes");
+  if (out == nullptr) return NullArgument(nullptr, "out");
+  *out = 0;
+  return Guard(nullptr, [&] {
+    const tendon::Result<int32_t> r =
+        tendon::NetPoseBaselineTick(std::span(reinterpret_cast<const std::byte*>(bytes), size));
+    if (!r.ok()) return Record(nullptr, r.error());
+    *out = r.value();
+    return TENDON_OK;
+  });
+}
+
 TendonResult tendon_capture_ragdoll_pose(const TendonWorld* world, TendonRagdollId ragdoll, TendonNetPose* out) {
   if (world == nullptr) return NullArgument(nullptr, "world");
   if (out == nullptr) return NullArgument(Mutable(world), "out");

@@ -1676,6 +1676,7 @@ static void TestNetSnapshots(void) {
   CHECK(max > 20 && max <= sizeof(bytes));
   CHECK(tendon_encode_net_pose(&sent, NULL, NULL, bytes, sizeof(bytes), &size) == TENDON_OK && size > 0 && size <= max);
   CHECK(tendon_net_pose_part_count(bytes, size, &count) == TENDON_OK && count == 2);
+  CHECK(tendon_net_pose_baseline_tick(bytes, size, &count) == TENDON_OK && count == -1);
   base = sent;
   base.parts = base_parts;
   base.linear = base.angular = NULL;
@@ -1684,6 +1685,7 @@ static void TestNetSnapshots(void) {
   /* Unchanged against the decoded baseline: a header. */
   sent.tick = 80;
   CHECK(tendon_encode_net_pose(&sent, &base, &settings, bytes, sizeof(bytes), &size) == TENDON_OK && size <= 8);
+  CHECK(tendon_net_pose_baseline_tick(bytes, size, &count) == TENDON_OK && count == 77);
   got = base;
   got.parts = got_parts;
   CHECK(tendon_decode_net_pose(bytes, size, &base, &settings, &got) == TENDON_OK && got.tick == 80);
@@ -1703,6 +1705,8 @@ static void TestNetSnapshots(void) {
   bytes[0] = 9;
   CHECK(tendon_decode_net_pose(bytes, size, &base, &settings, &got) == TENDON_ERROR_OUT_OF_RANGE && Field("in.version"));
   CHECK(tendon_net_pose_part_count(bytes, size, &count) == TENDON_ERROR_OUT_OF_RANGE && count == 0);
+  CHECK(tendon_net_pose_baseline_tick(bytes, size, &count) == TENDON_ERROR_OUT_OF_RANGE && Field("in.version"));
+  CHECK(tendon_net_pose_baseline_tick(NULL, 4, &count) == TENDON_ERROR_NULL_ARGUMENT && Field("bytes"));
   CHECK(tendon_decode_net_pose(NULL, 4, NULL, NULL, &got) == TENDON_ERROR_NULL_ARGUMENT && Field("bytes"));
   CHECK(tendon_decode_net_pose(bytes, size, NULL, NULL, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
   CHECK(tendon_encode_net_pose(&sent, NULL, NULL, bytes, 4, &size) == TENDON_ERROR_NULL_BUFFER && Field("out"));
