@@ -80,6 +80,10 @@ struct VrmAvatarOptions {
   // kClips: the character's joint limits are learned from every clip of the asset (sampled
   // at 30 fps; an asset without clips is refused); kTable: the default table.
   LimitSource limit_source = LimitSource::kTable;
+  // What the character's parts do while it stands animated (CharacterSettings::
+  // inactive_bodies, docs/living-world.md): kNone (the default, costs nothing) lets ragdolls
+  // pass through; kKinematic keeps kinematic copies of its parts that active ragdolls land on.
+  CharacterInactiveBodies inactive_bodies = CharacterInactiveBodies::kNone;
 };
 
 class VrmAvatarArchetype {
