@@ -691,6 +691,12 @@ TENDON_C_API TendonResult tendon_set_ragdoll_part_velocity(TendonWorld* world, T
  * each array (the part count). */
 TENDON_C_API TendonResult tendon_get_ragdoll_velocities(const TendonWorld* world, TendonRagdollId ragdoll,
                                                         TendonVec3* linear, TendonVec3* angular, int32_t count);
+/* Every part's world frame as the last Step left it (what its output_parts holds), for any
+ * ragdoll, a character's included: `out` has room for `capacity` (at least the part count;
+ * 64 always does); *part_count (may be NULL) gets the part count. */
+TENDON_C_API TendonResult tendon_get_ragdoll_part_transforms(const TendonWorld* world, TendonRagdollId ragdoll,
+                                                             TendonTransform* out, int32_t capacity,
+                                                             int32_t* part_count);
 /* Whether it may fall asleep, and freezing as in TendonRagdollBinding (bools as int32_t). */
 TENDON_C_API TendonResult tendon_set_ragdoll_sleeping(TendonWorld* world, TendonRagdollId ragdoll, int32_t can_sleep,
                                                       int32_t freeze_when_asleep, float freeze_after_seconds);
@@ -1186,6 +1192,7 @@ typedef struct TendonVrmOptions {
   int32_t character; /* bool: build the ragdoll-able character when the file has a humanoid */
   float total_mass;
   TendonLimitSource limit_source;
+  TendonInactiveBodies inactive_bodies; /* the character's parts while it stands (TendonCharacterSettings) */
 } TendonVrmOptions;
 TENDON_C_API void tendon_vrm_options_defaults(TendonVrmOptions* options);
 /* Imports a .vrm / .gltf / .glb and builds its chains (and character) in the world. */
@@ -1196,6 +1203,10 @@ TENDON_C_API TendonResult tendon_load_vrm_kind_from_memory(TendonWorld* world, c
                                                            TendonVrmKindId* out);
 TENDON_C_API int32_t tendon_vrm_kind_bone_count(const TendonWorld* world, TendonVrmKindId kind);
 TENDON_C_API int32_t tendon_vrm_kind_joint_count(const TendonWorld* world, TendonVrmKindId kind);
+/* The character archetype the kind built (its parts: tendon_get_character_part_info), 0
+ * for a stale kind or one without a character (no humanoid, or options.character off). */
+TENDON_C_API TendonCharacterArchetypeId tendon_vrm_kind_character_archetype(const TendonWorld* world,
+                                                                            TendonVrmKindId kind);
 /* An avatar on buffers Tendon owns (bone_count transforms each), at model_world. */
 TENDON_C_API TendonResult tendon_bind_vrm_avatar(TendonWorld* world, TendonVrmKindId kind, TendonTransform model_world,
                                                  TendonVrmAvatarId* out);

@@ -180,6 +180,10 @@ class TENDON_API World {
   Result<Vec3> ThrowRagdoll(RagdollId ragdoll, Vec3 direction, float strength, float min_speed, float max_speed);
   // Every part's centre-of-mass velocity (m/s) and angular velocity (rad/s), world space.
   Error GetRagdollVelocities(RagdollId ragdoll, std::span<Vec3> linear, std::span<Vec3> angular) const;
+  // Every part's world frame as the last Step left it (what the binding's output_parts
+  // holds), for any ragdoll: a character's too, whose buffers the host never sees. `out`
+  // holds at least the part count (at most kMaxRagdollParts, 64); returns the part count.
+  Result<int32_t> GetRagdollPartTransforms(RagdollId ragdoll, std::span<Transform> out) const;
 
   // ---- host bodies (tendon/host_body.h) ----
   // A kinematic shape the host moves (a player's capsule, a car, a platform, a door):

@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -176,21 +177,36 @@ Result<Timed> MeasureRagdolls(Isa isa, const TaskHooks* pool, Clock::time_point 
 }  // namespace
 
 std::string CpuModelName() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
+  // stdio, not an ifstream: the WebAssembly module links this file, and an ifstream would
+  // pull libc++'s iostreams into it (docs/javascript.md, Size). A line longer than
+  // the buffer arrives in pieces; only a piece that starts a line can match a key.
+  std::FILE* in = std::fopen("/proc/cpuinfo", "r");
+  if (in == nullptr) return "";
+  char line[512];
+  bool at_line_start = true;
+  std::string found;
+  while (found.empty() && std::fgets(line, sizeof(line), in) != nullptr) {
+    const std::size_t length = std::strlen(line);
+    const bool starts_line = at_line_start;
+    at_line_start = length > 0 && line[length - 1] == '\n';
+    if (!starts_line) continue;
+    std::string text(line, at_line_start ? length - 1 : length);
     // x86: "model name : ..."; some ARM kernels: "Model : ...", others "Hardware : ...".
     for (const char* key : {"model name", "Model", "Hardware"}) {
-      if (line.rfind(key, 0) == 0) {
-        const std::size_t colon = line.find(':');
+      if (text.rfind(key, 0) == 0) {
+        const std::size_t colon = text.find(':');
         if (colon == std::string::npos) continue;
-        std::string value = line.substr(colon + 1);
+        std::string value = text.substr(colon + 1);
         value.erase(0, value.find_first_not_of(" \t"));
-        if (!value.empty()) return value;
+        if (!value.empty()) {
+          found = value;
+          break;
+        }
       }
     }
   }
-  return "";
+  std::fclose(in);
+  return found;
 }
 
 Result<DeviceProfile> CalibrateDevice(const CalibrationSettings& settings) {

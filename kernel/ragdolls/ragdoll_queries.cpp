@@ -11,6 +11,7 @@
 // Threading: the World's thread, between Steps (or on a finished frame's state).
 // Memory: none.
 #include <cmath>
+#include <string>
 
 #include "kernel/collide/part_distance.h"
 #include "kernel/collide/sphere_trace.h"
@@ -73,6 +74,18 @@ Vec3 RagdollSystem::Acceleration(RagdollId id) const {
   const RagdollSlot& r = store_.slots[id.index];
   RagdollGroup& g = const_cast<RagdollGroup&>(store_.groups[r.group]);
   return Vec3{g.LaneField(r.lane, kAccelX), g.LaneField(r.lane, kAccelY), g.LaneField(r.lane, kAccelZ)};
+}
+
+// From the output frames (the lanes hold the bodies' centres of mass, not the parts' frames).
+Result<int32_t> RagdollSystem::GetPartTransforms(RagdollId id, std::span<Transform> out) const {
+  if (!IsValid(id)) return Fail(ErrorCode::kStaleHandle, -1, "ragdoll", "the ragdoll handle is null or stale");
+  const RagdollSlot& r = store_.slots[id.index];
+  if (static_cast<int32_t>(out.size()) < r.part_count)
+    return Fail(ErrorCode::kNullBuffer, -1, "out",
+                "holds " + std::to_string(out.size()) + " transforms, fewer than the ragdoll's " +
+                    std::to_string(r.part_count) + " parts");
+  for (int32_t j = 0; j < r.part_count; ++j) out[j] = r.output[j];
+  return r.part_count;
 }
 
 Error RagdollSystem::EnergyForTest(RagdollId id, Vec3 gravity, std::span<PartEnergy> out) const {

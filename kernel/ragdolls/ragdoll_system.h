@@ -213,6 +213,7 @@ class RagdollSystem {
   bool IsAsleep(RagdollId id) const;
   bool IsFrozen(RagdollId id) const;
   Error GetVelocities(RagdollId id, std::span<Vec3> linear, std::span<Vec3> angular) const;
+  Result<int32_t> GetPartTransforms(RagdollId id, std::span<Transform> out) const;
   // The nearest part a ray meets (exact part shapes, by sphere tracing).
   bool Raycast(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const;
   // Feeds every bound instance's lane state, in slot order.

@@ -334,6 +334,9 @@ bool World::IsRagdollFrozen(RagdollId id) const { return impl_->ragdolls.IsFroze
 Error World::GetRagdollVelocities(RagdollId id, std::span<Vec3> linear, std::span<Vec3> angular) const {
   return impl_->ragdolls.GetVelocities(id, linear, angular);
 }
+Result<int32_t> World::GetRagdollPartTransforms(RagdollId id, std::span<Transform> out) const {
+  return impl_->ragdolls.GetPartTransforms(id, out);
+}
 bool World::RaycastRagdolls(Vec3 origin, Vec3 dir, float max_distance, RaycastHit* hit) const {
   RaycastHit unwanted;
   return impl_->ragdolls.Raycast(origin, dir, max_distance, hit != nullptr ? hit : &unwanted);

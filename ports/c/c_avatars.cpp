@@ -28,7 +28,7 @@ struct MirrorTable<TendonVrmOptions, VrmAvatarOptions> : TableOf<TendonVrmOption
   using Rows = RowList<Field<&C::character, &P::character>, Field<&C::total_mass, &P::total_mass>,
                        Field<&C::limit_source, &P::limit_source>,
                        // A layout choice with the same results (issue 41); C hosts get the default.
-                       NotInC<&P::strand_lanes>>;
+                       NotInC<&P::strand_lanes>, Field<&C::inactive_bodies, &P::inactive_bodies>>;
 };
 TENDON_C_CHECK_MIRROR(TendonVrmOptions, tendon::ports::VrmAvatarOptions);
 template <>
@@ -106,6 +106,8 @@ TendonResult tendon_load_vrm_kind(TendonWorld* world, const char* path, const Te
   if (out == nullptr) return NullArgument(world, "out");
   if (options != nullptr && OutOfEnum(EnumValue(options->limit_source), TENDON_LIMITS_CLIPS))
     return BadEnum(world, "options.limit_source");
+  if (options != nullptr && OutOfEnum(EnumValue(options->inactive_bodies), TENDON_INACTIVE_BODIES_KINEMATIC))
+    return BadEnum(world, "options.inactive_bodies");
   return Guard(world, [&] {
     return TakeKind(world, tendon::ports::VrmAvatarArchetype::Load(*world->world, path, OptionsToCpp(options)), out);
   });
@@ -117,6 +119,8 @@ TendonResult tendon_load_vrm_kind_from_memory(TendonWorld* world, const void* by
   if (out == nullptr) return NullArgument(world, "out");
   if (options != nullptr && OutOfEnum(EnumValue(options->limit_source), TENDON_LIMITS_CLIPS))
     return BadEnum(world, "options.limit_source");
+  if (options != nullptr && OutOfEnum(EnumValue(options->inactive_bodies), TENDON_INACTIVE_BODIES_KINEMATIC))
+    return BadEnum(world, "options.inactive_bodies");
   return Guard(world, [&] {
     const std::span<const uint8_t> span(static_cast<const uint8_t*>(bytes), size);
     return TakeKind(world,
@@ -134,6 +138,11 @@ int32_t tendon_vrm_kind_joint_count(const TendonWorld* world, TendonVrmKindId ki
   if (world == nullptr) return 0;
   const auto* k = FindKind(world, kind);
   return k != nullptr ? k->joint_count() : 0;
+}
+TendonCharacterArchetypeId tendon_vrm_kind_character_archetype(const TendonWorld* world, TendonVrmKindId kind) {
+  if (world == nullptr) return 0;
+  const auto* k = FindKind(world, kind);
+  return k != nullptr ? ToC(k->character()) : 0;
 }
 TendonResult tendon_bind_vrm_avatar(TendonWorld* world, TendonVrmKindId kind, TendonTransform model_world,
                                     TendonVrmAvatarId* out) {

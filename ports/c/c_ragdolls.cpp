@@ -328,6 +328,19 @@ TendonResult tendon_get_ragdoll_velocities(const TendonWorld* world, TendonRagdo
                                                                      Span(ConvertIn<tendon::Vec3*>(angular), count)));
   });
 }
+TendonResult tendon_get_ragdoll_part_transforms(const TendonWorld* world, TendonRagdollId ragdoll, TendonTransform* out,
+                                               int32_t capacity, int32_t* part_count) {
+  if (world == nullptr) return NullArgument(nullptr, "world");
+  if (out == nullptr) return NullArgument(Mutable(world), "out");
+  if (capacity < 0) return BadArrayError(Mutable(world), "capacity");
+  return Guard(Mutable(world), [&] {
+    auto read = world->world->GetRagdollPartTransforms(IdFromC<RagdollId>(ragdoll),
+                                                       Span(ConvertIn<tendon::Transform*>(out), capacity));
+    if (!read.ok()) return Record(Mutable(world), read.error());
+    if (part_count != nullptr) *part_count = read.value();
+    return TENDON_OK;
+  });
+}
 TendonResult tendon_set_ragdoll_sleeping(TendonWorld* world, TendonRagdollId ragdoll, int32_t can_sleep,
                                          int32_t freeze_when_asleep, float freeze_after_seconds) {
   if (world == nullptr) return NullArgument(nullptr, "world");

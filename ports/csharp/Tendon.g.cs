@@ -869,6 +869,7 @@ namespace Tendon {
     public int character;
     public float total_mass;
     public TendonLimitSource limit_source;
+    public TendonInactiveBodies inactive_bodies;
   }
 
   [StructLayout(LayoutKind.Sequential)]
@@ -1216,6 +1217,12 @@ namespace Tendon {
     public static extern TendonResult tendon_get_ragdoll_velocities(IntPtr world, ulong ragdoll, ref TendonVec3 linear, ref TendonVec3 angular, int count);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_ragdoll_velocities")]
     public static extern TendonResult tendon_get_ragdoll_velocities(IntPtr world, ulong ragdoll, IntPtr linear, IntPtr angular, int count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_ragdoll_part_transforms")]
+    public static extern TendonResult tendon_get_ragdoll_part_transforms(IntPtr world, ulong ragdoll, out TendonTransform @out, int capacity, ref int part_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_ragdoll_part_transforms")]
+    public static extern TendonResult tendon_get_ragdoll_part_transforms(IntPtr world, ulong ragdoll, out TendonTransform @out, int capacity, IntPtr part_count);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_get_ragdoll_part_transforms")]
+    public static extern TendonResult tendon_get_ragdoll_part_transforms(IntPtr world, ulong ragdoll, IntPtr @out, int capacity, IntPtr part_count);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_set_ragdoll_sleeping")]
     public static extern TendonResult tendon_set_ragdoll_sleeping(IntPtr world, ulong ragdoll, int can_sleep, int freeze_when_asleep, float freeze_after_seconds);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_raycast_ragdolls")]
@@ -1460,6 +1467,12 @@ namespace Tendon {
     public static extern TendonResult tendon_net_pose_part_count(IntPtr bytes, UIntPtr size, out int @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_pose_part_count")]
     public static extern TendonResult tendon_net_pose_part_count(IntPtr bytes, UIntPtr size, IntPtr @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_pose_baseline_tick")]
+    public static extern TendonResult tendon_net_pose_baseline_tick(ref byte bytes, UIntPtr size, out int @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_pose_baseline_tick")]
+    public static extern TendonResult tendon_net_pose_baseline_tick(IntPtr bytes, UIntPtr size, out int @out);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_net_pose_baseline_tick")]
+    public static extern TendonResult tendon_net_pose_baseline_tick(IntPtr bytes, UIntPtr size, IntPtr @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_capture_ragdoll_pose")]
     public static extern TendonResult tendon_capture_ragdoll_pose(IntPtr world, ulong ragdoll, out TendonNetPose @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_capture_ragdoll_pose")]
@@ -1586,6 +1599,8 @@ namespace Tendon {
     public static extern int tendon_vrm_kind_bone_count(IntPtr world, ulong kind);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_vrm_kind_joint_count")]
     public static extern int tendon_vrm_kind_joint_count(IntPtr world, ulong kind);
+    [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_vrm_kind_character_archetype")]
+    public static extern ulong tendon_vrm_kind_character_archetype(IntPtr world, ulong kind);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_bind_vrm_avatar")]
     public static extern TendonResult tendon_bind_vrm_avatar(IntPtr world, ulong kind, TendonTransform model_world, out ulong @out);
     [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "tendon_bind_vrm_avatar")]

@@ -613,6 +613,7 @@ int main(void) {
   printf(" character=%zu", offsetof(TendonVrmOptions, character));
   printf(" total_mass=%zu", offsetof(TendonVrmOptions, total_mass));
   printf(" limit_source=%zu", offsetof(TendonVrmOptions, limit_source));
+  printf(" inactive_bodies=%zu", offsetof(TendonVrmOptions, inactive_bodies));
   printf("\n");
   printf("struct TendonVrmAvatarBuffers %zu", sizeof(TendonVrmAvatarBuffers));
   printf(" model_world=%zu", offsetof(TendonVrmAvatarBuffers, model_world));

@@ -2,7 +2,11 @@
 // no image decoding or writing (Tendon reads no textures), nlohmann-json from Debian, and
 // its asserts off (tinygltf::Value::Get asserts on a type mismatch, where the importer
 // relies on it answering a null value: a malformed file must be an error, never an abort).
+// TINYGLTF_NO_FS: no file access of its own (its default reads through an ifstream, which
+// links libc++'s iostreams); the importer hands it callbacks (gltf_import.cpp, ReadWholeFile).
 #pragma once
+
+#define TINYGLTF_NO_FS
 
 #define TINYGLTF_NO_STB_IMAGE
 #define TINYGLTF_NO_STB_IMAGE_WRITE

@@ -540,6 +540,7 @@ Result<std::shared_ptr<const VrmAvatarArchetype>> VrmAvatarArchetype::Build(Worl
     cs.humanoid_bones = asset.humanoid;
     cs.total_mass = options.total_mass;
     cs.limit_source = options.limit_source;
+    cs.inactive_bodies = options.inactive_bodies;
     if (options.limit_source == LimitSource::kClips) {
       if (asset.clips.empty())
         return Refuse(asset, "animations", "limit_source is kClips, but the file has no animation clips to learn from");

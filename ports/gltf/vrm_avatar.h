@@ -89,6 +89,10 @@ struct VrmAvatarOptions {
   // the same either way (strands are independent in VRM's rule); only the speed differs.
   // C++ only: the C ABI builds with the default.
   bool strand_lanes = true;
+  // What the character's parts do while it stands animated (CharacterSettings::
+  // inactive_bodies, docs/living-world.md): kNone (the default, costs nothing) lets ragdolls
+  // pass through; kKinematic keeps kinematic copies of its parts that active ragdolls land on.
+  CharacterInactiveBodies inactive_bodies = CharacterInactiveBodies::kNone;
 };
 
 class VrmAvatarArchetype {

@@ -153,10 +153,15 @@ export class TendonAvatar {
   grab(part, worldPoint, options = {}) {
     if (!this.active) this.activate({ strength: options.strength ?? 0.15, anchored: 0 });
     const ragdoll = this.ragdoll;
-    // The part's own origin is driven: the API offers no part frames of a character's
-    // ragdoll to put the clicked point into the part's frame (see docs/three.md).
+    // The clicked point is driven, in the part's frame: activating put the parts where the
+    // character shows them, and ragdollPartTransforms reads them back (10 floats a part).
+    const frames = this.world.ragdollPartTransforms(ragdoll);
+    const o = part * kTransformFloats;
+    scratchQuat.set(frames[o + 3], frames[o + 4], frames[o + 5], frames[o + 6]).invert();
+    const local = new THREE.Vector3(worldPoint.x - frames[o], worldPoint.y - frames[o + 1], worldPoint.z - frames[o + 2])
+      .applyQuaternion(scratchQuat);
     const drive = this.world.addPartDrive(ragdoll, {
-      part, localPoint: [0, 0, 0], target: v3(worldPoint),
+      part, localPoint: v3(local), target: v3(worldPoint),
       responseTime: options.responseTime ?? 0.08,
       maxForce: options.maxForce ?? 4000,
       dampingRatio: options.dampingRatio ?? 1,
@@ -188,18 +193,21 @@ export class TendonAvatar {
   }
   // Hands the character back to the animation; the pose crossfades to the animation over
   // blendSeconds ('auto' holds a fallen body in the world, so a host that moves the model
-  // frame to where the body lies in the same frame sees no jump). Returns where the body
-  // lies: {position (the hips over the ground), yaw (radians about +Y, the way the body's
-  // head points: hips to head)}, for the host to move its model frame there first.
-  handBack(blendSeconds = 0.6) {
+  // frame to where the body lies in the same frame sees no jump). Returns where the model
+  // should stand to get up the right way for how the body lies (World.
+  // characterRecoveryRoot: upright, turned about +Y only): {position, quaternion, yaw
+  // (radians about +Y), facing}, for the host to move its model frame there first.
+  // legRoom (m): how far from the hips, toward the feet, the model's origin goes.
+  handBack(blendSeconds = 0.6, legRoom = 0) {
     for (const d of this.drives) this.dropDrive(d);
     this.drives.clear();
     const state = this.world.characterState(this.character);
-    const t = state.root.translation;
-    const lies = { position: new THREE.Vector3(t.x, 0, t.z), yaw: THREE.MathUtils.degToRad(state.headingDegrees),
-      facing: state.facing };
+    const root = this.world.characterRecoveryRoot(this.character, legRoom);
+    const quaternion = new THREE.Quaternion(root.rotation.x, root.rotation.y, root.rotation.z, root.rotation.w);
+    const stands = { position: new THREE.Vector3(root.translation.x, root.translation.y, root.translation.z), quaternion,
+      yaw: new THREE.Euler().setFromQuaternion(quaternion, "YXZ").y, facing: state.facing };
     this.world.deactivateCharacter(this.character, blendSeconds, "auto");
-    return lies;
+    return stands;
   }
   // The character part whose bone is `object` or its nearest mapped ancestor; -1: none.
   partOfObject(object) {
@@ -257,32 +265,18 @@ export class TendonThree {
     let kind = this.kinds.get(key);
     if (!kind) {
       const handle = this.world.loadVrmKind(bytes, { name, character: options.character ?? true,
-        totalMass: options.totalMass ?? 60 });
+        totalMass: options.totalMass ?? 60, inactiveBodies: options.inactiveBodies ?? "none" });
       const s = handle.skeleton;
       kind = { handle, key, skeleton: { boneCount: handle.boneCount, names: s.names, parents: Array.from(s.parents),
-        restLocal: s.restLocal }, partBones: null, archetype: 0n };
+        restLocal: s.restLocal }, partBones: null, archetype: handle.characterArchetype };
       this.kinds.set(key, kind);
     }
     return kind;
   }
 
-  // Tendon bone per part of the kind's character. The JavaScript API does not say which
-  // character archetype a VRM kind built, so the port builds a twin from the same skeleton
-  // and the same humanoid bones (three-vrm's, mapped to Tendon's bones by node) and reads
-  // its parts' bones: the character layout is a function of those alone. The twin is never
-  // bound (an archetype costs its description, no lanes).
-  partBonesOf(kind, vrm, bones, totalMass) {
+  // Tendon bone per part of the kind's character (the archetype the kind built).
+  partBonesOf(kind) {
     if (kind.partBones) return kind.partBones;
-    const humanoidBones = [];
-    for (const [role, entry] of Object.entries(vrm?.humanoid?.humanBones ?? {})) {
-      const bone = bones.indexOf(entry?.node);
-      if (bone >= 0) humanoidBones.push({ role, bone });
-    }
-    kind.archetype = this.world.buildCharacterArchetype({
-      name: `${kind.key} (tendon-three's part map)`, boneNames: kind.skeleton.names,
-      boneParents: kind.skeleton.parents, boneRestLocal: kind.skeleton.restLocal,
-      humanoidBones: humanoidBones.length ? humanoidBones : undefined, totalMass,
-    });
     const count = this.world.characterPartCount(kind.archetype);
     kind.partBones = [];
     for (let p = 0; p < count; ++p) kind.partBones.push(this.world.characterPartInfo(kind.archetype, p).bone);
@@ -292,7 +286,10 @@ export class TendonThree {
   // vrm: a three-vrm VRM (gltf.userData.vrm); gltf: the GLTFLoader result it came from;
   // bytes: the .vrm file's ArrayBuffer (Tendon imports it itself). options.key names the
   // file (avatars of one key share a kind; default: options.name), options.name names it in
-  // errors. The VRM's springBoneManager is left alone: never call its update.
+  // errors, options.inactiveBodies ('none' or 'kinematic': VrmOptions) says whether the
+  // standing character has kinematic copies of its parts that thrown bodies land on (per
+  // kind: the first avatar of a key decides). The VRM's springBoneManager is left alone:
+  // never call its update.
   addVrm(vrm, gltf, bytes, options = {}) {
     return this.add(gltf, vrm.scene, bytes, { ...options, vrm });
   }
@@ -307,7 +304,7 @@ export class TendonThree {
     root.updateMatrixWorld(true);
     scratchMatrix.copy(root.matrixWorld).decompose(scratchPos, scratchQuat, scratchScale);
     const handle = this.world.bindVrmAvatar(kind.handle, transformOf(scratchPos, scratchQuat, scratchScale));
-    if (handle.character) this.partBonesOf(kind, options.vrm, bones, options.totalMass ?? 60);
+    if (handle.character) this.partBonesOf(kind);
     const avatar = new TendonAvatar(this, { kind, handle, bones, root, vrm: options.vrm });
     if (!handle.character) this.pruneSpringsOnly(avatar, kind);
     this.avatars.push(avatar);

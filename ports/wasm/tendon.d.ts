@@ -208,6 +208,9 @@ export interface World {
   setRagdollPartVelocity(ragdoll: Id, part: number, linear: Vec3Like, angular: Vec3Like): void;
   /** Throws every dynamic part along `direction`; returns the velocity given. */
   throwRagdoll(ragdoll: Id, direction: Vec3Like, strength: number, minSpeed: number, maxSpeed: number): Vec3;
+  /** Every part's world frame as the last step left it, 10 floats a part (a copy), for any
+   *  ragdoll, a character's included; a stale id throws (TENDON_ERROR_STALE_HANDLE). */
+  ragdollPartTransforms(ragdoll: Id): Float32Array;
   /** The nearest ragdoll part on the ray, or null. */
   raycastRagdolls(origin: Vec3Like, direction: Vec3Like, maxDistance: number): RaycastHit | null;
   raycastStatic(origin: Vec3Like, direction: Vec3Like, maxDistance: number): RaycastHit | null;
@@ -293,6 +296,9 @@ export interface VrmKind {
   readonly skeleton: { names: string[]; parents: Int32Array; restLocal: Float32Array /* copy, 10 per bone */ };
   /** The file's skins: per palette slot its avatar bone, and 16 floats (column-major) inverse bind per slot (copies). */
   readonly skins: { joints: Int32Array; inverseBinds: Float32Array }[];
+  /** The character archetype the kind built (characterPartInfo gives each part's bone); 0n
+   *  without one (no humanoid, or `character: false`). */
+  readonly characterArchetype: Id;
   /** Frees the kind (unbind its avatars first). */
   unload(): void;
 }
@@ -478,4 +484,11 @@ export interface ContactEvent {
   distance: number;
   time: number;
 }
-export interface VrmOptions { character?: boolean; totalMass?: number; limitSource?: 'table' | 'clips' | number; }
+export interface VrmOptions {
+  character?: boolean;
+  totalMass?: number;
+  limitSource?: 'table' | 'clips' | number;
+  /** The character's parts while it stands animated: 'none' (default: ragdolls pass through
+   *  it) or 'kinematic' (kinematic copies that thrown ragdolls land on; docs/living-world.md). */
+  inactiveBodies?: 'none' | 'kinematic' | number;
+}

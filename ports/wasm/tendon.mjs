@@ -13,6 +13,8 @@
 import { layouts } from './tendon_layouts.mjs';
 
 export const TRANSFORM_FLOATS = 10;
+// A ragdoll's most parts (kernel/rigid/ragdoll_archetype.h, kMaxRagdollParts).
+const kMaxRagdollParts = 64;
 export const DEBUG_DRAW = Object.freeze({
   CHAIN_NODES: 0x001, CHAIN_LINKS: 0x002, CHAIN_COLLIDERS: 0x004, RAGDOLL_PARTS: 0x008, JOINTS: 0x010,
   JOINT_LIMITS: 0x020, CONTACTS: 0x040, HOST_BODIES: 0x080, SLEEPING: 0x100, ALL: 0x1ff,
@@ -615,6 +617,16 @@ class World {
       return this.tendon.readStruct('TendonVec3', out);
     });
   }
+  // Every part's world frame as the last step left it, 10 floats a part, for any ragdoll (a
+  // character's too, whose buffers are Tendon's): a copy, so it survives memory growth.
+  ragdollPartTransforms(ragdoll) {
+    return this._with((a, r) => {
+      const p = a.alloc(kMaxRagdollParts * TRANSFORM_FLOATS * 4);
+      const count = a.alloc(4);
+      this._call('tendon_get_ragdoll_part_transforms', ragdoll, p, kMaxRagdollParts, count);
+      return new Float32Array(r.HEAPF32.buffer, p, TRANSFORM_FLOATS * r.HEAP32[count >> 2]).slice();
+    });
+  }
   raycastRagdolls(origin, direction, maxDistance) {
     return this._raycast('tendon_raycast_ragdolls', origin, direction, maxDistance);
   }
@@ -856,6 +868,7 @@ class World {
       const world = this;
       return {
         id, boneCount: n, jointCount: r._tendon_vrm_kind_joint_count(w, id), skeleton: { names, parents, restLocal }, skins,
+        characterArchetype: BigInt.asUintN(64, r._tendon_vrm_kind_character_archetype(w, id)),
         unload() {
           world._call('tendon_unload_vrm_kind', id);
         },

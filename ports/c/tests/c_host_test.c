@@ -491,14 +491,20 @@ static void TestCharacterAndRagdoll(TendonWorld* w) {
   CHECK(tendon_unbind_ragdoll(w, ragdoll) == TENDON_OK);
 }
 
+static int Field(const char* field) { return strcmp(tendon_last_error_field(), field) == 0; }
+
 static void TestVrm(TendonWorld* w) {
   char path[1024];
   const char* data = getenv("TENDON_SHARED_DATA");
   TendonVrmKindId kind = 0;
   TendonVrmAvatarId avatar = 0;
   TendonVrmAvatarBuffers buf;
+  TendonVrmOptions options;
+  TendonTransform frames[32];
+  TendonCharacterArchetypeId archetype;
   FILE* probe;
-  int f, i, moved = 0;
+  int32_t f, parts;
+  int i, moved = 0;
   CHECK(tendon_load_vrm_kind(w, "/nonexistent/model.vrm", NULL, &kind) == TENDON_ERROR_IO);
   CHECK(strstr(tendon_last_error(), "/nonexistent/model.vrm") != NULL);
   CHECK(tendon_load_vrm_kind_from_memory(w, "not a glb", 9, "junk.glb", NULL, &kind) != TENDON_OK);
@@ -512,6 +518,17 @@ static void TestVrm(TendonWorld* w) {
   fclose(probe);
   CHECK(tendon_load_vrm_kind(w, path, NULL, &kind) == TENDON_OK);
   CHECK(tendon_vrm_kind_joint_count(w, kind) == 16 && tendon_vrm_kind_bone_count(w, kind) == 71);
+  /* The kind's character archetype: a humanoid's parts; none for a stale kind or a NULL world. */
+  archetype = tendon_vrm_kind_character_archetype(w, kind);
+  parts = tendon_character_part_count(w, archetype);
+  CHECK(archetype != 0 && parts > 8 && parts <= 32);
+  CHECK(tendon_vrm_kind_character_archetype(w, kind + ((uint64_t)1 << 32)) == 0);
+  CHECK(tendon_vrm_kind_character_archetype(NULL, kind) == 0);
+  /* inactive_bodies: an enum, refused by field when out of range. */
+  tendon_vrm_options_defaults(&options);
+  CHECK(options.inactive_bodies == TENDON_INACTIVE_BODIES_NONE);
+  options.inactive_bodies = (TendonInactiveBodies)7;
+  CHECK(tendon_load_vrm_kind(w, path, &options, &kind) == TENDON_ERROR_OUT_OF_RANGE && Field("options.inactive_bodies"));
   CHECK(tendon_bind_vrm_avatar(w, kind, At(5, 0, 0), &avatar) == TENDON_OK);
   CHECK(tendon_vrm_avatar_buffers(w, avatar, &buf) == TENDON_OK && buf.bone_count == 71 && buf.character != 0);
   for (f = 0; f < 60; ++f) {
@@ -523,6 +540,12 @@ static void TestVrm(TendonWorld* w) {
     moved += memcmp(&buf.output_local[i].rotation, &buf.animated_local[i].rotation, sizeof(TendonQuat)) != 0;
   }
   CHECK(moved >= 8); /* the springs' bones swing away from the animation */
+  /* An active character's ragdoll: its part frames, which no host buffer shows. */
+  CHECK(tendon_activate_character(w, buf.character, NULL) == TENDON_OK);
+  tendon_world_step(w, 1.0f / 60.0f, NULL);
+  CHECK(tendon_get_ragdoll_part_transforms(w, tendon_character_ragdoll(w, buf.character), frames, 32, &f) == TENDON_OK);
+  CHECK(f == parts);
+  CHECK(FiniteT(&frames[0]) && fabsf(frames[0].translation.x - 5.0f) < 1.0f && frames[0].translation.y > 0.3f);
   /* output_world is what the frame's lanes read: no writing it while a frame is in flight. */
   CHECK(tendon_vrm_avatar_update_world(w, avatar) == TENDON_OK);
   CHECK(tendon_world_begin_step(w, 1.0f / 60.0f) == TENDON_OK);
@@ -585,7 +608,6 @@ static TendonWorld* NewWorld(void) {
   CHECK(tendon_world_create(&ws, &w) == TENDON_OK && w != NULL);
   return w;
 }
-static int Field(const char* field) { return strcmp(tendon_last_error_field(), field) == 0; }
 static TendonQuat AboutZ(float radians) {
   TendonQuat q;
   q.x = q.y = 0.0f;
@@ -703,7 +725,8 @@ static void TestRagdollControls(void) {
   TendonRagdollBinding rb;
   TendonRagdollId ragdoll = 0, stale;
   TendonRagdollPartInfo info0, info1;
-  TendonTransform out[2], root = At(0, 1.5f, 0), states[2];
+  TendonTransform out[2], root = At(0, 1.5f, 0), states[2], frames[2];
+  int32_t frame_count;
   TendonVec3 lin[2], ang[2], zero = {0, 0, 0}, push = {5, 0, 0};
   TendonQuat targets[2];
   int f;
@@ -743,6 +766,15 @@ static void TestRagdollControls(void) {
   CHECK(tendon_get_ragdoll_velocities(w, ragdoll, lin, ang, 2) == TENDON_OK && fabsf(lin[0].x) < 1e-6f);
   tendon_world_step(w, 1.0f / 60.0f, NULL);
   CHECK(out[0].translation.y > 9.9f && out[0].translation.y < 10.0f); /* falling from 10 m */
+  /* The part frames, read back: what the step wrote into output_parts. */
+  frame_count = 0;
+  CHECK(tendon_get_ragdoll_part_transforms(w, ragdoll, frames, 2, &frame_count) == TENDON_OK && frame_count == 2);
+  CHECK(memcmp(frames, out, sizeof(frames)) == 0);
+  CHECK(tendon_get_ragdoll_part_transforms(w, ragdoll, frames, 2, NULL) == TENDON_OK);
+  CHECK(tendon_get_ragdoll_part_transforms(w, ragdoll, frames, 1, NULL) == TENDON_ERROR_NULL_BUFFER && Field("out"));
+  CHECK(tendon_get_ragdoll_part_transforms(w, ragdoll, NULL, 2, NULL) == TENDON_ERROR_NULL_ARGUMENT && Field("out"));
+  CHECK(tendon_get_ragdoll_part_transforms(w, ragdoll, frames, -1, NULL) == TENDON_ERROR_NULL_BUFFER && Field("capacity"));
+  CHECK(tendon_get_ragdoll_part_transforms(NULL, ragdoll, frames, 2, NULL) == TENDON_ERROR_NULL_ARGUMENT);
   CHECK(tendon_set_ragdoll_part_states(w, ragdoll, states, 1, NULL, 0, NULL, 0) == TENDON_ERROR_NULL_BUFFER && Field("parts"));
   CHECK(tendon_set_ragdoll_part_states(w, ragdoll, NULL, 2, NULL, 0, NULL, 0) == TENDON_ERROR_NULL_BUFFER && Field("parts"));
   CHECK(tendon_set_ragdoll_part_states(w, ragdoll, states, 2, lin, 1, NULL, 0) == TENDON_ERROR_NULL_BUFFER && Field("linear"));
@@ -812,6 +844,7 @@ static void TestRagdollControls(void) {
   CHECK(tendon_set_ragdoll_sleeping(w, stale, 1, 0, INFINITY) == TENDON_ERROR_STALE_HANDLE);
   CHECK(tendon_set_ragdoll_kinematic_root(w, stale, &root) == TENDON_ERROR_STALE_HANDLE);
   CHECK(tendon_get_ragdoll_velocities(w, stale, lin, ang, 2) == TENDON_ERROR_STALE_HANDLE);
+  CHECK(tendon_get_ragdoll_part_transforms(w, stale, frames, 2, NULL) == TENDON_ERROR_STALE_HANDLE && Field("ragdoll"));
   CHECK(tendon_remove_ragdoll_archetype(w, rarch) == TENDON_OK);
   CHECK(tendon_ragdoll_part_count(w, rarch) == 0);
   CHECK(tendon_bind_ragdoll(w, &rb, &ragdoll) == TENDON_ERROR_STALE_HANDLE);

@@ -117,17 +117,14 @@ async function addAvatar(bytes, name, index, key) {
   scene.add(vrm.scene);
   const walk = makeWalk(index);
   placeWalker(vrm.scene, walk, 0);
-  const avatar = port.addVrm(vrm, gltf, bytes, { name, key, character: kBench !== "springs" });
+  // Standing avatars keep kinematic copies of their parts (VrmOptions.inactiveBodies), so
+  // thrown bodies and the player bump into them and land on them (not in the benchmarks).
+  const avatar = port.addVrm(vrm, gltf, bytes, { name, key, character: kBench !== "springs",
+    inactiveBodies: kBench ? "none" : "kinematic" });
   const restRotations = [...(vrm.springBoneManager?.joints ?? [])].map((j) => ({
     bone: j.bone, rest: j.bone.quaternion.clone(),
   }));
-  const walker = { avatar, vrm, walk, mode: "walk", modeTime: 0, restRotations, capsule: 0n, flash: 0 };
-  if (avatar.hasCharacter && !kBench) {
-    // A host capsule on the standing avatar, so thrown bodies and the player bump into it
-    // (the VRM importer's characters have no kinematic copies: see docs/three.md).
-    walker.capsule = world.addHostBody({ shape: "capsule", radius: 0.22, halfHeight: 0.5,
-      transform: transformOf(vrm.scene.position.clone().setY(0.75)) });
-  }
+  const walker = { avatar, vrm, walk, mode: "walk", modeTime: 0, restRotations, flash: 0 };
   walkers.push(walker);
   $("avatar-count").textContent = String(walkers.length);
   return walker;
@@ -282,11 +279,6 @@ function setMode(walker, mode) {
   if (walker.mode === mode) return;
   walker.mode = mode;
   walker.modeTime = 0;
-  if (walker.capsule) {
-    // The standing capsule leaves while the body is a ragdoll (it would hold the body up).
-    const p = mode === "ragdoll" ? new THREE.Vector3(0, -50, 0) : walker.vrm.scene.position.clone().setY(0.75);
-    world.setHostBodyMotion(walker.capsule, transformOf(p), [0, 0, 0], [0, 0, 0]);
-  }
 }
 
 // Gets up where it lies once settled (or quiet for a second), facing the way it lies.
@@ -299,14 +291,15 @@ function updateWalker(walker, dt) {
     if (!state?.active) { setMode(walker, "walk"); return; }
     walker.quiet = state.speed < 0.35 ? (walker.quiet ?? 0) + dt : 0;
     if (walker.modeTime > 1.5 && (state.settled || walker.quiet > 0.8)) {
-      // The model frame to where the body lies, in the same frame as the hand-back.
-      const lies = avatar.handBack(0.8);
-      const { x, z } = lies.position;
+      // The model frame to where the body gets up (World.characterRecoveryRoot: upright,
+      // facing the way it lies), in the same frame as the hand-back.
+      const stands = avatar.handBack(0.8);
+      const { x, z } = stands.position;
       // re-centre the walk circle so the walk continues from where the body got up
       const w = walker.walk;
       w.centre.set(x - w.radius * Math.cos(w.angle), 0, z - w.radius * Math.sin(w.angle));
-      walker.vrm.scene.position.set(x, 0, z);
-      walker.vrm.scene.rotation.set(0, lies.yaw, 0);
+      walker.vrm.scene.position.copy(stands.position);
+      walker.vrm.scene.quaternion.copy(stands.quaternion);
       setMode(walker, "getup");
       hook.getUps += 1;
     }
@@ -324,9 +317,6 @@ function updateWalker(walker, dt) {
     walker.walk.phase += dt * Math.abs(walker.walk.speed) * 4.2;
   }
   animateLimbs(walker.vrm, walker.walk.phase, walking ? 1 : 0);
-  if (walker.capsule) {
-    world.moveHostBodyTo(walker.capsule, transformOf(walker.vrm.scene.position.clone().setY(0.75)));
-  }
 }
 
 // ---- contact events: hard impacts flash and count ----
@@ -343,12 +333,14 @@ function onContacts() {
     mesh.userData.size = Math.min(0.5, 0.06 * e.normalSpeed);
     scene.add(mesh);
     flashes.push(mesh);
-    // a standing avatar struck hard by a flying body goes down
-    if (e.bKind === "host_body") {
-      const struck = walkers.find((w) => w.capsule && w.capsule === e.bHostBody);
-      if (struck && struck.mode === "walk" && e.normalSpeed > 4) {
+    // a standing avatar struck hard by a flying body goes down (its kinematic copy is side B,
+    // reported as the character's own ragdoll)
+    if (e.bKind === "ragdoll" && e.normalSpeed > 4) {
+      const character = world.characterOfRagdoll(e.bRagdoll);
+      const struck = character ? walkers.find((w) => w.avatar.character === character) : null;
+      if (struck && struck.mode === "walk" && !struck.avatar.active) {
         setMode(struck, "ragdoll");
-        const push = -e.normalSpeed * 15; // N s: the normal points from the capsule toward the body
+        const push = -e.normalSpeed * 15; // N s: the normal points from the standing body toward the flying one
         struck.avatar.activate({ impulse: [e.normal.x * push, e.normal.y * push, e.normal.z * push] });
       }
     }

@@ -139,3 +139,36 @@ test("Port.ASpringsOnlyAvatarSwingsItsHairAndLeavesItsOtherBonesToTheAnimation",
     world.destroy();
   }
 });
+
+test("Port.AGrabDrivesTheClickedPointAndHandBackStandsTheModelUpright", async () => {
+  const gltf = await parse();
+  const vrm = gltf.userData.vrm;
+  const world = tendon.createWorld();
+  try {
+    world.buildStaticWorld({ planes: [{ normal: [0, 1, 0], offset: 0 }] });
+    const port = new TendonThree(tendon, world);
+    const avatar = port.addVrm(vrm, gltf, bytes(), { key: "godette-solid", name: "godette.vrm", inactiveBodies: "kinematic" });
+    // The parts map to bones through the kind's own character archetype.
+    assert.equal(avatar.kind.archetype, avatar.kind.handle.characterArchetype);
+    assert.match(avatar.kind.skeleton.names[avatar.partBones[0]], /hips|pelvis/i);
+    for (let f = 0; f < 5; ++f) port.update(1 / 60);
+    // Grab the hips 15 cm to the side of the part's origin: that point is driven, so it
+    // starts on its target (the part's origin would start 15 cm away).
+    const hipsBone = avatar.bones[avatar.partBones[0]];
+    const clicked = hipsBone.getWorldPosition(new THREE.Vector3()).add(new THREE.Vector3(0.15, 0, 0));
+    const grab = avatar.grab(0, clicked);
+    port.update(1 / 60);
+    const distance = world.partDriveState(grab.drive).distance;
+    assert.ok(distance < 0.05, `the clicked point stays near its target: ${distance.toFixed(3)} m`);
+    grab.release();
+    for (let f = 0; f < 120; ++f) port.update(1 / 60);
+    const lies = world.characterState(avatar.character).root.translation;
+    const stands = avatar.handBack(0.5);
+    assert.ok(Math.abs(stands.quaternion.x) < 1e-4 && Math.abs(stands.quaternion.z) < 1e-4, "upright: turned about +Y only");
+    assert.ok(Number.isFinite(stands.yaw));
+    assert.ok(Math.hypot(stands.position.x - lies.x, stands.position.z - lies.z) < 1, "where the body lies");
+    assert.ok(!world.characterState(avatar.character).active, "handed back");
+  } finally {
+    world.destroy();
+  }
+});

@@ -105,6 +105,29 @@ for (const flavour of flavours) {
       world.destroy();
     });
 
+    test('ragdollPartTransforms copies the part frames the step wrote, and refuses a stale ragdoll', () => {
+      const world = tendon.createWorld();
+      const archetype = world.buildRagdollArchetype({
+        parts: [{ parent: -1, shape: 'sphere', radius: 0.2, mass: 10 },
+          { parent: 0, shape: 'sphere', radius: 0.1, mass: 2, placement: { translation: [0, -0.4, 0] } }],
+      });
+      const ragdoll = world.bindRagdoll({ archetype, placement: { translation: [1, 3, 0] } });
+      for (let i = 0; i < 10; ++i) world.step(1 / 60);
+      const frames = world.ragdollPartTransforms(ragdoll.id);
+      assert.equal(frames.length, 20, '10 floats a part');
+      assert.deepEqual(Array.from(frames), Array.from(ragdoll.outputParts), 'what output_parts holds');
+      assert.ok(frames[1] < 3, `it fell: y ${frames[1]}`);
+      world.step(1 / 60);
+      assert.notEqual(frames[1], ragdoll.outputParts[1], 'a copy: the next step leaves it as it was');
+      const id = ragdoll.id;
+      ragdoll.unbind();
+      const stale = refusal(assert, () => world.ragdollPartTransforms(id));
+      assert.equal(stale.codeName, 'TENDON_ERROR_STALE_HANDLE');
+      assert.equal(stale.field, 'ragdoll');
+      assert.match(stale.message, /tendon_get_ragdoll_part_transforms: .*null or stale/);
+      world.destroy();
+    });
+
     test('a drive pulled past its break distance is one drive_broken event naming it', () => {
       const world = tendon.createWorld();
       world.buildStaticWorld({ planes: [{ normal: [0, 1, 0], offset: 0 }] });
@@ -286,6 +309,45 @@ for (const flavour of flavours) {
       assert.match(garbage.message, /junk\.vrm/);
       avatar.unbind();
       kind.unload();
+      world.destroy();
+    });
+
+    test('a VRM kind names its character archetype, and inactiveBodies kinematic gives the standing avatar a body a ragdoll lands on', { skip: !fs.existsSync(godettePath) && 'no ../shared/data' }, () => {
+      const world = tendon.createWorld();
+      world.buildStaticWorld({ planes: [{ normal: [0, 1, 0], offset: 0 }] });
+      const file = fs.readFileSync(godettePath);
+      const bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength);
+      const bad = refusal(assert, () => world.loadVrmKind(bytes, { name: 'Godette_vrm_v4.vrm', inactiveBodies: 'solid' }));
+      assert.match(bad.field, /inactiveBodies$/);
+      const badNumber = refusal(assert, () => world.loadVrmKind(bytes, { name: 'Godette_vrm_v4.vrm', inactiveBodies: 7 }));
+      assert.equal(badNumber.codeName, 'TENDON_ERROR_OUT_OF_RANGE');
+      assert.match(badNumber.message, /tendon_load_vrm_kind_from_memory: .*inactive_?[bB]odies.*enum/);
+      const ghost = world.loadVrmKind(bytes, { name: 'Godette_vrm_v4.vrm' });
+      const solid = world.loadVrmKind(bytes, { name: 'Godette_vrm_v4.vrm', inactiveBodies: 'kinematic' });
+      assert.notEqual(solid.characterArchetype, 0n);
+      const parts = world.characterPartCount(solid.characterArchetype);
+      assert.ok(parts > 8, `a humanoid's parts: ${parts}`);
+      const hips = world.characterPartInfo(solid.characterArchetype, 0);
+      assert.match(solid.skeleton.names[hips.bone], /hips|pelvis/i, 'part 0 sits on the hips (pelvis) bone');
+      // Each avatar stands in its rest pose; a ball drops on each one's head.
+      const landing = [];
+      for (const [kind, x] of [[ghost, -2], [solid, 2]]) {
+        const avatar = world.bindVrmAvatar(kind, { translation: [x, 0, 0] });
+        avatar.animatedLocal.set(kind.skeleton.restLocal);
+        const ball = world.buildRagdollArchetype({ parts: [{ parent: -1, shape: 'sphere', radius: 0.1, mass: 2 }] });
+        landing.push({ avatar, ball: world.bindRagdoll({ archetype: ball, placement: { translation: [x, 2.5, 0] } }), y: 2.5, stoppedAt: null });
+      }
+      // Where each ball first stops falling (its height stops going down): the ground, or her.
+      for (let i = 0; i < 90; ++i) {
+        world.step(1 / 60);
+        for (const l of landing) {
+          const y = l.ball.outputParts[1];
+          if (l.stoppedAt === null && l.y < 2.4 && y >= l.y - 1e-4) l.stoppedAt = l.y;  // once it fell
+          l.y = y;
+        }
+      }
+      assert.ok(landing[0].stoppedAt !== null && landing[0].stoppedAt < 0.2, `through the avatar without bodies, to the ground: ${landing[0].stoppedAt}`);
+      assert.ok(landing[1].stoppedAt !== null && landing[1].stoppedAt > 0.6, `stopped by the kinematic copy: ${landing[1].stoppedAt}`);
       world.destroy();
     });
   });
