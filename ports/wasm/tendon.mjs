@@ -271,28 +271,45 @@ class TendonModule {
       counted.add(c);
     }
   }
+  // A struct out of memory as an object of camelCase fields. The plan (each field's key,
+  // heap and element size) is made once per struct type: step() reads TendonFrameStats
+  // every frame, and converting its field names on every read was about a third of a
+  // 10-Godette springs frame's JavaScript (issue 39, section 6).
   readStruct(name, p) {
     const r = this.raw;
     const out = {};
-    for (const [field, offset, kind] of this.layouts[name].fields) {
+    for (const [key, offset, tag, heap, size, inner] of this.readPlan(name)) {
       const at = p + offset;
       let v;
-      if (typeof kind === 'string') {
-        const [heap, size] = kPrimitive[kind];
-        v = r[heap][at / size];
-        if (kind === 'u64') v = BigInt.asUintN(64, v);
-      } else if (kind.enum) {
-        v = r.HEAP32[at >> 2];
-      } else if (kind.struct) {
-        v = this.readStruct(kind.struct, at);
-      } else if (kind.ptr) {
-        v = r.HEAPU32[at >> 2];
-      } else if (kind.array) {
-        v = kind.array === 'u8' ? r.UTF8ToString(at, kind.count) : null;
-      }
-      out[camel(field)] = v;
+      if (tag === 0) v = r[heap][at / size];
+      else if (tag === 1) v = BigInt.asUintN(64, r[heap][at / size]);
+      else if (tag === 2) v = r.HEAP32[at >> 2];
+      else if (tag === 3) v = this.readStruct(inner, at);
+      else if (tag === 4) v = r.HEAPU32[at >> 2];
+      else if (tag === 5) v = r.UTF8ToString(at, size);
+      else v = null;
+      out[key] = v;
     }
     return out;
+  }
+  readPlan(name) {
+    this._readPlans ??= new Map();
+    let plan = this._readPlans.get(name);
+    if (plan) return plan;
+    plan = this.layouts[name].fields.map(([field, offset, kind]) => {
+      const key = camel(field);
+      if (typeof kind === 'string') {
+        const [heap, size] = kPrimitive[kind];
+        return [key, offset, kind === 'u64' ? 1 : 0, heap, size, null];
+      }
+      if (kind.enum) return [key, offset, 2, null, 0, null];
+      if (kind.struct) return [key, offset, 3, null, 0, kind.struct];
+      if (kind.ptr) return [key, offset, 4, null, 0, null];
+      if (kind.array === 'u8') return [key, offset, 5, null, kind.count, null];
+      return [key, offset, 6, null, 0, null];
+    });
+    this._readPlans.set(name, plan);
+    return plan;
   }
   string(s, arena) {
     const r = this.raw;
