@@ -272,21 +272,24 @@ class TendonModule {
     }
   }
   // A struct out of memory as an object of camelCase fields. The plan (each field's key,
-  // heap and element size) is made once per struct type: step() reads TendonFrameStats
-  // every frame, and converting its field names on every read was about a third of a
+  // heap and element size) is made once per struct type, and the heaps are fetched once per
+  // read: step() reads TendonFrameStats every frame, and converting its field names (and
+  // looking each heap up by name on the module) on every read was about a third of a
   // 10-Godette springs frame's JavaScript (issue 39, section 6).
   readStruct(name, p) {
     const r = this.raw;
+    const heaps = [r.HEAPF32, r.HEAPF64, r.HEAP8, r.HEAPU8, r.HEAP16, r.HEAPU16, r.HEAP32, r.HEAPU32, r.HEAP64, r.HEAPU64];
+    return this.readPlanned(this.readPlan(name), p, heaps);
+  }
+  readPlanned(plan, p, heaps) {
     const out = {};
-    for (const [key, offset, tag, heap, size, inner] of this.readPlan(name)) {
+    for (const [key, offset, tag, heap, size, inner] of plan) {
       const at = p + offset;
       let v;
-      if (tag === 0) v = r[heap][at / size];
-      else if (tag === 1) v = BigInt.asUintN(64, r[heap][at / size]);
-      else if (tag === 2) v = r.HEAP32[at >> 2];
-      else if (tag === 3) v = this.readStruct(inner, at);
-      else if (tag === 4) v = r.HEAPU32[at >> 2];
-      else if (tag === 5) v = r.UTF8ToString(at, size);
+      if (tag === 0) v = heaps[heap][at / size];
+      else if (tag === 1) v = BigInt.asUintN(64, heaps[heap][at / size]);
+      else if (tag === 3) v = this.readPlanned(inner, at, heaps);
+      else if (tag === 5) v = this.raw.UTF8ToString(at, size);
       else v = null;
       out[key] = v;
     }
@@ -296,17 +299,18 @@ class TendonModule {
     this._readPlans ??= new Map();
     let plan = this._readPlans.get(name);
     if (plan) return plan;
+    const heapIndex = ['HEAPF32', 'HEAPF64', 'HEAP8', 'HEAPU8', 'HEAP16', 'HEAPU16', 'HEAP32', 'HEAPU32', 'HEAP64', 'HEAPU64'];
     plan = this.layouts[name].fields.map(([field, offset, kind]) => {
       const key = camel(field);
       if (typeof kind === 'string') {
         const [heap, size] = kPrimitive[kind];
-        return [key, offset, kind === 'u64' ? 1 : 0, heap, size, null];
+        return [key, offset, kind === 'u64' ? 1 : 0, heapIndex.indexOf(heap), size, null];
       }
-      if (kind.enum) return [key, offset, 2, null, 0, null];
-      if (kind.struct) return [key, offset, 3, null, 0, kind.struct];
-      if (kind.ptr) return [key, offset, 4, null, 0, null];
-      if (kind.array === 'u8') return [key, offset, 5, null, kind.count, null];
-      return [key, offset, 6, null, 0, null];
+      if (kind.enum) return [key, offset, 0, heapIndex.indexOf('HEAP32'), 4, null];
+      if (kind.struct) return [key, offset, 3, -1, 0, this.readPlan(kind.struct)];
+      if (kind.ptr) return [key, offset, 0, heapIndex.indexOf('HEAPU32'), 4, null];
+      if (kind.array === 'u8') return [key, offset, 5, -1, kind.count, null];
+      return [key, offset, 6, -1, 0, null];
     });
     this._readPlans.set(name, plan);
     return plan;
