@@ -272,45 +272,54 @@ class TendonModule {
     }
   }
   // A struct out of memory as an object of camelCase fields. The plan (each field's key,
-  // heap and element size) is made once per struct type, and the heaps are fetched once per
-  // read: step() reads TendonFrameStats every frame, and converting its field names (and
-  // looking each heap up by name on the module) on every read was about a third of a
-  // 10-Godette springs frame's JavaScript (issue 39, section 6).
+  // offset and kind) is made once per struct type and the fields are read through one
+  // DataView: step() reads TendonFrameStats every frame, and converting its field names
+  // on every read (then indexing ten kinds of typed array from one site, a megamorphic
+  // load) cost about 100 us a read in Node, most of a small scene's frame (issue 39,
+  // section 6; now about 6 us, most of it adding the 43 keys to a fresh object).
   readStruct(name, p) {
-    const r = this.raw;
-    const heaps = [r.HEAPF32, r.HEAPF64, r.HEAP8, r.HEAPU8, r.HEAP16, r.HEAPU16, r.HEAP32, r.HEAPU32, r.HEAP64, r.HEAPU64];
-    return this.readPlanned(this.readPlan(name), p, heaps);
+    const buffer = this.raw.HEAPU8.buffer;
+    if (this._readView?.buffer !== buffer) this._readView = new DataView(buffer);
+    return this.readPlanned(this.readPlan(name), p, this._readView);
   }
-  readPlanned(plan, p, heaps) {
+  readPlanned(plan, p, d) {
     const out = {};
-    for (const [key, offset, tag, heap, size, inner] of plan) {
-      const at = p + offset;
+    for (let i = 0; i < plan.length; i += 4) {
+      const at = p + plan[i + 1];
       let v;
-      if (tag === 0) v = heaps[heap][at / size];
-      else if (tag === 1) v = BigInt.asUintN(64, heaps[heap][at / size]);
-      else if (tag === 3) v = this.readPlanned(inner, at, heaps);
-      else if (tag === 5) v = this.raw.UTF8ToString(at, size);
-      else v = null;
-      out[key] = v;
+      switch (plan[i + 2]) {
+        case 0: v = d.getFloat32(at, true); break;
+        case 1: v = d.getFloat64(at, true); break;
+        case 2: v = d.getInt8(at); break;
+        case 3: v = d.getUint8(at); break;
+        case 4: v = d.getInt16(at, true); break;
+        case 5: v = d.getUint16(at, true); break;
+        case 6: v = d.getInt32(at, true); break;
+        case 7: v = d.getUint32(at, true); break;
+        case 8: v = d.getBigInt64(at, true); break;
+        case 9: v = d.getBigUint64(at, true); break;
+        case 10: v = this.readPlanned(plan[i + 3], at, d); break;
+        case 11: v = this.raw.UTF8ToString(at, plan[i + 3]); break;
+        default: v = null;
+      }
+      out[plan[i]] = v;
     }
     return out;
   }
+  // Flat: key, offset, kind code (readPlanned's switch), and the nested plan or byte count.
   readPlan(name) {
     this._readPlans ??= new Map();
     let plan = this._readPlans.get(name);
     if (plan) return plan;
-    const heapIndex = ['HEAPF32', 'HEAPF64', 'HEAP8', 'HEAPU8', 'HEAP16', 'HEAPU16', 'HEAP32', 'HEAPU32', 'HEAP64', 'HEAPU64'];
-    plan = this.layouts[name].fields.map(([field, offset, kind]) => {
+    const codes = { f32: 0, f64: 1, i8: 2, u8: 3, i16: 4, u16: 5, i32: 6, u32: 7, i64: 8, u64: 9, ptr: 7, fn: 7 };
+    plan = this.layouts[name].fields.flatMap(([field, offset, kind]) => {
       const key = camel(field);
-      if (typeof kind === 'string') {
-        const [heap, size] = kPrimitive[kind];
-        return [key, offset, kind === 'u64' ? 1 : 0, heapIndex.indexOf(heap), size, null];
-      }
-      if (kind.enum) return [key, offset, 0, heapIndex.indexOf('HEAP32'), 4, null];
-      if (kind.struct) return [key, offset, 3, -1, 0, this.readPlan(kind.struct)];
-      if (kind.ptr) return [key, offset, 0, heapIndex.indexOf('HEAPU32'), 4, null];
-      if (kind.array === 'u8') return [key, offset, 5, -1, kind.count, null];
-      return [key, offset, 6, -1, 0, null];
+      if (typeof kind === 'string') return [key, offset, codes[kind] ?? 12, null];
+      if (kind.enum) return [key, offset, 6, null];
+      if (kind.struct) return [key, offset, 10, this.readPlan(kind.struct)];
+      if (kind.ptr) return [key, offset, 7, null];
+      if (kind.array === 'u8') return [key, offset, 11, kind.count];
+      return [key, offset, 12, null];
     });
     this._readPlans.set(name, plan);
     return plan;
@@ -903,7 +912,12 @@ class World {
       get animatedLocal() { return views.get('animatedLocal', b.animatedLocal, 10 * n); },
       get outputLocal() { return views.get('outputLocal', b.outputLocal, 10 * n); },
       get outputWorld() { return views.get('outputWorld', b.outputWorld, 10 * n); },
-      updateWorld() { world._call('tendon_vrm_avatar_update_world', id); },
+      // Called every frame per avatar without a character: the export named directly, not
+      // through _call's name-built lookup and argument array (0.5 us a call in Node).
+      updateWorld() {
+        const name = 'tendon_vrm_avatar_update_world';
+        t.check(r._tendon_vrm_avatar_update_world(world._live(name), id), name);
+      },
       unbind() { world._call('tendon_unbind_vrm_avatar', id); },
     };
   }
