@@ -330,7 +330,7 @@ export class TendonThree {
   // An avatar without a character changes only its spring joints' bones: the port then
   // writes only the bones the chains read (the joints, their colliders' bones, and every
   // ancestor of those, for the forward kinematics) and reads back only the joints and their
-  // tails, instead of the whole skeleton (Godette: 29 and 22 of 71 bones). An avatar with a
+  // tails, instead of the whole skeleton (Godette: 29 and 16 of 71 bones). An avatar with a
   // character, or whose springs three-vrm did not load, moves every bone.
   pruneSpringsOnly(avatar, kind) {
     const springs = avatar.vrm?.springBoneManager;
