@@ -127,6 +127,7 @@ export class TendonAvatar {
     this.drives = new Set();
     this.inputBones = null;  // null: every bone (see TendonThree.pruneSpringsOnly)
     this.outputBones = null;
+    this.rotationsOnly = false;  // true: readOutputs sets the springs' rotations only (pruneSpringsOnly)
     this.boneCount = handle.boneCount;
     this.character = handle.character || 0n;
   }
@@ -234,6 +235,18 @@ export class TendonAvatar {
     });
     return best;
   }
+  // The springs' frame out (readOutputs, for an avatar pruneSpringsOnly pruned): a spring
+  // writes its bones' rotations and nothing else (their translation and scale are the
+  // animated ones the port has just read from these very objects), so only the quaternions
+  // are set, as three-vrm's own update does: one Quaternion.set per bone, where
+  // applyLocals makes three setter calls.
+  applyRotations(locals) {
+    const bones = this.bones, only = this.outputBones;
+    for (let i = 0; i < only.length; ++i) {
+      const b = only[i], o = b * kTransformFloats;
+      bones[b].quaternion.set(locals[o + 3], locals[o + 4], locals[o + 5], locals[o + 6]);
+    }
+  }
   // Copies the simulated pose out of `outputLocal` (one frame's, or a replay's) into the
   // bones (only those the simulation moves: see TendonThree.pruneSpringsOnly).
   applyLocals(locals) {
@@ -314,7 +327,7 @@ export class TendonThree {
   // An avatar without a character changes only its spring joints' bones: the port then
   // writes only the bones the chains read (the joints, their colliders' bones, and every
   // ancestor of those, for the forward kinematics) and reads back only the joints and their
-  // tails, instead of the whole skeleton (Godette: 29 and 22 of 71 bones). An avatar with a
+  // tails, instead of the whole skeleton (Godette: 29 and 16 of 71 bones). An avatar with a
   // character, or whose springs three-vrm did not load, moves every bone.
   pruneSpringsOnly(avatar, kind) {
     const springs = avatar.vrm?.springBoneManager;
@@ -334,6 +347,7 @@ export class TendonThree {
     for (const b of [...inputs]) for (let p = kind.skeleton.parents[b]; p >= 0; p = kind.skeleton.parents[p]) inputs.add(p);
     avatar.inputBones = Int32Array.from([...inputs].sort((x, y) => x - y));
     avatar.outputBones = Int32Array.from([...outputs].sort((x, y) => x - y));
+    avatar.rotationsOnly = true;
   }
 
   remove(avatar) {
@@ -386,7 +400,8 @@ export class TendonThree {
   // After the step: the simulated locals into the three.js bones.
   readOutputs() {
     for (const a of this.avatars) {
-      a.applyLocals(a.handle.outputLocal);
+      if (a.rotationsOnly) a.applyRotations(a.handle.outputLocal);
+      else a.applyLocals(a.handle.outputLocal);
       a.vrm?.nodeConstraintManager?.update();
     }
   }

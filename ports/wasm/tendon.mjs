@@ -273,28 +273,58 @@ class TendonModule {
       counted.add(c);
     }
   }
+  // A struct out of memory as an object of camelCase fields. The plan (each field's key,
+  // offset and kind) is made once per struct type and the fields are read through one
+  // DataView: step() reads TendonFrameStats every frame, and converting its field names
+  // on every read (then indexing ten kinds of typed array from one site, a megamorphic
+  // load) cost about 100 us a read in Node, most of a small scene's frame (issue 39,
+  // section 6; now about 6 us, most of it adding the 43 keys to a fresh object).
   readStruct(name, p) {
-    const r = this.raw;
+    const buffer = this.raw.HEAPU8.buffer;
+    if (this._readView?.buffer !== buffer) this._readView = new DataView(buffer);
+    return this.readPlanned(this.readPlan(name), p, this._readView);
+  }
+  readPlanned(plan, p, d) {
     const out = {};
-    for (const [field, offset, kind] of this.layouts[name].fields) {
-      const at = p + offset;
+    for (let i = 0; i < plan.length; i += 4) {
+      const at = p + plan[i + 1];
       let v;
-      if (typeof kind === 'string') {
-        const [heap, size] = kPrimitive[kind];
-        v = r[heap][at / size];
-        if (kind === 'u64') v = BigInt.asUintN(64, v);
-      } else if (kind.enum) {
-        v = r.HEAP32[at >> 2];
-      } else if (kind.struct) {
-        v = this.readStruct(kind.struct, at);
-      } else if (kind.ptr) {
-        v = r.HEAPU32[at >> 2];
-      } else if (kind.array) {
-        v = kind.array === 'u8' ? r.UTF8ToString(at, kind.count) : null;
+      switch (plan[i + 2]) {
+        case 0: v = d.getFloat32(at, true); break;
+        case 1: v = d.getFloat64(at, true); break;
+        case 2: v = d.getInt8(at); break;
+        case 3: v = d.getUint8(at); break;
+        case 4: v = d.getInt16(at, true); break;
+        case 5: v = d.getUint16(at, true); break;
+        case 6: v = d.getInt32(at, true); break;
+        case 7: v = d.getUint32(at, true); break;
+        case 8: v = d.getBigInt64(at, true); break;
+        case 9: v = d.getBigUint64(at, true); break;
+        case 10: v = this.readPlanned(plan[i + 3], at, d); break;
+        case 11: v = this.raw.UTF8ToString(at, plan[i + 3]); break;
+        default: v = null;
       }
-      out[camel(field)] = v;
+      out[plan[i]] = v;
     }
     return out;
+  }
+  // Flat: key, offset, kind code (readPlanned's switch), and the nested plan or byte count.
+  readPlan(name) {
+    this._readPlans ??= new Map();
+    let plan = this._readPlans.get(name);
+    if (plan) return plan;
+    const codes = { f32: 0, f64: 1, i8: 2, u8: 3, i16: 4, u16: 5, i32: 6, u32: 7, i64: 8, u64: 9, ptr: 7, fn: 7 };
+    plan = this.layouts[name].fields.flatMap(([field, offset, kind]) => {
+      const key = camel(field);
+      if (typeof kind === 'string') return [key, offset, codes[kind] ?? 12, null];
+      if (kind.enum) return [key, offset, 6, null];
+      if (kind.struct) return [key, offset, 10, this.readPlan(kind.struct)];
+      if (kind.ptr) return [key, offset, 7, null];
+      if (kind.array === 'u8') return [key, offset, 11, kind.count];
+      return [key, offset, 12, null];
+    });
+    this._readPlans.set(name, plan);
+    return plan;
   }
   string(s, arena) {
     const r = this.raw;
@@ -895,7 +925,12 @@ class World {
       get animatedLocal() { return views.get('animatedLocal', b.animatedLocal, 10 * n); },
       get outputLocal() { return views.get('outputLocal', b.outputLocal, 10 * n); },
       get outputWorld() { return views.get('outputWorld', b.outputWorld, 10 * n); },
-      updateWorld() { world._call('tendon_vrm_avatar_update_world', id); },
+      // Called every frame per avatar without a character: the export named directly, not
+      // through _call's name-built lookup and argument array (0.5 us a call in Node).
+      updateWorld() {
+        const name = 'tendon_vrm_avatar_update_world';
+        t.check(r._tendon_vrm_avatar_update_world(world._live(name), id), name);
+      },
       unbind() { world._call('tendon_unbind_vrm_avatar', id); },
     };
   }

@@ -102,6 +102,33 @@ test("Port.HairSwingsWhenTheModelMovesAndTheBonesGetTheSimulatedPose", async () 
 });
 
 
+test("Port.ASpringsOnlyAvatarTakesOnlyRotationsBackSoItsSpringBonesKeepTheHostsTranslation", async () => {
+  const gltf = await parse();
+  const vrm = gltf.userData.vrm;
+  const world = tendon.createWorld();
+  try {
+    const port = new TendonThree(tendon, world);
+    const avatar = port.addVrm(vrm, gltf, bytes(), { key: "godette-springs", name: "godette.vrm", character: false });
+    const bone = [...vrm.springBoneManager.joints][0].bone;
+    // Not a float32: written back through Tendon's buffers it would come out rounded.
+    const y = bone.position.y + 0.1234567891;
+    bone.position.y = y;
+    for (let f = 0; f < 10; ++f) {
+      vrm.scene.position.x = 0.3 * Math.sin(f / 5);
+      port.updateVrms(1 / 60);
+      port.writeInputs();
+      world.step(1 / 60);
+      port.readOutputs();
+    }
+    assert.notEqual(Math.fround(y), y);
+    assert.equal(bone.position.y, y, "the spring bone's translation is the host's, never Tendon's float32 copy");
+    const o = avatar.bones.indexOf(bone) * 10;
+    assert.equal(Math.fround(bone.quaternion.w), avatar.handle.outputLocal[o + 6], "its rotation is Tendon's");
+  } finally {
+    world.destroy();
+  }
+});
+
 test("Port.ASpringsOnlyAvatarSwingsItsHairAndLeavesItsOtherBonesToTheAnimation", async () => {
   const gltf = await parse();
   const vrm = gltf.userData.vrm;
