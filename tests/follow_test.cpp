@@ -156,6 +156,7 @@ struct KeptPose {
 
 struct NetFigures : Figures {
   double bytes_per_body_second = 0;
+  double settled_bytes_per_body_second = 0;  // over the last second, the pile at rest
   double full_bytes = 0;      // mean size of a full message
   double delta_bytes = 0;     // mean size of a delta
   int64_t deltas = 0, fulls = 0, missing_baseline = 0;
@@ -192,7 +193,7 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
   KeptPose captured(n), decoded(n);
   std::vector<std::vector<std::vector<Transform>>> history;
   NetFigures fig;
-  double sum = 0, full_sum = 0, delta_sum = 0, bytes_sent = 0;
+  double sum = 0, full_sum = 0, delta_sum = 0, bytes_sent = 0, last_second_bytes = 0;
   int64_t samples = 0;
   const auto find = [](std::vector<std::pair<uint32_t, KeptPose>>& kept, auto match) -> const KeptPose* {
     for (auto& [tick, pose] : kept)
@@ -229,6 +230,7 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
         (baseline != nullptr ? delta_sum : full_sum) += static_cast<double>(size.value());
         ++(baseline != nullptr ? fig.deltas : fig.fulls);
         bytes_sent += static_cast<double>(size.value());
+        if (f > frames - 60) last_second_bytes += static_cast<double>(size.value());
         channel.Send(now, Packet{i, std::vector<std::byte>(message.begin(), message.end())});
       }
     }
@@ -271,6 +273,7 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
   fig.full_bytes = fig.fulls > 0 ? full_sum / static_cast<double>(fig.fulls) : 0;
   fig.delta_bytes = fig.deltas > 0 ? delta_sum / static_cast<double>(fig.deltas) : 0;
   fig.bytes_per_body_second = bytes_sent / (count * frames * static_cast<double>(kStep));
+  fig.settled_bytes_per_body_second = last_second_bytes / count;
   return fig;
 }
 
@@ -280,12 +283,14 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
 // interpolation delay), never non-finite, and the bandwidth per body is reported.
 TEST(Follow, APileSentAsNetworkSnapshotsOverALossyChannelStaysCloseAt20And60PerSecond) {
   TENDON_NEED_SHARED_DATA();
+  constexpr int kPileFrames = 420;  // 7 s: the pile falls, settles and sleeps
   for (int rate : {20, 60}) {
-    const NetFigures fig = RunPileOverSnapshots(rate, 150, 4);
+    const NetFigures fig = RunPileOverSnapshots(rate, kPileFrames, 4);
     std::printf("4 Jolt humans falling into a pile as network snapshots, %d/s, 10%% dropped, 50-150 ms: error per "
-                "part max %.1f mm, mean %.2f mm; %.0f bytes/s per body (full %.0f B x %lld, delta %.0f B x %lld; "
-                "%lld sent, %lld dropped)\n",
-                rate, 1000 * fig.max_error, 1000 * fig.mean_error, fig.bytes_per_body_second, fig.full_bytes,
+                "part max %.1f mm, mean %.2f mm; %.0f bytes/s per body over %d s, %.0f in the last second (full "
+                "%.0f B x %lld, delta %.0f B x %lld; %lld sent, %lld dropped)\n",
+                rate, 1000 * fig.max_error, 1000 * fig.mean_error, fig.bytes_per_body_second, kPileFrames / 60,
+                fig.settled_bytes_per_body_second, fig.full_bytes,
                 static_cast<long long>(fig.fulls), fig.delta_bytes, static_cast<long long>(fig.deltas),
                 static_cast<long long>(fig.sent), static_cast<long long>(fig.dropped));
     EXPECT_TRUE(fig.finite);
@@ -293,8 +298,13 @@ TEST(Follow, APileSentAsNetworkSnapshotsOverALossyChannelStaysCloseAt20And60PerS
     EXPECT_GT(fig.deltas, fig.fulls) << "acknowledged baselines make most messages deltas";
     EXPECT_EQ(fig.missing_baseline, 0);
     EXPECT_LE(fig.full_bytes, 240.0);
-    EXPECT_LT(fig.max_error, rate == 20 ? 0.20 : 0.03) << rate;
-    EXPECT_LT(fig.mean_error, rate == 20 ? 0.004 : 0.003) << rate;
+    // Measured (Release, x86-64, 7 s): 20/s max 209 mm (a part through an impact between two
+    // samples 50 ms apart), mean 1.18 mm; 60/s max 24.5 mm, mean 0.81 mm. The bounds leave
+    // room for another libm's pile (ARM64), which falls differently.
+    EXPECT_LT(fig.max_error, rate == 20 ? 0.30 : 0.04) << rate;
+    EXPECT_LT(fig.mean_error, rate == 20 ? 0.002 : 0.0015) << rate;
+    // At rest every body's message is the unchanged sleeping one (measured: 7 bytes).
+    EXPECT_LE(fig.settled_bytes_per_body_second, 8.0 * rate) << rate;
   }
 }
 
