@@ -11,11 +11,12 @@
 // Threading: one object, one thread. Memory: none; the spans are the caller's.
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <span>
+
+#include "kernel/core/snapshot_io.h"  // BitsOf
 
 namespace tendon::detail {
 
@@ -34,7 +35,7 @@ class BitWriter {
     }
   }
   void Bool(bool value) { Bits(value ? 1u : 0u, 1); }
-  void F32(float value) { Bits(std::bit_cast<uint32_t>(value), 32); }
+  void F32(float value) { Bits(BitsOf<uint32_t>(value), 32); }
   void VarUint(uint32_t value) {
     do {
       Bits(value & 0x7Fu, 7);
@@ -89,7 +90,7 @@ class BitReader {
     return value;
   }
   bool Bool() { return Bits(1) != 0; }
-  float F32() { return std::bit_cast<float>(Bits(32)); }
+  float F32() { return BitsOf<float>(Bits(32)); }
   // At most `max_groups` groups (a longer run is garbage: overflow).
   uint32_t VarUint(int32_t max_groups) {
     uint32_t value = 0;

@@ -10,11 +10,11 @@
 //      (rounded to nearest), little-endian: the reference's "Vector3F24"
 // An activation with an impulse at a generation under 128 is 13 bytes: the reference's
 // 10-byte push (Boolean8 and a Vector3F24) plus the version, the strength and the generation.
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "kernel/core/snapshot_io.h"
 #include "kernel/core/validation.h"
 #include "tendon/net_snapshot.h"
 
@@ -30,9 +30,9 @@ constexpr float kMaxImpulse = 1e8f;  // N s per component, as the World's impuls
 // The high 24 bits of a float, rounded to nearest; truncated instead where rounding would
 // carry it past kMaxImpulse, so that every message the decoder accepts is within it.
 uint32_t F24(float value) {
-  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  const uint32_t bits = detail::BitsOf<uint32_t>(value);
   const uint32_t rounded = (bits + 0x80u) >> 8;
-  return std::fabs(std::bit_cast<float>(rounded << 8)) <= kMaxImpulse ? rounded : bits >> 8;
+  return std::fabs(detail::BitsOf<float>(rounded << 8)) <= kMaxImpulse ? rounded : bits >> 8;
 }
 
 }  // namespace
@@ -110,7 +110,7 @@ Error DecodeNetCharacterState(std::span<const std::byte> in, NetCharacterState* 
     for (float& v : c) {
       const uint32_t bits = (byte(n) | (byte(n + 1) << 8) | (byte(n + 2) << 16)) << 8;
       n += 3;
-      v = std::bit_cast<float>(bits);
+      v = detail::BitsOf<float>(bits);
       if (!std::isfinite(v) || std::fabs(v) > kMaxImpulse)
         return Fail(ErrorCode::kNotFinite, -1, "in.impulse", "the impulse is not finite or beyond 1e8 N s");
     }
