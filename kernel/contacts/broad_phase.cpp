@@ -23,6 +23,7 @@ void BroadPhase::Reserve(int32_t total_parts, int32_t slot_count) {
   broad_.resize(total_parts);
   motion_.resize(total_parts);
   cores_.resize(total_parts);
+  shape_frames_.resize(total_parts);
   ragdoll_boxes_.resize(slot_count);
   box_order_.resize(slot_count);
   part_pairs_.resize(static_cast<std::size_t>(total_parts) * kPairsPerPart);
@@ -160,7 +161,9 @@ void BroadPhase::Run(RagdollStore& store, const Sleep& sleep, float frame_second
         const float spin = Length(body.w) * g.constants[j].extent;
         const float margin = (Length(body.v) + spin) * frame_seconds + 0.01f;
         motion_[box.first + j] = PairMotion{body.x, body.v, g.constants[j].extent, spin};
-        cores_[box.first + j] = CoreOf(g.shapes[j], Compose(Transform{body.x, body.q, {1, 1, 1}}, g.shape_in_body[j]));
+        const Transform& shape_frame = shape_frames_[box.first + j] =
+            Compose(Transform{body.x, body.q, {1, 1, 1}}, g.shape_in_body[j]);
+        cores_[box.first + j] = CoreOf(g.shapes[j], shape_frame);
         const Rot3 rot = RotationOf(body.q);
         Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
         for (const auto& p : g.pair_points[j]) {

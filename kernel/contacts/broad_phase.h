@@ -77,6 +77,10 @@ class BroadPhase {
   // PairContacts rejects most pairs in reach by their cores' distance alone, without
   // gathering the two poses from the blocks again.
   const PartCore& core(int32_t i) const { return cores_[i]; }
+  // The same body's shape frame in the world at the frame's start (its pose composed with
+  // the part's shape_in_body; the scale is 1): the core above was made from it, and
+  // PairContacts::Find measures the samples in it, so it is composed once per frame, here.
+  const Transform& shape_frame(int32_t i) const { return shape_frames_[i]; }
   // Pair slots there are room for (PairContacts and Islands size themselves by it).
   std::size_t pair_capacity() const { return part_pairs_.size(); }
 
@@ -126,6 +130,7 @@ class BroadPhase {
   std::vector<BroadEntry> broad_;  // per body (broad_[i].body == i)
   std::vector<PairMotion> motion_;  // per body
   std::vector<PartCore> cores_;     // per body
+  std::vector<Transform> shape_frames_;  // per body
   std::vector<RagdollBox> ragdoll_boxes_;  // per enabled ragdoll
   std::vector<int32_t> box_order_;
   std::vector<SweepScratch> sweep_scratch_;  // per worker

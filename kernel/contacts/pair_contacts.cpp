@@ -164,8 +164,11 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   assert(std::memcmp(&a.x, &ma.x, sizeof(Vec3)) == 0 && std::memcmp(&b.x, &mb.x, sizeof(Vec3)) == 0);
   const RigidPartConstants& ca = ga.constants[pa.part];
   const RigidPartConstants& cb = gb.constants[pb.part];
-  const Transform a_shape = Compose(Transform{a.x, a.q, {1, 1, 1}}, ga.shape_in_body[pa.part]);
-  const Transform b_shape = Compose(Transform{b.x, b.q, {1, 1, 1}}, gb.shape_in_body[pb.part]);
+  // Each shape's frame as the broad phase composed it from these same poses (bits).
+  const Transform& a_shape = broad_.shape_frame(pair.a);
+  const Transform& b_shape = broad_.shape_frame(pair.b);
+  // Each body's rotation matrix, made once for both directions' samples and the anchors.
+  const Rot3 ra = RotationOf(a.q), rb = RotationOf(b.q);
   // A penetration either part was placed in, or pushed out at the bounded speed last
   // frame, goes on being pushed out at that speed (see pair_kernel_impl.h).
   const float deferred = std::max(va.Part(kRbPairDeferLast, pa.part)[la], vb.Part(kRbPairDeferLast, pb.part)[lb]);
@@ -174,13 +177,13 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
   Candidate candidates[kPairCandidates];
   int32_t candidate_count = 0;
   // p is the body whose sample spheres are tested, q the body whose shape they meet.
-  auto find = [&](const BodyState& p, const RagdollGroup& gp, int32_t part_p, const BodyState& q,
+  auto find = [&](const BodyState& p, const Rot3& rp, const RagdollGroup& gp, int32_t part_p, const BodyState& q,
                   const RigidPartConstants& cq, const RagdollGroup& gq, int32_t part_q, bool p_is_a) {
     const Transform& q_shape = p_is_a ? b_shape : a_shape;
     // Every sample goes straight into q's shape frame, s = m sample + t, one matrix where
     // world and back would take two quaternion turns; the world point and normal are made
     // only for the samples kept.
-    const Rot3 rp = RotationOf(p.q), rs = RotationOf(q_shape.rotation);
+    const Rot3 rs = RotationOf(q_shape.rotation);
     const Rot3 m{ApplyInverse(rs, rp.x), ApplyInverse(rs, rp.y), ApplyInverse(rs, rp.z)};
     const Vec3 t = ApplyInverse(rs, p.x - q_shape.translation);
     const Vec3 q_origin = ApplyInverse(rs, q.x - q_shape.translation);  // q's body origin there
@@ -215,11 +218,10 @@ void PairContacts::FindOne(const PartPair& pair, float frame_seconds) {
       cd.point = cd.centre - cd.n * dist;
     }
   };
-  find(a, ga, pa.part, b, cb, gb, pb.part, true);
-  find(b, gb, pb.part, a, ca, ga, pa.part, false);
+  find(a, ra, ga, pa.part, b, cb, gb, pb.part, true);
+  find(b, rb, gb, pb.part, a, ca, ga, pa.part, false);
   int32_t chosen[kContactsPerPair];
   count = SelectContacts(candidates, candidate_count, chosen);
-  const Rot3 ra = RotationOf(a.q), rb = RotationOf(b.q);
   float separation[kContactsPerPair];
   for (int32_t k = 0; k < count; ++k) {
     const Candidate& cd = candidates[chosen[k]];
