@@ -382,6 +382,52 @@ TEST(Follow, AThrownBodyHandedOverMidFlightLandsWhereTheSendersCopyLands) {
   for (const Transform& t : receiver.out[0]) EXPECT_TRUE(IsFinite(t.translation));
 }
 
+// Ownership back again: a body the receiver simulated on its own (it rests 30 cm from where
+// the sender's copy rests) is taken back into following with a response time,
+// and glides to the sender's pose: no frame moves it by more than the steering allows
+// (error x frame / response time), and within 1.5 s it shows the sender's pose.
+TEST(Follow, ABodyTakenBackIntoFollowingGlidesToTheSendersPoseWithoutAJump) {
+  TENDON_NEED_SHARED_DATA();
+  const RagdollSettings human = Human();
+  Side sender(human, 1), receiver(human, 1);
+  // Both fall and come to rest the same way (the same World, bit for bit); then the
+  // receiver's copy is moved 0.3 m aside, as a body the receiver simulated on its own and
+  // that rests elsewhere.
+  for (int f = 0; f < 120; ++f) {
+    sender.w->Step(kStep);
+    receiver.w->Step(kStep);
+  }
+  std::vector<Transform> aside = receiver.out[0];
+  for (Transform& t : aside) t.translation.x += 0.3f;
+  ASSERT_TRUE(receiver.w->SetRagdollPartStates(receiver.ids[0], aside).ok());
+  for (int f = 0; f < 30; ++f) {
+    sender.w->Step(kStep);
+    receiver.w->Step(kStep);
+  }
+  const float apart = Length(receiver.out[0][0].translation - sender.out[0][0].translation);
+  ASSERT_GT(apart, 0.1f) << "the receiver's own copy came to rest elsewhere";
+  ASSERT_LT(apart, 0.5f) << "within the snap distance: steered, not placed";
+  FollowSettings fs;
+  fs.interpolation_delay_seconds = 0.05f;
+  fs.response_seconds = 0.25f;
+  ASSERT_TRUE(receiver.w->FollowRagdoll(receiver.ids[0], fs).ok());
+  float largest_step = 0;
+  for (int f = 151; f <= 240; ++f) {
+    sender.w->Step(kStep);
+    const Sample sample = sender.Take(0, f * static_cast<double>(kStep));
+    ASSERT_TRUE(receiver.w->PushFollowSample(receiver.ids[0], sample.time, sample.parts, sample.linear, sample.angular).ok());
+    const Vec3 before = receiver.out[0][0].translation;
+    receiver.w->Step(kStep);
+    largest_step = std::max(largest_step, Length(receiver.out[0][0].translation - before));
+  }
+  const float left = Length(receiver.out[0][0].translation - sender.out[0][0].translation);
+  std::printf("taken back into following %.1f cm from the sender's pose: the root's largest step in a frame %.2f cm, "
+              "%.2f cm from the sender's after 1.5 s\n",
+              100 * apart, 100 * largest_step, 100 * left);
+  EXPECT_LT(largest_step, apart * kStep / fs.response_seconds * 1.5f) << "no jump: steered over the response time";
+  EXPECT_LT(left, 0.02f);
+}
+
 // A still followed ball, and a ball the receiver simulates itself rolled into it at 4 m/s:
 // the receiver's ball is stopped by it (pushed), and the followed ball gives way for a
 // moment (pushed) and goes back where the samples say.
