@@ -94,6 +94,31 @@ struct Figures {
   double max_error = 0, mean_error = 0;
   bool finite = true;
   int64_t sent = 0, dropped = 0;
+  double error_sum = 0;
+  int64_t error_count = 0;
+
+  // After the receiver's Step of frame f (1-based): its poses are finite; after the first
+  // second (once the first samples have played), each part origin's distance from where
+  // the sender had it kDelayFrames earlier counts.
+  void Measure(const Side& receiver, const std::vector<std::vector<std::vector<Transform>>>& history, int f) {
+    for (const std::vector<Transform>& parts : receiver.out)
+      for (const Transform& t : parts) finite = finite && IsFinite(t.translation) && IsFinite(t.rotation);
+    if (f <= 60) return;
+    const auto& then = history[static_cast<std::size_t>(f - 1 - kDelayFrames)];
+    for (std::size_t i = 0; i < receiver.out.size(); ++i)
+      for (int j = 0; j < receiver.parts; ++j) {
+        const double e = Length(receiver.out[i][j].translation - then[i][j].translation);
+        max_error = std::max(max_error, e);
+        error_sum += e;
+        ++error_count;
+      }
+  }
+  template <class Channel>
+  void Finish(const Channel& channel) {
+    mean_error = error_count > 0 ? error_sum / static_cast<double>(error_count) : 0;
+    sent = channel.sent();
+    dropped = channel.dropped();
+  }
 };
 
 // The sender's pile falls for `frames` frames; every (60 / rate)th frame each ragdoll's
@@ -109,8 +134,6 @@ Figures RunPile(int rate, int frames, int count, TaskHooks hooks = {}, std::vect
   NetChannel<Sample> channel(42, 0.10, 0.050, 0.150);
   std::vector<std::vector<std::vector<Transform>>> history;  // sender's poses by frame
   Figures fig;
-  double sum = 0;
-  int64_t n = 0;
   for (int f = 1; f <= frames; ++f) {
     sender.w->Step(kStep);
     const double now = f * static_cast<double>(kStep);
@@ -122,21 +145,9 @@ Figures RunPile(int rate, int frames, int count, TaskHooks hooks = {}, std::vect
     });
     receiver.w->Step(kStep);
     if (hashes != nullptr) hashes->push_back(receiver.w->StateHash());
-    for (int i = 0; i < count; ++i)
-      for (const Transform& t : receiver.out[i]) fig.finite = fig.finite && IsFinite(t.translation) && IsFinite(t.rotation);
-    if (f <= 60) continue;
-    const auto& then = history[static_cast<std::size_t>(f - 1 - kDelayFrames)];
-    for (int i = 0; i < count; ++i)
-      for (int j = 0; j < receiver.parts; ++j) {
-        const double e = Length(receiver.out[i][j].translation - then[i][j].translation);
-        fig.max_error = std::max(fig.max_error, e);
-        sum += e;
-        ++n;
-      }
+    fig.Measure(receiver, history, f);
   }
-  fig.mean_error = n > 0 ? sum / static_cast<double>(n) : 0;
-  fig.sent = channel.sent();
-  fig.dropped = channel.dropped();
+  fig.Finish(channel);
   return fig;
 }
 
@@ -193,8 +204,7 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
   KeptPose captured(n), decoded(n);
   std::vector<std::vector<std::vector<Transform>>> history;
   NetFigures fig;
-  double sum = 0, full_sum = 0, delta_sum = 0, bytes_sent = 0, last_second_bytes = 0;
-  int64_t samples = 0;
+  double full_sum = 0, delta_sum = 0, bytes_sent = 0, last_second_bytes = 0;
   const auto find = [](std::vector<std::pair<uint32_t, KeptPose>>& kept, auto match) -> const KeptPose* {
     for (auto& [tick, pose] : kept)
       if (match(tick)) return &pose;
@@ -255,21 +265,9 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
                                                decoded.parts).ok());
     });
     receiver.w->Step(kStep);
-    for (int i = 0; i < count; ++i)
-      for (const Transform& t : receiver.out[i]) fig.finite = fig.finite && IsFinite(t.translation) && IsFinite(t.rotation);
-    if (f <= 60) continue;
-    const auto& then = history[static_cast<std::size_t>(f - 1 - kDelayFrames)];
-    for (int i = 0; i < count; ++i)
-      for (int j = 0; j < receiver.parts; ++j) {
-        const double e = Length(receiver.out[i][j].translation - then[i][j].translation);
-        fig.max_error = std::max(fig.max_error, e);
-        sum += e;
-        ++samples;
-      }
+    fig.Measure(receiver, history, f);
   }
-  fig.mean_error = samples > 0 ? sum / static_cast<double>(samples) : 0;
-  fig.sent = channel.sent();
-  fig.dropped = channel.dropped();
+  fig.Finish(channel);
   fig.full_bytes = fig.fulls > 0 ? full_sum / static_cast<double>(fig.fulls) : 0;
   fig.delta_bytes = fig.deltas > 0 ? delta_sum / static_cast<double>(fig.deltas) : 0;
   fig.bytes_per_body_second = bytes_sent / (count * frames * static_cast<double>(kStep));
