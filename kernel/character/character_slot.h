@@ -21,6 +21,7 @@
 
 #include "kernel/character/character_system.h"
 #include "kernel/core/finite.h"
+#include "kernel/core/rotation.h"
 #include "kernel/core/pose_streams.h"
 #include "kernel/core/validation.h"
 
@@ -43,15 +44,6 @@ inline void MustSucceed(const Error& e) {
 inline bool AllFinite(std::span<const Transform> t) { return AllFinite(t.data(), static_cast<int64_t>(t.size())); }
 
 inline Transform Rigid(const Transform& t) { return Transform{t.translation, Normalize(t.rotation), {1, 1, 1}}; }
-
-// The rotation vector (axis times angle) of unit q, shortest way round.
-inline Vec3 RotationVector(Quat q) {
-  if (q.w < 0) q = Quat{-q.x, -q.y, -q.z, -q.w};
-  const Vec3 v{q.x, q.y, q.z};
-  const float s = Length(v);
-  if (s < 1e-9f) return v * 2.0f;
-  return v * (2.0f * std::atan2(s, q.w) / s);
-}
 
 struct CharacterSystem::Slot {
   int32_t index = 0;  // its CharacterId::index

@@ -6,6 +6,8 @@
 // Threading: pure functions. Memory: none.
 #pragma once
 
+#include <cmath>
+
 #include "tendon/math.h"
 
 namespace tendon::detail {
@@ -31,6 +33,15 @@ inline Rot3 RotationOf(Quat q) {
 }
 inline Vec3 Apply(const Rot3& r, Vec3 v) { return r.x * v.x + r.y * v.y + r.z * v.z; }
 inline Vec3 ApplyInverse(const Rot3& r, Vec3 v) { return Vec3{Dot(r.x, v), Dot(r.y, v), Dot(r.z, v)}; }
+
+// The rotation vector (axis times angle) of unit q, the shorter way round.
+inline Vec3 RotationVector(Quat q) {
+  if (q.w < 0) q = Quat{-q.x, -q.y, -q.z, -q.w};
+  const Vec3 v{q.x, q.y, q.z};
+  const float s = Length(v);
+  if (s < 1e-9f) return v * 2.0f;
+  return v * (2.0f * std::atan2(s, q.w) / s);
+}
 
 inline constexpr float kPi = 3.14159265358979f;
 

@@ -22,15 +22,6 @@ namespace tendon::detail {
 
 namespace {
 
-// The rotation vector (axis * angle, the shorter way round) of a unit quaternion.
-Vec3 RotationVector(Quat q) {
-  if (q.w < 0) q = Quat{-q.x, -q.y, -q.z, -q.w};
-  const Vec3 u{q.x, q.y, q.z};
-  const float s = Length(u);
-  if (!(s > 1e-9f)) return u * 2.0f;
-  return u * (2.0f * std::atan2(s, q.w) / s);
-}
-
 // q turned by the rotation vector r.
 Quat Turned(Quat q, Vec3 r) {
   const float angle = Length(r);
