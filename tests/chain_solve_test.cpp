@@ -506,6 +506,80 @@ TEST(ChainWriteback, TheFlatScatterWritesTheGoodLocalWithTheWrittenRotation) {
   }
 }
 
+// output_world in lanes, in every instruction set: each lane's written world frame is
+// tendon::Compose of its parent's (its root parent for a root) and its written local (the
+// host's local with the writeback's local rotation), bit for bit, on frames that turn,
+// move and scale unevenly; the probe row is +-0 for a finite frame and NaN for a lane whose
+// local is not finite, and for its descendants only; a virtual tip gets no frame.
+TEST(ChainWriteback, WorldFramesAreTheScalarComposeOfTheWrittenLocalsBitForBit) {
+  constexpr int32_t kLanes = detail::kBlockLanes;
+  constexpr int32_t kNodes = 6;
+  // Two strands from root 0 (nodes 1-2 and 3), ending in virtual tips 4 and 5.
+  const int32_t parent[kNodes] = {-1, 0, 1, 0, 2, 3}, first_child[kNodes] = {1, 2, 4, 5, -1, -1};
+  std::vector<Transform> roots(kLanes);
+  std::vector<std::vector<Transform>> locals(kLanes, std::vector<Transform>(kNodes));
+  detail::AlignedFloats scratch(static_cast<std::size_t>(kNodes) * detail::kWritebackRowsPerNode * kLanes);
+  uint32_t seed = 12345u;
+  auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f;  // [-1, 1)
+  };
+  auto unit = [&] { return Normalize(Quat{next(), next(), next(), next()}); };
+  for (int32_t l = 0; l < kLanes; ++l) {
+    roots[l] = {{next() * 5, next() * 5, next() * 5}, unit(), {1.0f + 0.5f * next(), 1.2f, 0.8f + 0.1f * next()}};
+    for (int32_t k = 0; k < kNodes; ++k) {
+      locals[l][k] = {{next() * 0.3f, next() * 0.3f, next() * 0.3f}, unit(), {1.0f + 0.2f * next(), 1.0f, 0.9f}};
+      const Quat written = unit();
+      float* r = detail::WrittenLocalRotation(scratch.data(), k) + l;
+      r[0] = written.x, r[kLanes] = written.y, r[2 * kLanes] = written.z, r[3 * kLanes] = written.w;
+    }
+  }
+  locals[5 % kLanes][1].translation.y = std::nanf("");  // lane 5's node 1 (and so node 2) not finite
+  for (Isa isa : kConcreteIsas) {
+    if (!IsIsaSupported(isa)) continue;
+    detail::ChainBlockView v;
+    v.parent = parent;
+    v.first_child = first_child;
+    v.node_count = kNodes;
+    v.virtual_leaves = true;
+    detail::ChainPoseInput input;
+    for (int32_t l = 0; l < kLanes; ++l) {
+      input.root_parent[l] = &roots[l];
+      input.locals[l] = locals[l].data();
+    }
+    detail::AlignedFloats frames(static_cast<std::size_t>(kNodes) * detail::kWorldFrameFloatsPerNode);
+    std::fill(frames.data(), frames.data() + frames.size(), 7.0f);
+    detail::ChainKernelsFor(isa).world_frames(v, input, scratch.data(), frames.data());
+    for (int32_t l = 0; l < kLanes; ++l) {
+      Transform world[kNodes];
+      for (int32_t k = 0; k < kNodes; ++k) {
+        const float* f = detail::WrittenWorldFrame(frames.data(), k) + l;  // the rows
+        const float* lane_frame = detail::WrittenWorldFrameOfLane(frames.data(), k, l);
+        if (k >= 4) {  // the virtual tips
+          for (int32_t i = 0; i < detail::kWorldFrameFields; ++i) EXPECT_EQ(f[i * kLanes], 7.0f) << ToString(isa);
+          for (int32_t i = 0; i < detail::kWorldFrameLaneFloats; ++i) EXPECT_EQ(lane_frame[i], 7.0f) << ToString(isa);
+          continue;
+        }
+        Transform written = locals[l][k];
+        const float* r = detail::WrittenLocalRotation(scratch.data(), k) + l;
+        written.rotation = Quat{r[0], r[kLanes], r[2 * kLanes], r[3 * kLanes]};
+        world[k] = Compose(parent[k] < 0 ? roots[l] : world[parent[k]], written);
+        const bool bad = l == 5 % kLanes && (k == 1 || k == 2);
+        const std::string where = std::string(ToString(isa)) + " lane " + std::to_string(l) + " node " + std::to_string(k);
+        if (bad) {
+          EXPECT_TRUE(std::isnan(lane_frame[detail::kWorldFrameFields])) << where;
+          continue;
+        }
+        EXPECT_EQ(lane_frame[detail::kWorldFrameFields], 0.0f) << where;
+        const float got[10] = {f[0],          f[kLanes],     f[2 * kLanes], f[3 * kLanes], f[4 * kLanes],
+                               f[5 * kLanes], f[6 * kLanes], f[7 * kLanes], f[8 * kLanes], f[9 * kLanes]};
+        EXPECT_EQ(std::memcmp(got, &world[k], sizeof(Transform)), 0) << where;  // the rows children read
+        EXPECT_EQ(std::memcmp(lane_frame, &world[k], sizeof(Transform)), 0) << where;  // the host's copy
+      }
+    }
+  }
+}
+
 // The read's colliders on host frames, in every instruction set: each collider's world
 // shape is tendon::TransformPoint / Rotate's result bit for bit (a plane's normal turned
 // and radius 0; a sphere's second point its centre; a capsule's both ends; the radius

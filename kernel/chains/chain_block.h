@@ -223,6 +223,28 @@ inline float* WrittenWorldPosition(float* rows, int32_t node) {
   return rows + static_cast<std::size_t>(node) * kWorldFloatsPerNode + kWorldMatrixFloats * kBlockLanes;
 }
 
+// Every node's written world frame, for output_world (ChainBinding::output_world): per
+// node, the frame's ten floats (translation, rotation, scale, as tendon::Transform) in rows
+// of kBlockLanes floats (what its children compose on), then each lane's frame as twelve
+// consecutive floats: the ten, a probe (+-0 where the lane's frame is finite, NaN where
+// not) and one unused, so the per-bone copy to the host is contiguous. The caller's, one
+// per worker, filled by ChainKernels::world_frames.
+inline constexpr int32_t kWorldFrameFields = 10;
+inline constexpr int32_t kWorldFrameLaneFloats = 12;
+inline constexpr int32_t kWorldFrameFloatsPerNode = (kWorldFrameFields + kWorldFrameLaneFloats) * kBlockLanes;
+inline float* WrittenWorldFrame(float* rows, int32_t node) {
+  return rows + static_cast<std::size_t>(node) * kWorldFrameFloatsPerNode;
+}
+inline const float* WrittenWorldFrame(const float* rows, int32_t node) {
+  return rows + static_cast<std::size_t>(node) * kWorldFrameFloatsPerNode;
+}
+inline float* WrittenWorldFrameOfLane(float* rows, int32_t node, int32_t lane) {
+  return WrittenWorldFrame(rows, node) + kWorldFrameFields * kBlockLanes + lane * kWorldFrameLaneFloats;
+}
+inline const float* WrittenWorldFrameOfLane(const float* rows, int32_t node, int32_t lane) {
+  return WrittenWorldFrame(rows, node) + kWorldFrameFields * kBlockLanes + lane * kWorldFrameLaneFloats;
+}
+
 // How many blocks a solve call interleaves (see SolveSubstep in chain_kernel_verlet.h), and the
 // most one call takes.
 inline constexpr int32_t kSolveInterleave = 4;
@@ -278,6 +300,12 @@ struct ChainKernels {
   // Composes the animated world pose of every lane: B (position), R (rotation), the root
   // parents' rotations, and world scale (kSx..kSz).
   void (*pose)(const ChainBlockView& block, const ChainPoseInput& input);
+  // Fills every node's written world frame into `frames` (WrittenWorldFrame), after
+  // writeback filled `scratch`: the lane's root parent composed with its written locals
+  // (input.locals' translations and scales, the scratch's local rotations), parents first,
+  // each lane's bits those of tendon::Compose. Skips the virtual tips the writeback skipped
+  // (block.virtual_leaves), which have no host bone; input.roots_only is not read.
+  void (*world_frames)(const ChainBlockView& block, const ChainPoseInput& input, const float* scratch, float* frames);
   // True when every one of `count` floats (any alignment) is finite: the check of a lane's
   // host transforms before the pose reads them, in lanes.
   bool (*all_finite)(const float* values, int32_t count);

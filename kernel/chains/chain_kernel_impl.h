@@ -97,7 +97,8 @@ void Solve(const ChainBlockView* blocks, int32_t count, const ChainSolveParams& 
 // This translation unit's kernel set for lane type V (its instruction set), built once.
 template <class V>
 const ChainKernels& KernelTable(const char* name) {
-  static const ChainKernels kernels{&Solve<V>,          &Writeback<V>,          &Pose<V>, &AllFiniteFloats<V>,
+  static const ChainKernels kernels{&Solve<V>,          &Writeback<V>,          &Pose<V>, &WorldFrames<V>,
+                                    &AllFiniteFloats<V>,
 #if defined(__AVX2__)
                                     &GatherCheckTransforms,
 #else

@@ -7,7 +7,8 @@
 // inverse times it; with alpha < 1, the simulated direction interpolated from the previous
 // substep's ("Fix your timestep!", Fiedler 2004: render interpolation). StoreWorldMatrix:
 // the written world matrix, the rotation matrix of a unit quaternion (Shoemake 1985) with
-// its columns scaled. ScatterLocals: the written locals into the host's transforms.
+// its columns scaled. WorldFrames: output_world's frames, Compose's bits in lanes.
+// ScatterLocals: the written locals into the host's transforms.
 // Does not: solve (chain_kernel_verlet.h, chain_kernel_vrm.h) or compose the animated pose
 // it starts from (chain_kernel_pose.h).
 //
@@ -162,6 +163,64 @@ void Writeback(const ChainBlockView& b, float* scratch, float* finite_probe, flo
     WritebackLanes<V, false, false>(b, scratch, finite_probe, 1.0f, nullptr);
   } else {
     WritebackLanes<V, true, false>(b, scratch, finite_probe, alpha, nullptr);
+  }
+}
+
+// output_world in lanes (ChainKernels::world_frames): each node's written world frame is
+// its parent's (the lane's root parent for a root) composed with its written local: the
+// host's animated local with the writeback's local rotation in place of its own. The
+// arithmetic is tendon::Compose's in its order, unfused (QRotate and QMul are math.h's
+// Rotate and operator*), so each lane's bits are the scalar Compose's on every instruction
+// set. The probe is the ten floats' sum, left to right, times 0: the scalar test the
+// emission made per bone. The scalar emission it replaces composed 184 instructions a bone
+// (callgrind, a lone many-strand head, 43% of its Step).
+template <class V>
+void WorldFrames(const ChainBlockView& b, const ChainPoseInput& in, const float* scratch, float* frames) {
+  using O = Ops<V>;
+  constexpr int32_t kW = O::kSize;
+  static_assert(kWorldFrameFields == kTransformFloats, "a world frame row per Transform float");
+  alignas(64) float root[kTransformFloats][kBlockLanes];
+  alignas(64) float local[kTransformFloats][kBlockLanes];
+  TransposeTransforms(in.root_parent, root);
+  const V zero = O::Splat(0.0f);
+  for (int32_t k = 0; k < b.node_count; ++k) {
+    const int32_t parent = b.parent[k];
+    // The writeback wrote no local rotation for a virtual tip (and nothing reads its frame).
+    if (b.virtual_leaves && b.first_child[k] < 0 && parent >= 0) continue;
+    const Transform* node_locals[kBlockLanes];
+    for (int32_t l = 0; l < kBlockLanes; ++l) node_locals[l] = in.locals[l] + k;
+    TransposeTransforms(node_locals, local);
+    float* const out = WrittenWorldFrame(frames, k);
+    const float* const up = parent >= 0 ? WrittenWorldFrame(frames, parent) : nullptr;
+    const float* const local_rotation = WrittenLocalRotation(const_cast<float*>(scratch), k);
+    for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
+      V f[kTransformFloats];  // the parent's frame
+      for (int32_t i = 0; i < kTransformFloats; ++i) {
+        f[i] = up != nullptr ? O::Load(up + i * kBlockLanes + lane) : O::Load(root[i] + lane);
+      }
+      const V3<V> pt{f[0], f[1], f[2]}, ps{f[7], f[8], f[9]};
+      const Q4<V> pr{f[3], f[4], f[5], f[6]};
+      const V3<V> lt{O::Load(local[0] + lane), O::Load(local[1] + lane), O::Load(local[2] + lane)};
+      const V3<V> ls{O::Load(local[7] + lane), O::Load(local[8] + lane), O::Load(local[9] + lane)};
+      const Q4<V> lr = LoadRows<V>(local_rotation + lane);
+      const V3<V> t = Add(pt, QRotate(pr, V3<V>{ps.x * lt.x, ps.y * lt.y, ps.z * lt.z}));
+      const Q4<V> r = QMul(pr, lr);
+      const V3<V> s{ps.x * ls.x, ps.y * ls.y, ps.z * ls.z};
+      const V w[kTransformFloats] = {t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z};
+      // The rows, then each lane's twelve floats side by side (the ten, the probe, one
+      // unused) for the host copy.
+      alignas(64) float table[kWorldFrameLaneFloats][kW];
+      V sum = w[0];
+      for (int32_t i = 0; i < kTransformFloats; ++i) {
+        O::Store(out + i * kBlockLanes + lane, w[i]);
+        O::Store(table[i], w[i]);
+        if (i > 0) sum = sum + w[i];
+      }
+      O::Store(table[kTransformFloats], sum * zero);
+      O::Store(table[kTransformFloats + 1], zero);
+      static_assert(kWorldFrameLaneFloats == 12, "RowsToLanes12");
+      RowsToLanes12<kW>(table, WrittenWorldFrameOfLane(frames, k, lane));
+    }
   }
 }
 

@@ -77,6 +77,12 @@ int32_t ChainSystem::NewGroup(const ChainArchetype& a) {
   for (AlignedFloats& scratch : world_matrix_scratch_) {
     if (scratch.size() < matrix_floats) scratch.Resize(matrix_floats);
   }
+  const std::size_t frame_floats =
+      static_cast<std::size_t>(a.lane_nodes) * detail::kWorldFrameFloatsPerNode;
+  world_frame_scratch_.resize(writeback_scratch_.size());
+  for (AlignedFloats& scratch : world_frame_scratch_) {
+    if (scratch.size() < frame_floats) scratch.Resize(frame_floats);
+  }
   Group g;
   g.node_count = a.lane_nodes;
   g.collider_count = static_cast<int32_t>(a.topology.collider_kind.size());

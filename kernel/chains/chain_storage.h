@@ -54,6 +54,7 @@ struct ChainSystem::Group {
   int32_t bound_lanes = 0;             // their strands: the lanes they take when all are awake
   int32_t max_strands = 1;             // the most lanes one chain of the group takes
   int32_t matrix_stream_chains = 0;    // bound chains with matrix pose streams (their blocks fill world matrices)
+  int32_t world_frame_chains = 0;      // bound chains with output_world (their blocks fill world frames)
   int32_t full_pose_chains = 0;        // bound chains without ChainArchetype::vrm_roots_pose
   // The writeback's scatter, flattened per block: one entry per host bone of each awake
   // lane, in lane order, so that a block whose lanes all came out finite and have no pose
@@ -209,6 +210,7 @@ struct ChainSystem::Slot {
   // The host's pose streams (tendon/pose_layout.h), their bones in lane order.
   std::vector<detail::BoundPoseStream> streams;
   bool matrix_streams = false;  // some stream is not kLocalTrs: the writeback fills world matrices
+  bool world_frame_stream = false;  // output_world is bound: the writeback fills world frames
   // A host buffer of this chain is one a ragdoll or character reads or writes in its phase
   // (MarkDependents): the chain's pass waits for theirs (World::BeginStep).
   bool depends_on_bodies = false;

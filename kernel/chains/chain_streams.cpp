@@ -117,11 +117,16 @@ Error ChainSystem::BindStreams(const ChainBinding& b, const ChainArchetype& a, s
 }
 
 void ChainSystem::SetStreams(Slot& slot, std::vector<detail::BoundPoseStream> streams) {
-  bool matrices = false;
-  for (const detail::BoundPoseStream& s : streams) matrices = matrices || s.layout != PoseLayout::kLocalTrs;
+  bool matrices = false, frames = false;
+  for (const detail::BoundPoseStream& s : streams) {
+    matrices = matrices || s.layout != PoseLayout::kLocalTrs;
+    frames = frames || s.world_frames;
+  }
   groups_[slot.group].matrix_stream_chains += (matrices ? 1 : 0) - (slot.matrix_streams ? 1 : 0);
+  groups_[slot.group].world_frame_chains += (frames ? 1 : 0) - (slot.world_frame_stream ? 1 : 0);
   slot.streams = std::move(streams);
   slot.matrix_streams = matrices;
+  slot.world_frame_stream = frames;
   groups_[slot.group].lists_stale = true;  // a block with streams takes the per-lane path
 }
 

@@ -223,7 +223,8 @@ class ChainSystem {
   // matrices (the writeback), or from locals composed here (a reset, an unbind).
   Error BindStreams(const ChainBinding& b, const ChainArchetype& a, std::vector<BoundPoseStream>* out) const;
   void SetStreams(Slot& slot, std::vector<BoundPoseStream> streams);
-  void EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows, int32_t l);
+  void EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows,
+                       const float* world_frames, int32_t l);
   void EmitStreams(const Slot& slot, const ChainArchetype& a, int32_t begin, int32_t end, const Transform* locals,
                    const Transform& root_parent);
 
@@ -258,6 +259,7 @@ class ChainSystem {
   std::vector<WorkItem> work_;
   std::vector<AlignedFloats> writeback_scratch_;  // per worker (see WrittenLocalRotation)
   std::vector<AlignedFloats> world_matrix_scratch_;  // per worker (see WrittenWorldMatrix)
+  std::vector<AlignedFloats> world_frame_scratch_;   // per worker (see WrittenWorldFrame)
   std::vector<WorkItem> work_partitioned_;  // scratch for PartitionPasses
   std::vector<uint8_t> work_late_;          // per work item: in the second pass
   ChainPass passes_[2];

@@ -90,25 +90,44 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
       for (int32_t l = 0; l < kBlockLanes; ++l) probe_sum += finite_probe[l];
       const bool all_finite = probe_sum == 0.0f;
       const int32_t block = work_[i].block;
-      if (all_finite && g.scatter_by_lane[block] == 0) {
-        // The common block: every lane finite and no pose streams, one flat loop.
+      if (all_finite) {
+        // The common block, every lane finite: its host bones in one flat loop, then the
+        // pose streams of the lanes that have them.
         k->scatter(g.scatter.data() + g.scatter_begin[block], g.scatter.data() + g.scatter_begin[block + 1], scratch);
-        continue;
+        if (g.scatter_by_lane[block] == 0) continue;
       }
       const int32_t* const owners = g.lane_owner.data() + first_lane;
       const int32_t* const strands = g.lane_strand.data() + first_lane;
       Slot* const chains = chains_.data();
+      // output_world's frames in lanes, for a block where some lane's chain has it (the
+      // same root parents and locals the pose phase composed from).
+      float* world_frames = nullptr;
+      for (int32_t l = 0; g.world_frame_chains > 0 && l < kBlockLanes && world_frames == nullptr; ++l) {
+        if (owners[l] >= 0 && chains[owners[l]].world_frame_stream) {
+          world_frames = world_frame_scratch_[worker].data();
+          detail::ChainPoseInput input;
+          for (int32_t lane = 0; lane < kBlockLanes; ++lane) {
+            input.root_parent[lane] = g.pose_root_parent[first_lane + lane];
+            input.locals[lane] = g.pose_locals[first_lane + lane]->data() + g.pose_offset[first_lane + lane];
+          }
+          k->world_frames(v, input, scratch, world_frames);
+        }
+      }
       for (int32_t l = 0; l < kBlockLanes; ++l) {
         const int32_t owner = owners[l];
         if (owner < 0) continue;
         Slot& slot = chains[owner];
         const int32_t strand = strands[l];
+        const int32_t base = strand * v.node_count;
+        if (all_finite) {
+          if (!slot.streams.empty()) EmitLaneStreams(slot, strand, base, world_rows, world_frames, l);
+          continue;
+        }
         if (!(finite_probe[l] == 0.0f)) {
           ResetLane(v, l, slot, strand);
           ++work_counters_[i].reset;
           continue;
         }
-        const int32_t base = strand * v.node_count;
         // The slot's arrays in locals: a store to a host Transform may alias them as far as
         // the compiler knows, and it re-read them per bone (callgrind: the scatter went from
         // 38.5 to 37.8 M instructions over 404 Steps of 100 Godettes).
@@ -124,34 +143,29 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
           written.rotation = Quat{local[0], local[kBlockLanes], local[2 * kBlockLanes], local[3 * kBlockLanes]};
           output[real_host[r]] = written;
         }
-        if (!slot.streams.empty()) EmitLaneStreams(slot, strand, base, world_rows, l);
+        if (!slot.streams.empty()) EmitLaneStreams(slot, strand, base, world_rows, world_frames, l);
       }
     }
   };
   ParallelFor(tasks_, pass.end_work - pass.first_work, 1, task, {profiler_, "chains.writeback/task", kChainColor});
 }
 
-void ChainSystem::EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows, int32_t l) {
+void ChainSystem::EmitLaneStreams(const Slot& slot, int32_t strand, int32_t base, const float* world_rows,
+                                  const float* world_frames, int32_t l) {
   for (const detail::BoundPoseStream& stream : slot.streams) {
     if (stream.world_frames) {
-      // output_world: the strand's world frames from the locals just written. Only bones
-      // with a host element: a virtual tip is a leaf, so no written bone's frame needs one,
-      // and real nodes come parents first. The buffer is the host's Transform array itself.
-      const int32_t* const parent = archetypes_[slot.archetype].archetype.parent.data();
+      // output_world: the strand's world frames, composed in lanes from the locals just
+      // written (ChainKernels::world_frames, Compose's bits); here only the copy of each
+      // bone with a host element whose frame is finite (its probe is +-0). The buffer is
+      // the host's Transform array itself.
       const int32_t* const element = stream.element.data();
       Transform* const out = reinterpret_cast<Transform*>(stream.base);
-      PoseScratch scratch;
-      Transform* const world = scratch.world();
-      const Transform& root = slot.RootParent(strand);
       for (int32_t r = slot.strand_real_begin[strand]; r < slot.strand_real_begin[strand + 1]; ++r) {
         const int32_t node = slot.real_node[r];
-        const int32_t p = parent[node];
-        const Transform w = Compose(p < 0 ? root : world[p - base], slot.output[slot.real_host[r]]);
-        world[node - base] = w;
-        // x * 0 is 0 for finite x, NaN otherwise: one test for the ten fields.
-        const float probe = (w.translation.x + w.translation.y + w.translation.z + w.rotation.x + w.rotation.y +
-                             w.rotation.z + w.rotation.w + w.scale.x + w.scale.y + w.scale.z) * 0.0f;
-        if (element[node] >= 0 && probe == 0.0f) out[element[node]] = w;
+        const int32_t e = element[node];
+        const float* const f = detail::WrittenWorldFrameOfLane(world_frames, node - base, l);
+        if (e < 0 || !(f[detail::kWorldFrameFields] == 0.0f)) continue;
+        std::memcpy(static_cast<void*>(&out[e]), f, sizeof(Transform));
       }
       continue;
     }

@@ -51,6 +51,31 @@ inline void RecordImpact(const RigidBlockView& blk, int32_t part, int32_t lane, 
   StoreStepped(impulse_row, O::Select(touching, impulse, impulse_before), keep);
 }
 
+// True when no sphere of the part, in any lane of the batch, can touch its contact plane
+// at the body's pose b, told without the spheres' rotations: a sphere's centre is within
+// extent - radius of the centre of mass (RigidPartConstants::extent), so its depth is at
+// least n.x - offset - extent. The margin (1 cm, and 1e-5 of the distances for the
+// roundings of dot products far from the origin) keeps the bound on the safe side of
+// SolveContacts' own test, so skipping changes no result's bits. A powered character's
+// arms, head and trunk clear the floor by far more (issue 41: the static contacts were a
+// quarter of its Step).
+template <class V>
+inline bool OutOfReach(const RigidBlockView& blk, int32_t part, int32_t lane, const Body<V>& b,
+                       const RigidPartConstants& c) {
+  using O = Ops<V>;
+  const V extent = O::Splat(c.extent + 0.01f), relative = O::Splat(1e-5f);
+  for (int32_t k = 0; k < c.point_count; ++k) {
+    const V3<V> n{O::Load(blk.Contact(kCnx, part, k) + lane), O::Load(blk.Contact(kCny, part, k) + lane),
+                  O::Load(blk.Contact(kCnz, part, k) + lane)};
+    const V offset = O::Load(blk.Contact(kPlaneOffset, part, k) + lane);
+    const V along = Dot3(b.x, n);
+    const V slack = extent + (O::Abs(along) + O::Abs(offset)) * relative;
+    // A NaN anywhere fails the test, so such a lane takes the full path.
+    if (!O::AllOf(along - offset > slack)) return false;
+  }
+  return true;
+}
+
 // Contacts of one part against the static world: positions, against the frame's planes.
 // A few sweeps of sequential corrections let a box's corners share the push-out (one
 // sweep alone would spin a box that lands flat, and Jacobi averaging under-corrects a
@@ -68,6 +93,18 @@ inline void SolveContacts(const RigidBlockView& blk, int32_t part, int32_t lane,
   V lambdas[kMaxContactPoints];
   V depths[kMaxContactPoints];
   if (sp.find_static_contacts) FindStaticContacts(blk, part, lane, b, c, sp, keep);
+  if (sp.mesh_contact == nullptr && OutOfReach(blk, part, lane, b, c)) {
+    // What the loop below leaves when no lane touches, without its rotations: no sphere of
+    // any lane reaches its plane (the kNormalSpeed rows keep their last value, which only
+    // a touching lane reads).
+    for (int32_t k = 0; k < c.point_count; ++k) {
+      StoreStepped(blk.Contact(kTouching, part, k) + lane, zero, keep);
+      StoreStepped(blk.Contact(kLambdaN, part, k) + lane, zero, keep);
+      StoreStepped(blk.Contact(kLambdaSum, part, k) + lane, zero, keep);
+      StoreStepped(blk.Contact(kDeferred, part, k) + lane, zero, keep);
+    }
+    return;
+  }
   bool any_touching = false;
   for (int32_t k = 0; k < c.point_count; ++k) {
     const V3<V> local{O::Splat(c.points[k][0]), O::Splat(c.points[k][1]), O::Splat(c.points[k][2])};
