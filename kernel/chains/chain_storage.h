@@ -72,7 +72,7 @@ struct ChainSystem::Group {
   // LaneRareWork after the pose kernel (a snap, held input, colliders on its own nodes).
   std::vector<uint8_t> lane_rare;
   std::vector<int32_t> scatter_begin = std::vector<int32_t>(1, 0);  // per block, and one past the last
-  std::vector<uint8_t> scatter_by_lane;    // per block: some lane has pose streams (the per-lane path)
+  std::vector<uint8_t> scatter_by_lane;    // per block: some lane has pose streams (emitted lane by lane)
   bool lists_stale = true;
   // Whether kPos1x rather than kPos0x holds the current position in every block (all of
   // a group's blocks are solved in the same frames, so they share it; see kPos0x).

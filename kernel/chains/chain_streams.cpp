@@ -127,7 +127,7 @@ void ChainSystem::SetStreams(Slot& slot, std::vector<detail::BoundPoseStream> st
   slot.streams = std::move(streams);
   slot.matrix_streams = matrices;
   slot.world_frame_stream = frames;
-  groups_[slot.group].lists_stale = true;  // a block with streams takes the per-lane path
+  groups_[slot.group].lists_stale = true;  // a block with streams also emits them lane by lane
 }
 
 }  // namespace tendon::detail

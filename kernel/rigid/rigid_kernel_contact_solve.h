@@ -53,23 +53,26 @@ inline void RecordImpact(const RigidBlockView& blk, int32_t part, int32_t lane, 
 
 // True when no sphere of the part, in any lane of the batch, can touch its contact plane
 // at the body's pose b, told without the spheres' rotations: a sphere's centre is within
-// extent - radius of the centre of mass (RigidPartConstants::extent), so its depth is at
-// least n.x - offset - extent. The margin (1 cm, and 1e-5 of the distances for the
-// roundings of dot products far from the origin) keeps the bound on the safe side of
-// SolveContacts' own test, so skipping changes no result's bits. A powered character's
-// arms, head and trunk clear the floor by far more (issue 41: the static contacts were a
-// quarter of its Step).
+// extent - radius of the body's origin (RigidPartConstants::extent), so its depth is at
+// least x.n - offset - extent |n|. A host plane's normal is unit within 1e-3 (checked when
+// the static world is built; the shapes' normals are divided by their length), so the
+// extent counts 1.002 times. The margin (1 cm, and 1e-5 of the terms' magnitudes
+// |x_i n_i| and |offset| for the roundings of dot products far from the origin, where x.n
+// itself may cancel to near 0) keeps the bound on the safe side of SolveContacts' own
+// test, so skipping changes no result's bits. A powered character's arms, head and trunk
+// clear the floor by far more (issue 41: the static contacts were a quarter of its Step).
 template <class V>
 inline bool OutOfReach(const RigidBlockView& blk, int32_t part, int32_t lane, const Body<V>& b,
                        const RigidPartConstants& c) {
   using O = Ops<V>;
-  const V extent = O::Splat(c.extent + 0.01f), relative = O::Splat(1e-5f);
+  const V extent = O::Splat(c.extent * 1.002f + 0.01f), relative = O::Splat(1e-5f);
   for (int32_t k = 0; k < c.point_count; ++k) {
     const V3<V> n{O::Load(blk.Contact(kCnx, part, k) + lane), O::Load(blk.Contact(kCny, part, k) + lane),
                   O::Load(blk.Contact(kCnz, part, k) + lane)};
     const V offset = O::Load(blk.Contact(kPlaneOffset, part, k) + lane);
     const V along = Dot3(b.x, n);
-    const V slack = extent + (O::Abs(along) + O::Abs(offset)) * relative;
+    const V magnitude = O::Abs(b.x.x * n.x) + O::Abs(b.x.y * n.y) + O::Abs(b.x.z * n.z) + O::Abs(offset);
+    const V slack = extent + magnitude * relative;
     // A NaN anywhere fails the test, so such a lane takes the full path.
     if (!O::AllOf(along - offset > slack)) return false;
   }
