@@ -207,6 +207,9 @@ inline constexpr int32_t WrittenLocalRotationOffset(int32_t node) {
   return (node * kWritebackRowsPerNode + 4) * kBlockLanes;
 }
 inline float* WrittenLocalRotation(float* scratch, int32_t node) { return scratch + WrittenLocalRotationOffset(node); }
+inline const float* WrittenLocalRotation(const float* scratch, int32_t node) {
+  return scratch + WrittenLocalRotationOffset(node);
+}
 
 // The written world matrix of every node, for pose streams (tendon/pose_layout.h): per
 // node, each lane's row-major 3x4 of translation * rotation * diag(scale) as 12

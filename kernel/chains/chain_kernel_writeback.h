@@ -192,7 +192,7 @@ void WorldFrames(const ChainBlockView& b, const ChainPoseInput& in, const float*
     TransposeTransforms(node_locals, local);
     float* const out = WrittenWorldFrame(frames, k);
     const float* const up = parent >= 0 ? WrittenWorldFrame(frames, parent) : nullptr;
-    const float* const local_rotation = WrittenLocalRotation(const_cast<float*>(scratch), k);
+    const float* const local_rotation = WrittenLocalRotation(scratch, k);
     for (int32_t lane = 0; lane < kBlockLanes; lane += kW) {
       V f[kTransformFloats];  // the parent's frame
       for (int32_t i = 0; i < kTransformFloats; ++i) {

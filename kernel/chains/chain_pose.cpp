@@ -358,13 +358,7 @@ void ChainSystem::Pose(const ChainPass& pass) {
       detail::ChainPoseInput input;
       const int32_t first_lane = work_[i].block * kBlockLanes;
       // From the budget's per-lane lists (BuildLaneLists): no lookups of owner and strand.
-      const Transform* const* root_parent = g.pose_root_parent.data() + first_lane;
-      const std::vector<Transform>* const* locals = g.pose_locals.data() + first_lane;
-      const int32_t* offset = g.pose_offset.data() + first_lane;
-      for (int32_t l = 0; l < kBlockLanes; ++l) {
-        input.root_parent[l] = root_parent[l];
-        input.locals[l] = locals[l]->data() + offset[l];
-      }
+      g.FillPoseInput(first_lane, &input);
       const uint8_t* rare = g.lane_rare.data() + first_lane;
       uint32_t any_rare = 0;
       for (int32_t l = 0; l < kBlockLanes; ++l) any_rare |= rare[l];

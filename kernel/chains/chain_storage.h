@@ -68,6 +68,14 @@ struct ChainSystem::Group {
   std::vector<const Transform*> pose_root_parent;
   std::vector<const std::vector<Transform>*> pose_locals;
   std::vector<int32_t> pose_offset;
+  // The block's lanes' root parents and locals from those lists (what the pose kernel and
+  // the writeback's world frames compose from); leaves roots_only as it is.
+  void FillPoseInput(int32_t first_lane, detail::ChainPoseInput* input) const {
+    for (int32_t l = 0; l < kBlockLanes; ++l) {
+      input->root_parent[l] = pose_root_parent[first_lane + l];
+      input->locals[l] = pose_locals[first_lane + l]->data() + pose_offset[first_lane + l];
+    }
+  }
   // Per lane, written by its chain's read each frame: 1 when the lane needs
   // LaneRareWork after the pose kernel (a snap, held input, colliders on its own nodes).
   std::vector<uint8_t> lane_rare;

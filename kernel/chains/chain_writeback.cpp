@@ -106,10 +106,7 @@ void ChainSystem::Writeback(const ChainPass& pass, float alpha) {
         if (owners[l] >= 0 && chains[owners[l]].world_frame_stream) {
           world_frames = world_frame_scratch_[worker].data();
           detail::ChainPoseInput input;
-          for (int32_t lane = 0; lane < kBlockLanes; ++lane) {
-            input.root_parent[lane] = g.pose_root_parent[first_lane + lane];
-            input.locals[lane] = g.pose_locals[first_lane + lane]->data() + g.pose_offset[first_lane + lane];
-          }
+          g.FillPoseInput(first_lane, &input);
           k->world_frames(v, input, scratch, world_frames);
         }
       }
