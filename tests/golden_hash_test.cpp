@@ -66,22 +66,16 @@ struct Golden {
 //   frame's contacts and those that span the contact (the four nearest left a box resting
 //   on a box held along one edge, and it rocked off), and its position and velocity passes
 //   sweep its contacts kPairSweeps times (one sweep spun a box that landed flat).
-#if defined(__aarch64__)
-// ARM64 (glibc's sin and cos there give the scenes other last bits than x86-64's, so the
-// scene and pile hashes are this platform's; the crate heap, which uses neither, agrees).
-// Recorded under qemu-aarch64 (IEEE arithmetic is emulated exactly) at issue 13's ARM64 work,
-// and again at issue 15's island order, at its pairs in lanes and at its pair contacts
-// found in the shape's frame, and at issue 38's pair contacts and kTendon link collisions (NEON reproduces kScalarFma's).
-constexpr Golden kGolden[] = {
-    {Isa::kScalar, 0xa36fa16ff6874dd1ull, 0x345bdd0e60de6681ull, 0xfbb23f362fa3c00aull},
-    {Isa::kScalarFma, 0x5c20a2a1182ff396ull, 0xb1ef6a12844490fdull, 0x205fb77330899ed6ull},
-};
-#else
+// - ARM64, at issue 41: the same bits as x86-64 for every hash. Until then ARM64 had a
+//   table of its own, put down to glibc's sin and cos; it was g++ for aarch64 contracting
+//   a*b+c into FMAs in the tests' and the loaders' own arithmetic (the scene's animation,
+//   the pile's placement, the Jolt human's loaded frames). Tests and ports are compiled
+//   -ffp-contract=off as the kernel is, and qemu-aarch64 (IEEE arithmetic emulated
+//   exactly) reproduces the values below for the scalar, scalar+FMA and NEON kernels.
 constexpr Golden kGolden[] = {
     {Isa::kScalar, 0x2613c29f2fd43139ull, 0x345bdd0e60de6681ull, 0xce5747c1a219b95cull},
     {Isa::kScalarFma, 0x639810ef497b7860ull, 0xb1ef6a12844490fdull, 0x719114dc1d6d29ceull},
 };
-#endif
 
 // The recorded reference whose bits `isa` reproduces.
 const Golden& ReferenceOf(Isa isa) {
@@ -142,8 +136,8 @@ std::vector<uint64_t> RunPile(Isa isa) {
   return hashes;
 }
 
-// The hashes are per platform: the scenes' animation and placement go through the C
-// library's sin and cos, whose last bits are the platform's (see the ARM64 table).
+// The hashes are recorded on x86-64 and ARM64, which agree bit for bit; other platforms'
+// C libraries may round sin and cos (the scenes' animation and placement) otherwise.
 TEST(GoldenHash, EveryInstructionSetReproducesTheRecordedStateHashes) {
 #if !defined(__x86_64__) && !defined(_M_X64) && !defined(__aarch64__)
   GTEST_SKIP() << "hashes are recorded for x86-64 and ARM64 only";
