@@ -208,7 +208,7 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
   std::vector<std::vector<std::vector<Transform>>> history;
   NetFigures fig;
   double full_sum = 0, delta_sum = 0, bytes_sent = 0, last_second_bytes = 0;
-  std::vector<int64_t> asleep_since(count, -1);  // the first sending frame of its current sleep
+  std::vector<int64_t> asleep_since(count, -1);  // the first frame of its current sleep
   const auto find = [](std::vector<std::pair<uint32_t, KeptPose>>& kept, auto match) -> const KeptPose* {
     for (auto& [tick, pose] : kept)
       if (match(tick)) return &pose;
@@ -222,6 +222,11 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
     sender.w->Step(kStep);
     const double now = f * static_cast<double>(kStep);
     history.push_back(sender.out);
+    // Checked every frame: a body that wakes and sleeps again between two sent frames has moved.
+    for (int i = 0; i < count; ++i) {
+      if (!sender.w->IsRagdollAsleep(sender.ids[i])) asleep_since[i] = -1;
+      else if (asleep_since[i] < 0) asleep_since[i] = f;
+    }
     acks.Deliver(now, [&](const Ack& a) {
       if (!any_acked[a.ragdoll] || a.tick > acked[a.ragdoll]) acked[a.ragdoll] = a.tick;
       any_acked[a.ragdoll] = true;
@@ -245,9 +250,7 @@ NetFigures RunPileOverSnapshots(int rate, int frames, int count) {
         ++(baseline != nullptr ? fig.deltas : fig.fulls);
         bytes_sent += static_cast<double>(size.value());
         if (f > frames - 60) last_second_bytes += static_cast<double>(size.value());
-        // Asleep since before its baseline was sent: nothing has moved since.
-        if (!captured.pose.asleep) asleep_since[i] = -1;
-        else if (asleep_since[i] < 0) asleep_since[i] = f;
+        // Asleep without a break since before its baseline was sent: nothing has moved since.
         if (captured.pose.asleep && baseline != nullptr && asleep_since[i] >= 0 &&
             static_cast<int64_t>(base_tick) >= asleep_since[i]) {
           ++fig.asleep_messages;
@@ -308,19 +311,16 @@ TEST(Follow, APileSentAsNetworkSnapshotsOverALossyChannelStaysCloseAt20And60PerS
     EXPECT_GT(fig.deltas, fig.fulls) << "acknowledged baselines make most messages deltas";
     EXPECT_EQ(fig.missing_baseline, 0);
     EXPECT_LE(fig.full_bytes, 240.0);
-    // Measured (Release, 7 s): x86-64 20/s max 209 mm (a part through an impact between two
-    // samples 50 ms apart), mean 1.18 mm; 60/s max 24.5 mm, mean 0.81 mm. ARM64 (another
-    // libm: the pile falls otherwise, and not every body sleeps by 7 s): 20/s 156 mm,
-    // 1.36 mm; 60/s 64 mm, 0.88 mm; with the tests compiled unfused (a chaotic pile: any
-    // change of the test's own roundings moves it) 20/s 111 mm, 1.57 mm; 60/s 38 mm, 1.68 mm.
-    EXPECT_LT(fig.max_error, rate == 20 ? 0.30 : 0.10) << rate;
-    EXPECT_LT(fig.mean_error, 0.002) << rate;
+    // Measured (Release, 7 s, the same bits on x86-64 and ARM64): 20/s max 209 mm (a part
+    // through an impact between two samples 50 ms apart), mean 1.18 mm; 60/s max 24.5 mm,
+    // mean 0.81 mm. (ARM64 once fell otherwise: g++ contracted the loaders' and the tests'
+    // arithmetic into FMAs there; golden_hash_test.cpp.)
+    EXPECT_LT(fig.max_error, rate == 20 ? 0.30 : 0.04) << rate;
+    EXPECT_LT(fig.mean_error, rate == 20 ? 0.002 : 0.0015) << rate;
     // A body asleep since before its baseline sends the unchanged sleeping message: 7 bytes
-    // on x86-64 (NetPose.AnUnchangedSleepingHumanIsAtMost8BytesAndDecodesToTheBaseline pins
-    // it); on ARM64 one such message was 26 bytes (a root that moved past the root's
-    // tolerance while the body slept: the root and a bit a part), not yet explained.
+    // (NetPose.AnUnchangedSleepingHumanIsAtMost8BytesAndDecodesToTheBaseline pins it).
     EXPECT_GT(fig.asleep_messages, 0) << rate;
-    EXPECT_LE(fig.largest_asleep_message, 32u) << rate;
+    EXPECT_LE(fig.largest_asleep_message, 8u) << rate;
   }
 }
 
@@ -391,10 +391,10 @@ TEST(Follow, AThrownBodyHandedOverMidFlightLandsWhereTheSendersCopyLands) {
               "the handover frame's step differs from the one before by %.2f cm\n",
               15 * kStep, 100 * landed, 100 * jump);
   EXPECT_LT(jump, 0.02f) << "no jump at the handover";
-  // Measured: 34 cm on x86-64 and 61 cm on ARM64 for a 5 m/s throw that carries the body
-  // about 2 m (the steered state at the handover is the sender's to within the frame's mean
+  // Measured: 34 cm (x86-64 and ARM64) for a 5 m/s throw that carries the body about 2 m
+  // (the steered state at the handover is the sender's to within the frame's mean
   // velocity, and a tumbling human's landing and roll amplify that).
-  EXPECT_LT(landed, 0.75f);
+  EXPECT_LT(landed, 0.45f);
   for (const Transform& t : receiver.out[0]) EXPECT_TRUE(IsFinite(t.translation));
 }
 
