@@ -33,6 +33,7 @@ Vec3 Mean(const std::vector<Transform>& parts) {
 }
 
 TEST(HostBodies, ACapsuleWalkingIntoALyingBodyPushesItWithoutPassingIn) {
+  TENDON_NEED_SHARED_DATA();
   auto w = MakeWorld();
   ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
   const RagdollArchetypeId human = w->BuildRagdollArchetype(Human()).value();
@@ -111,6 +112,7 @@ TEST(HostBodies, AMovingPlatformCarriesASleepingBodyOnIt) {
 }
 
 TEST(HostBodies, AFastBoxLaunchesAStandingBodyNoFasterThanItself) {
+  TENDON_NEED_SHARED_DATA();
   auto w = MakeWorld();
   ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
   const RagdollSettings settings = Human();

@@ -12,6 +12,7 @@
 
 #include "ports/gltf/vrm_avatar.h"
 #include "ports/shared_data.h"
+#include "character_test_util.h"
 #include "test_util.h"
 
 namespace tendon::test {
@@ -179,6 +180,7 @@ TEST(VrmLanes, AStrandOfAUniqueLengthStaysInTheOneLaneChainOfItsBone) {
 // spring) were already a lane each or alone: strand_lanes leaves their chains as they were,
 // so their traces and golden hashes stand.
 TEST(VrmLanes, TheSharedModelsChainsAreTheSameWithOrWithoutStrandLanes) {
+  TENDON_NEED_SHARED_DATA();
   for (const std::string& file : {std::string("vrm/godette/Godette_vrm_v4.vrm"),
                                   std::string("vrm/three-vrm-springbone-examples/sphere-collider.gltf"),
                                   std::string("vrm/three-vrm-springbone-examples/plane-collider.gltf"),
