@@ -447,6 +447,46 @@ TEST(Follow, ABodyTakenBackIntoFollowingGlidesToTheSendersPoseWithoutAJump) {
 // A still followed ball, and a ball the receiver simulates itself rolled into it at 4 m/s:
 // the receiver's ball is stopped by it (pushed), and the followed ball gives way for a
 // moment (pushed) and goes back where the samples say.
+// Render interpolation on both sides (the default): the output shows each World a substep
+// late, and CaptureRagdollPose gives the state at the frame's tick, so the receiver's output
+// shows the sender's the interpolation delay behind and no later. (A capture of the
+// interpolated output, stamped with the tick, put it one frame further behind: 85 mm
+// through a landing in the JavaScript test's fall.)
+TEST(Follow, WithRenderInterpolationTheReceiverShowsTheSenderTheDelayBehind) {
+  auto sender = MakeWorld(), receiver = MakeWorld();
+  for (World* w : {sender.get(), receiver.get()})
+    ASSERT_TRUE(w->BuildStaticWorld(StaticWorldSettings{{StaticPlane{{0, 1, 0}, 0}}}).ok());
+  std::vector<Transform> sent_out(1), shown_out(1);
+  RagdollBinding b;
+  b.archetype = sender->BuildRagdollArchetype(Ball(0.2f, 10)).value();
+  b.placement.translation = {0, 2, 0};
+  b.output_parts = sent_out;
+  const RagdollId body = sender->BindRagdoll(b).value();
+  b.archetype = receiver->BuildRagdollArchetype(Ball(0.2f, 10)).value();
+  b.output_parts = shown_out;
+  const RagdollId copy = receiver->BindRagdoll(b).value();
+  ASSERT_TRUE(receiver->FollowRagdoll(copy, FollowSettings{.interpolation_delay_seconds = 0.1f}).ok());
+  std::vector<Transform> history, part(1);
+  std::vector<Vec3> linear(1), angular(1);
+  float behind = 0, frame_later = 0;
+  for (int f = 1; f <= 90; ++f) {  // it lands near frame 36
+    sender->Step(kStep);
+    history.push_back(sent_out[0]);
+    NetPose pose{.tick = static_cast<uint32_t>(f), .parts = part, .linear = linear, .angular = angular};
+    ASSERT_TRUE(sender->CaptureRagdollPose(body, &pose).ok());
+    ASSERT_TRUE(receiver->PushFollowSample(copy, f * static_cast<double>(kStep), part, linear, angular).ok());
+    receiver->Step(kStep);
+    if (f <= 30) continue;
+    behind = std::max(behind, Length(shown_out[0].translation - history[f - 7].translation));
+    frame_later = std::max(frame_later, Length(shown_out[0].translation - history[f - 8].translation));
+  }
+  std::printf("render-interpolated worlds: the receiver's output from 0.5 s on is within %.2f mm of the sender's "
+              "0.1 s earlier (%.1f mm of it a frame earlier still)\n",
+              1000 * behind, 1000 * frame_later);
+  EXPECT_LT(behind, 0.002f);
+  EXPECT_GT(frame_later, 0.02f) << "a frame's motion is centimetres: the comparison can tell";
+}
+
 TEST(Follow, AFollowedBodyPushesAndIsPushedByTheReceiversOwnBodies) {
   WorldSettings ws = LastSubstepOutputs();
   auto w = MakeWorld(ws);

@@ -1086,8 +1086,10 @@ TENDON_C_API TendonResult tendon_net_pose_part_count(const uint8_t* bytes, size_
 /* Which baseline a message needs: *out = -1 for a full pose, else the low 16 bits of the
    baseline's tick (a receiver holding several baselines passes the one that matches). */
 TENDON_C_API TendonResult tendon_net_pose_baseline_tick(const uint8_t* bytes, size_t size, int32_t* out);
-/* The ragdoll's output frames, velocities (when out->linear is not NULL) and asleep flag
-   into *out (part_count: the ragdoll's); out->tick is left as the host set it. */
+/* The ragdoll's part frames and velocities (when out->linear is not NULL) at the world's
+   time, the last substep's (the output without render interpolation; a substep ahead of the
+   interpolated output), and its asleep flag into *out (part_count: the ragdoll's);
+   out->tick is left as the host set it. */
 TENDON_C_API TendonResult tendon_capture_ragdoll_pose(const TendonWorld* world, TendonRagdollId ragdoll,
                                                       TendonNetPose* out);
 typedef struct TendonNetCharacterState {

@@ -4,7 +4,7 @@
 // (include/tendon/tendon_c.h) compiled to WebAssembly: load the module (SIMD128 or scalar,
 // picked at load time), create Worlds, build archetypes, bind chains, ragdolls, characters
 // and VRM avatars (from a .vrm ArrayBuffer), step, read poses, and the living-world calls
-// (host bodies, part drives, contact events, debug draw).
+// (host bodies, part drives, contact events, debug draw), network snapshots and following.
 // What it does NOT do: threads (the module is single-threaded; see docs/javascript.md), or
 // the host callbacks (wind sampler, simulate predicate) of the C ABI.
 //
@@ -96,6 +96,23 @@ export interface Tendon {
   readonly raw: any;
   /** Struct layouts (offsets, sizes) of tendon_c.h on wasm32, for hosts that call `raw`. */
   readonly layouts: Record<string, { size: number; align: number; fields: Record<string, unknown> }>;
+
+  // ---- network snapshots (tendon/net_snapshot.h; docs/snapshots.md): pure codecs, no world ----
+  /** The most bytes an encoded pose of partCount parts takes (0 for bad settings or count). */
+  maxNetPoseBytes(partCount: number, settings?: Partial<NetPoseSettings> | null): number;
+  /** The message for `pose`, as a delta against `baseline` (the pose the receiver decoded at
+   *  the tick it acknowledged: keep what decodeNetPose gave for your own sends) or in full
+   *  (null). A fresh Uint8Array. */
+  encodeNetPose(pose: NetPoseLike, baseline?: NetPoseLike | null, settings?: Partial<NetPoseSettings> | null): Uint8Array;
+  /** The pose a message carries; a delta needs its baseline (netPoseBaselineTick says which).
+   *  A message that is cut, corrupted (CRC-8) or against another baseline throws TendonError. */
+  decodeNetPose(bytes: Uint8Array | ArrayBuffer, baseline?: NetPoseLike | null, settings?: Partial<NetPoseSettings> | null): NetPose;
+  netPosePartCount(bytes: Uint8Array | ArrayBuffer): number;
+  /** -1 for a full pose, else the low 16 bits of the tick of the baseline the message needs. */
+  netPoseBaselineTick(bytes: Uint8Array | ArrayBuffer): number;
+  /** A character's state change as its own message (at most 18 bytes). */
+  encodeNetCharacterState(state: NetCharacterStateLike): Uint8Array;
+  decodeNetCharacterState(bytes: Uint8Array | ArrayBuffer): NetCharacterState;
 }
 
 // ---- world ----
@@ -257,6 +274,32 @@ export interface World {
   characterOfRagdoll(ragdoll: Id): Id;
   characterIsValid(character: Id): boolean;
   drainCharacterEvents(): CharacterEvent[];
+
+  // ---- following received poses, and the ownership handover (tendon/follow.h) ----
+  /** Steers the ragdoll's parts, as dynamic bodies that still push and are pushed, toward
+   *  the pose the pushed samples give at the follow clock minus the interpolation delay.
+   *  Saved states are refused while any ragdoll is followed. */
+  followRagdoll(ragdoll: Id, settings?: Partial<FollowSettings>): void;
+  /** One sample at the sender's time (s): parts 10 floats a part (the ragdoll's part count);
+   *  linear and angular 3 floats a part (centre-of-mass and angular velocities) or both null.
+   *  An old or duplicate sample is dropped. */
+  pushFollowSample(ragdoll: Id, time: number, parts: Float32Array | number[],
+    linear?: Float32Array | number[] | null, angular?: Float32Array | number[] | null): void;
+  /** Hands the ragdoll to this world: it simulates on from the state it shows. */
+  stopFollowing(ragdoll: Id): void;
+  isFollowing(ragdoll: Id): boolean;
+  /** The follow clock reads `now` (s) at the world's current simulated time and advances with it. */
+  setFollowClock(now: number): void;
+  followClock(): number;
+  /** The ragdoll's pose for a network message at the host's `tick`: part frames and
+   *  velocities (unless `velocities` is false) at the world's time, the last substep's (a
+   *  substep ahead of the render-interpolated output), and the asleep flag. Copies. */
+  captureRagdollPose(ragdoll: Id, tick?: number, velocities?: boolean): NetPose;
+  /** The character's state for a network message (its impulse zero: add the one you apply). */
+  captureNetCharacterState(character: Id): NetCharacterState;
+  /** Makes the character do what a received state says; false for a stale message (an older
+   *  activation, or one this character already ended), which changes nothing. */
+  applyNetCharacterState(character: Id, state: NetCharacterStateLike): boolean;
 
   // ---- VRM avatars ----
   /** Imports a .vrm / .glb (binary glTF) or .gltf (JSON, buffers embedded) from memory and
@@ -492,3 +535,55 @@ export interface VrmOptions {
    *  it) or 'kinematic' (kinematic copies that thrown ragdolls land on; docs/living-world.md). */
   inactiveBodies?: 'none' | 'kinematic' | number;
 }
+
+// ---- network snapshots and following ----
+/** tendon::FollowSettings (seconds, metres). */
+export interface FollowSettings {
+  /** s, (0, 10]: how far behind the follow clock the pose shown is. */
+  interpolationDelaySeconds: number;
+  /** s, [0, 10]: extrapolation past the newest sample, then held; 0: never. */
+  maxExtrapolationSeconds: number;
+  /** s, [0, 10]: 0 reaches the target each frame; larger: softer. */
+  responseSeconds: number;
+  /** m/s, (0, 1e4]: a part's steering speed cap. */
+  maxSpeed: number;
+  /** m, > 0: further from the target, the whole body is placed; Infinity: never. */
+  snapDistance: number;
+}
+/** tendon::NetPoseSettings: the precision a pose is sent at (both sides must agree). */
+export interface NetPoseSettings {
+  /** m, [1e-5, 1]: a part's position relative to the root, per axis. */
+  positionPrecision: number;
+  /** m: beyond it from the root a part is sent as floats. */
+  positionRange: number;
+  /** [6, 15] bits per smallest-three rotation component. */
+  rotationBits: number;
+  /** 0: velocities are not sent (decoded as zeros). */
+  includeVelocities: number;
+  linearPrecision: number; linearRange: number;
+  angularPrecision: number; angularRange: number;
+}
+/** A pose as a message carries it: parts 10 floats a part (translation, rotation xyzw,
+ *  scale), part 0 the root; linear and angular 3 floats a part, or null. */
+export interface NetPose {
+  tick: number;
+  parts: Float32Array;
+  linear: Float32Array | null;
+  angular: Float32Array | null;
+  asleep: boolean;
+  hasVelocities: boolean;
+}
+export type NetPoseLike = Partial<NetPose> & { parts: Float32Array | number[] };
+/** tendon::NetCharacterState: a character's state changes. */
+export interface NetCharacterState {
+  /** The sender's activation count. */
+  generation: number;
+  active: boolean; anchored: boolean; limp: boolean;
+  /** [0, 25.5] s, sent in 0.1 s steps (limp only). */
+  limpSeconds: number;
+  /** [0, 1], sent in 1/255 steps. */
+  strength: number;
+  /** N s on the whole body, applied once (zero: none). */
+  impulse: Vec3;
+}
+export type NetCharacterStateLike = Partial<Omit<NetCharacterState, 'impulse'>> & { impulse?: Vec3Like };

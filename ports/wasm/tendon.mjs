@@ -15,6 +15,8 @@ import { layouts } from './tendon_layouts.mjs';
 export const TRANSFORM_FLOATS = 10;
 // A ragdoll's most parts (kernel/rigid/ragdoll_archetype.h, kMaxRagdollParts).
 const kMaxRagdollParts = 64;
+// tendon_c.h's TENDON_MAX_NET_CHARACTER_STATE_BYTES.
+const kMaxNetCharacterStateBytes = 18;
 export const DEBUG_DRAW = Object.freeze({
   CHAIN_NODES: 0x001, CHAIN_LINKS: 0x002, CHAIN_COLLIDERS: 0x004, RAGDOLL_PARTS: 0x008, JOINTS: 0x010,
   JOINT_LIMITS: 0x020, CONTACTS: 0x040, HOST_BODIES: 0x080, SLEEPING: 0x100, ALL: 0x1ff,
@@ -89,6 +91,14 @@ class Arena {
     this.t = tendon;
     this.blocks = [];
   }
+  // fn(arena, raw), then the arena freed.
+  run(fn) {
+    try {
+      return fn(this, this.t.raw);
+    } finally {
+      this.free();
+    }
+  }
   alloc(bytes) {
     const p = this.t.raw._malloc(Math.max(8, bytes));
     if (p === 0) throw new TendonError('malloc', 102, 'TENDON_ERROR_INTERNAL', `out of memory (${bytes} bytes)`, '', -1);
@@ -133,6 +143,144 @@ class TendonModule {
   }
   createWorld(settings = {}) {
     return new World(this, settings);
+  }
+
+  // ---- network snapshots (tendon/net_snapshot.h, docs/snapshots.md): pure codecs, no world ----
+  // A pose is {tick, parts: 10 floats a part (part 0 the root), linear and angular: 3 floats
+  // a part or null, asleep, hasVelocities}; settings are NetPoseSettings' fields (camelCase),
+  // the C defaults for those not given.
+  maxNetPoseBytes(partCount, settings = null) {
+    return new Arena(this).run((a) => this.raw._tendon_max_net_pose_bytes(partCount | 0, this.struct('TendonNetPoseSettings', settings, a)));
+  }
+  // The message for `pose`, against `baseline` (the pose the receiver decoded at the tick it
+  // acknowledged) or in full (null): a Uint8Array the caller keeps.
+  encodeNetPose(pose, baseline = null, settings = null) {
+    const call = 'tendon_encode_net_pose';
+    return new Arena(this).run((a, r) => {
+      const p = this.netPoseIn(call, 'pose', pose, a);
+      const b = baseline == null ? 0 : this.netPoseIn(call, 'baseline', baseline, a);
+      const s = this.struct('TendonNetPoseSettings', settings, a);
+      // Bad settings give 0 here, and the encoder then names the field.
+      const capacity = Math.max(64, r._tendon_max_net_pose_bytes(Math.floor(pose.parts.length / TRANSFORM_FLOATS), s));
+      const out = a.alloc(capacity);
+      const written = a.alloc(4);
+      this.check(r._tendon_encode_net_pose(p, b, s, out, capacity, written), call);
+      return r.HEAPU8.slice(out, out + r.HEAPU32[written >> 2]);
+    });
+  }
+  // The pose a message carries (a delta needs its baseline: see netPoseBaselineTick).
+  decodeNetPose(bytes, baseline = null, settings = null) {
+    const call = 'tendon_decode_net_pose';
+    return new Arena(this).run((a, r) => {
+      const [m, size] = this.bytesIn(call, bytes, a);
+      const count = a.alloc(4);
+      this.check(r._tendon_net_pose_part_count(m, size, count), 'tendon_net_pose_part_count');
+      const n = r.HEAP32[count >> 2];
+      const b = baseline == null ? 0 : this.netPoseIn(call, 'baseline', baseline, a);
+      const s = this.struct('TendonNetPoseSettings', settings, a);
+      const out = this.netPoseOut(n, true, a);
+      this.check(r._tendon_decode_net_pose(m, size, b, s, out), call);
+      return this.netPoseRead(out, n, true);
+    });
+  }
+  // The parts a message holds.
+  netPosePartCount(bytes) {
+    const call = 'tendon_net_pose_part_count';
+    return new Arena(this).run((a, r) => {
+      const [m, size] = this.bytesIn(call, bytes, a);
+      const out = a.alloc(4);
+      this.check(r._tendon_net_pose_part_count(m, size, out), call);
+      return r.HEAP32[out >> 2];
+    });
+  }
+  // -1 for a full pose, else the low 16 bits of the tick of the baseline it needs.
+  netPoseBaselineTick(bytes) {
+    const call = 'tendon_net_pose_baseline_tick';
+    return new Arena(this).run((a, r) => {
+      const [m, size] = this.bytesIn(call, bytes, a);
+      const out = a.alloc(4);
+      this.check(r._tendon_net_pose_baseline_tick(m, size, out), call);
+      return r.HEAP32[out >> 2];
+    });
+  }
+  // A character's state change as its own message (at most 18 bytes).
+  encodeNetCharacterState(state) {
+    const call = 'tendon_encode_net_character_state';
+    return new Arena(this).run((a, r) => {
+      const p = this.struct('TendonNetCharacterState', state, a);
+      const out = a.alloc(kMaxNetCharacterStateBytes);
+      const written = a.alloc(4);
+      this.check(r._tendon_encode_net_character_state(p, out, kMaxNetCharacterStateBytes, written), call);
+      return r.HEAPU8.slice(out, out + r.HEAPU32[written >> 2]);
+    });
+  }
+  decodeNetCharacterState(bytes) {
+    const call = 'tendon_decode_net_character_state';
+    return new Arena(this).run((a, r) => {
+      const [m, size] = this.bytesIn(call, bytes, a);
+      const out = a.alloc(this.layouts.TendonNetCharacterState.size);
+      this.check(r._tendon_decode_net_character_state(m, size, out), call);
+      return this.netCharacterStateRead(out);
+    });
+  }
+  // A message's bytes copied into the arena: [pointer, size].
+  bytesIn(call, bytes, a) {
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) this.refuse(call, 'bytes', 'must be a Uint8Array (or an ArrayBuffer)');
+    const p = a.alloc(bytes.length);
+    this.raw.HEAPU8.set(bytes, p);
+    return [p, bytes.length];
+  }
+  // A TendonNetPose in the arena over copies of the pose's arrays. The C struct has no
+  // counts for its velocity arrays (they are part_count long), so short ones are refused here.
+  netPoseIn(call, where, pose, a) {
+    if (pose == null || typeof pose !== 'object') this.refuse(call, where, 'expected a pose {tick, parts, linear, angular, asleep}');
+    const parts = pose.parts;
+    if (!(parts instanceof Float32Array) && !Array.isArray(parts)) this.refuse(call, `${where}.parts`, 'expected 10 numbers a part (a Float32Array)');
+    const n = Math.floor(parts.length / TRANSFORM_FLOATS);
+    const r = this.raw;
+    const pp = a.alloc(4 * TRANSFORM_FLOATS * n);
+    r.HEAPF32.set(parts.length === TRANSFORM_FLOATS * n ? parts : parts.slice(0, TRANSFORM_FLOATS * n), pp >> 2);
+    const velocities = [0, 0];
+    ['linear', 'angular'].forEach((key, i) => {
+      const v = pose[key];
+      if (v == null) return;
+      if ((!(v instanceof Float32Array) && !Array.isArray(v)) || v.length < 3 * n) {
+        this.refuse(call, `${where}.${key}`, `expected 3 numbers for each of the pose's ${n} parts, or null`);
+      }
+      velocities[i] = a.alloc(12 * n);
+      r.HEAPF32.set(v.length === 3 * n ? v : v.slice(0, 3 * n), velocities[i] >> 2);
+    });
+    const p = a.alloc(this.layouts.TendonNetPose.size);
+    this.writeStruct('TendonNetPose', p, {
+      tick: pose.tick ?? 0, parts: pp, partCount: n, linear: velocities[0], angular: velocities[1],
+      asleep: Boolean(pose.asleep), hasVelocities: Boolean(pose.hasVelocities ?? (velocities[0] !== 0)),
+    }, a, where);
+    return p;
+  }
+  // A TendonNetPose in the arena with room for n parts (and their velocities).
+  netPoseOut(n, velocities, a) {
+    const p = a.alloc(this.layouts.TendonNetPose.size);
+    this.writeStruct('TendonNetPose', p, {
+      parts: a.alloc(4 * TRANSFORM_FLOATS * n), partCount: n,
+      linear: velocities ? a.alloc(12 * n) : 0, angular: velocities ? a.alloc(12 * n) : 0,
+    }, a, 'out');
+    return p;
+  }
+  netPoseRead(p, n, velocities) {
+    const s = this.readStruct('TendonNetPose', p);
+    const copy = (at, floats) => (at === 0 ? null : new Float32Array(this.raw.HEAPU8.buffer, at, floats).slice());
+    return {
+      tick: s.tick, parts: copy(s.parts, TRANSFORM_FLOATS * n),
+      linear: velocities ? copy(s.linear, 3 * n) : null, angular: velocities ? copy(s.angular, 3 * n) : null,
+      asleep: s.asleep !== 0, hasVelocities: s.hasVelocities !== 0,
+    };
+  }
+  netCharacterStateRead(p) {
+    const s = this.readStruct('TendonNetCharacterState', p);
+    for (const k of ['active', 'anchored', 'limp']) s[k] = s[k] !== 0;
+    s.impulse = vec3Of(s.impulse);
+    return s;
   }
 
   // ---- errors ----
@@ -702,6 +850,85 @@ class World {
   }
   partDriveIsValid(drive) {
     return this.tendon.raw._tendon_part_drive_is_valid(this._live('World'), drive) !== 0;
+  }
+
+  // ---- following received poses, and the handover (tendon/follow.h, docs/snapshots.md) ----
+  // settings: FollowSettings' fields (camelCase); the C defaults for those not given.
+  followRagdoll(ragdoll, settings = {}) {
+    this._with((a) => this._call('tendon_follow_ragdoll', ragdoll, this.tendon.struct('TendonFollowSettings', settings, a)));
+  }
+  // One sample at the sender's time (s): parts 10 floats a part (the ragdoll's part count),
+  // linear and angular 3 floats a part (centre-of-mass and angular velocities) or both null.
+  pushFollowSample(ragdoll, time, parts, linear = null, angular = null) {
+    const call = 'tendon_push_follow_sample';
+    this._with((a, r) => {
+      const array = (v, floats, field) => {
+        if (v == null) return [0, 0];
+        if (!(v instanceof Float32Array) && !Array.isArray(v)) this.tendon.refuse(call, field, `expected ${floats} numbers a part (a Float32Array)`);
+        const n = Math.floor(v.length / floats);
+        const p = a.alloc(4 * floats * n);
+        r.HEAPF32.set(v.length === floats * n ? v : v.slice(0, floats * n), p >> 2);
+        return [p, n];
+      };
+      const [pp, n] = array(parts, TRANSFORM_FLOATS, 'parts');
+      const [lp, ln] = array(linear, 3, 'linear');
+      const [ap, an] = array(angular, 3, 'angular');
+      if (ln !== an) this.tendon.refuse(call, 'angular', `linear gives ${ln} parts and angular ${an}: both or neither, one a part`);
+      this._call(call, ragdoll, time, pp, n, lp, ap, ln);
+    });
+  }
+  // Hands the ragdoll to this world: it simulates on from the state it shows.
+  stopFollowing(ragdoll) {
+    this._call('tendon_stop_following', ragdoll);
+  }
+  isFollowing(ragdoll) {
+    return this.tendon.raw._tendon_is_following(this._live('tendon_is_following'), ragdoll) !== 0;
+  }
+  // The follow clock reads `now` (s) at the world's current simulated time and advances with it.
+  setFollowClock(now) {
+    this._call('tendon_set_follow_clock', now);
+  }
+  followClock() {
+    return this.tendon.raw._tendon_follow_clock(this._live('tendon_follow_clock'));
+  }
+  // The ragdoll's pose for a network message at `tick` (the host's network tick): its part
+  // frames and velocities (unless velocities is false) at the world's time, the last
+  // substep's (a substep ahead of the render-interpolated output), and its asleep flag.
+  captureRagdollPose(ragdoll, tick = 0, velocities = true) {
+    const call = 'tendon_capture_ragdoll_pose';
+    return this._with((a) => {
+      const n = this._ragdollPartCountOf(ragdoll, a);
+      const p = this.tendon.netPoseOut(n, velocities, a);
+      this.tendon.writeStruct('TendonNetPose', p, { tick: tick >>> 0 }, a, 'tick');
+      this._call(call, ragdoll, p);
+      return this.tendon.netPoseRead(p, n, velocities);
+    });
+  }
+  // A bound ragdoll's part count (a character's too: the C ABI maps ids to archetypes only
+  // through the part frames), refusing a stale ragdoll with Tendon's message.
+  _ragdollPartCountOf(ragdoll, a) {
+    const p = a.alloc(kMaxRagdollParts * TRANSFORM_FLOATS * 4);
+    const count = a.alloc(4);
+    this._call('tendon_get_ragdoll_part_transforms', ragdoll, p, kMaxRagdollParts, count);
+    return this.tendon.raw.HEAP32[count >> 2];
+  }
+  // The character's state for a network message (activation count, active, anchored, limp,
+  // strength, and an impulse of zero: the sender adds one it applies).
+  captureNetCharacterState(character) {
+    return this._with((a) => {
+      const p = a.alloc(this.tendon.layouts.TendonNetCharacterState.size);
+      this._call('tendon_capture_net_character_state', character, p);
+      return this.tendon.netCharacterStateRead(p);
+    });
+  }
+  // Makes the character do what a received state says; false for a stale message (an older
+  // activation), which changes nothing.
+  applyNetCharacterState(character, state) {
+    return this._with((a, r) => {
+      const applied = a.alloc(4);
+      this._call('tendon_apply_net_character_state', character, this.tendon.struct('TendonNetCharacterState', state, a), applied);
+      return r.HEAP32[applied >> 2] !== 0;
+    });
   }
 
   // ---- host bodies ----

@@ -109,7 +109,7 @@ for (const flavour of flavours) {
       const world = tendon.createWorld();
       const archetype = world.buildRagdollArchetype({
         parts: [{ parent: -1, shape: 'sphere', radius: 0.2, mass: 10 },
-          { parent: 0, shape: 'sphere', radius: 0.1, mass: 2, placement: { translation: [0, -0.4, 0] } }],
+          { parent: 0, shape: 'sphere', radius: 0.1, mass: 2, pose: { translation: [0, -0.4, 0] } }],
       });
       const ragdoll = world.bindRagdoll({ archetype, placement: { translation: [1, 3, 0] } });
       for (let i = 0; i < 10; ++i) world.step(1 / 60);
@@ -172,6 +172,114 @@ for (const flavour of flavours) {
       refusal(assert, () => world.restoreState([1, 2, 3]));
       assert.equal(world.stateHash(), before, 'refused buffers changed nothing');
       world.destroy();
+    });
+
+    // A capsule with a ball hanging below it: two parts, so every array holds more than a root.
+    const twoParts = {
+      parts: [{ parent: -1, shape: 'capsule', radius: 0.1, halfHeight: 0.2, mass: 10 },
+        { parent: 0, shape: 'sphere', radius: 0.1, mass: 2, pose: { translation: [0, -0.45, 0] }, jointAnchor: [0, -0.3, 0] }],
+    };
+    const maxPartDistance = (a, b) => {
+      let d = 0;
+      for (let i = 0; i < a.length; i += 10) d = Math.max(d, Math.hypot(a[i] - b[i], a[i + 1] - b[i + 1], a[i + 2] - b[i + 2]));
+      return d;
+    };
+
+    test('network snapshots: a captured pose encodes in full and as a delta, decodes within its precision, and bad input is refused by field', () => {
+      // Without render interpolation the output shows the state a pose captures.
+      const world = tendon.createWorld({ renderInterpolation: false });
+      world.buildStaticWorld({ planes: [{ normal: [0, 1, 0], offset: 0 }] });
+      const ragdoll = world.bindRagdoll({ archetype: world.buildRagdollArchetype(twoParts), placement: { translation: [0, 2, 0] } });
+      for (let i = 0; i < 20; ++i) world.step(1 / 60);
+      const pose = world.captureRagdollPose(ragdoll.id, 20);
+      assert.equal(pose.tick, 20);
+      assert.deepEqual(Array.from(pose.parts), Array.from(ragdoll.outputParts), 'the state the output shows');
+      assert.equal(pose.linear.length, 6);
+      assert.ok(pose.linear[1] < -1, `falling: vy ${pose.linear[1]}`);
+      assert.equal(pose.asleep, false);
+      const full = tendon.encodeNetPose(pose);
+      assert.ok(full.length <= tendon.maxNetPoseBytes(2), `${full.length} bytes`);
+      assert.equal(tendon.netPoseBaselineTick(full), -1, 'a full pose needs no baseline');
+      assert.equal(tendon.netPosePartCount(full), 2);
+      assert.deepEqual(tendon.encodeNetPose(pose), full, 'the same pose, the same bytes');
+      const received = tendon.decodeNetPose(full);
+      assert.equal(received.tick, 20);
+      assert.ok(maxPartDistance(received.parts, pose.parts) < 2e-3, 'within 2 mm');
+      world.step(1 / 60);
+      const next = world.captureRagdollPose(ragdoll.id, 21);
+      const delta = tendon.encodeNetPose(next, received);
+      assert.equal(tendon.netPoseBaselineTick(delta), 20);
+      assert.ok(delta.length < full.length, `a delta is smaller: ${delta.length} < ${full.length} bytes`);
+      refusal(assert, () => tendon.decodeNetPose(delta));
+      const decoded = tendon.decodeNetPose(delta, received);
+      assert.equal(decoded.tick, 21);
+      assert.ok(maxPartDistance(decoded.parts, next.parts) < 2e-3, 'within 2 mm');
+      const flipped = full.slice();
+      flipped[full.length - 2] ^= 0x04;
+      refusal(assert, () => tendon.decodeNetPose(flipped));
+      refusal(assert, () => tendon.decodeNetPose(full.subarray(0, 3)));
+      const bits = refusal(assert, () => tendon.encodeNetPose(pose, null, { rotationBits: 3 }));
+      assert.match(bits.field, /rotation_bits/);
+      const halves = refusal(assert, () => tendon.encodeNetPose({ ...pose, linear: pose.linear.subarray(0, 3) }));
+      assert.equal(halves.field, 'pose.linear');
+      refusal(assert, () => tendon.decodeNetPose([1, 2, 3]));
+      const stale = ragdoll.id;
+      ragdoll.unbind();
+      assert.equal(refusal(assert, () => world.captureRagdollPose(stale)).codeName, 'TENDON_ERROR_STALE_HANDLE');
+      world.destroy();
+    });
+
+    test('following: a receiver ragdoll follows the sender through samples, refuses saved states meanwhile, and simulates on after the handover', () => {
+      const sender = tendon.createWorld();
+      const receiver = tendon.createWorld();
+      for (const w of [sender, receiver]) w.buildStaticWorld({ planes: [{ normal: [0, 1, 0], offset: 0 }] });
+      const body = sender.bindRagdoll({ archetype: sender.buildRagdollArchetype(twoParts), placement: { translation: [0, 2, 0] } });
+      const copy = receiver.bindRagdoll({ archetype: receiver.buildRagdollArchetype(twoParts), placement: { translation: [1, 1, 0] } });
+      receiver.followRagdoll(copy.id, { interpolationDelaySeconds: 0.1 });
+      assert.equal(receiver.isFollowing(copy.id), true);
+      // Both worlds render-interpolate (the default): a pose captured at a frame is the state
+      // at its tick, so the receiver's output shows the sender's output 0.1 s (6 frames)
+      // behind, through the fall and the landing, not a frame later still.
+      const history = [];
+      let behind = 0;
+      for (let f = 1; f <= 60; ++f) {
+        sender.step(1 / 60);
+        history.push(Float32Array.from(body.outputParts));
+        const pose = sender.captureRagdollPose(body.id, f);
+        receiver.pushFollowSample(copy.id, f / 60, pose.parts, pose.linear, pose.angular);
+        receiver.step(1 / 60);
+        if (f > 30) behind = Math.max(behind, maxPartDistance(copy.outputParts, history[f - 7]));
+      }
+      assert.ok(behind < 0.005, `within 5 mm of the sender 0.1 s earlier from 0.5 s on: ${behind} m`);
+      assert.equal(refusal(assert, () => receiver.saveState()).codeName, 'TENDON_ERROR_IN_USE');
+      const counts = refusal(assert, () => receiver.pushFollowSample(copy.id, 2, history[0], [0, 0, 0], null));
+      assert.equal(counts.field, 'angular');
+      refusal(assert, () => receiver.pushFollowSample(copy.id, 2, history[0].subarray(0, 10)));
+      receiver.stopFollowing(copy.id);
+      assert.equal(receiver.isFollowing(copy.id), false);
+      const handed = Float32Array.from(copy.outputParts);
+      for (let i = 0; i < 30; ++i) receiver.step(1 / 60);
+      assert.ok(copy.outputParts.every(Number.isFinite), 'finite after the handover');
+      assert.ok(maxPartDistance(copy.outputParts, handed) < 0.5, 'it simulates on from where it was shown');
+      assert.ok(receiver.saveState().length > 0, 'saved states again once nothing is followed');
+      receiver.setFollowClock(5);
+      assert.equal(receiver.followClock(), 5);
+      sender.destroy();
+      receiver.destroy();
+    });
+
+    test('character state messages round-trip within their steps and refuse out-of-range fields', () => {
+      const state = { generation: 3, active: true, anchored: false, limp: true, limpSeconds: 1.24, strength: 0.5, impulse: [0, 0, 40] };
+      const bytes = tendon.encodeNetCharacterState(state);
+      assert.ok(bytes.length <= 18, `${bytes.length} bytes`);
+      const back = tendon.decodeNetCharacterState(bytes);
+      assert.equal(back.generation, 3);
+      assert.deepEqual([back.active, back.anchored, back.limp], [true, false, true]);
+      assert.ok(Math.abs(back.limpSeconds - 1.2) < 1e-6, `0.1 s steps: ${back.limpSeconds}`);
+      assert.ok(Math.abs(back.strength - 0.5) <= 0.5 / 255 + 1e-6, `1/255 steps: ${back.strength}`);
+      assert.deepEqual(back.impulse, { x: 0, y: 0, z: 40 });
+      refusal(assert, () => tendon.encodeNetCharacterState({ ...state, strength: 2 }));
+      refusal(assert, () => tendon.decodeNetCharacterState(bytes.subarray(0, 1)));
     });
 
     test('host bodies push ragdolls, report contacts, and refuse bad shapes by field', () => {
@@ -297,6 +405,19 @@ for (const flavour of flavours) {
       world.hitCharacter(avatar.character, 0, [0, 0, 50], [0, 1, 0]);
       for (let i = 0; i < 10; ++i) world.step(1 / 60);
       assert.equal(world.characterState(avatar.character).active, true);
+      // Her state as a network message activates a second Godette; an older one changes nothing.
+      const sent = world.captureNetCharacterState(avatar.character);
+      assert.equal(sent.active, true);
+      assert.ok(sent.generation >= 1);
+      const twin = world.bindVrmAvatar(kind, { translation: [3, 0, 0] });
+      twin.animatedLocal.set(kind.skeleton.restLocal);
+      const received = tendon.decodeNetCharacterState(tendon.encodeNetCharacterState(sent));
+      assert.equal(world.applyNetCharacterState(twin.character, { ...received, generation: 0 }), false, 'older than what it shows');
+      assert.equal(world.characterState(twin.character).active, false);
+      assert.equal(world.applyNetCharacterState(twin.character, received), true);
+      assert.equal(world.characterState(twin.character).active, true);
+      assert.equal(world.captureNetCharacterState(twin.character).generation, sent.generation, 'the sender\'s activation count');
+      twin.unbind();
       for (let i = 0; i < 90; ++i) world.step(1 / 60);
       const up = world.characterRecoveryRoot(avatar.character);
       // (No ground here: she is still falling; the root turns about the vertical only.)
