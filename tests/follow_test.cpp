@@ -444,14 +444,11 @@ TEST(Follow, ABodyTakenBackIntoFollowingGlidesToTheSendersPoseWithoutAJump) {
   EXPECT_LT(left, 0.02f);
 }
 
-// A still followed ball, and a ball the receiver simulates itself rolled into it at 4 m/s:
-// the receiver's ball is stopped by it (pushed), and the followed ball gives way for a
-// moment (pushed) and goes back where the samples say.
 // Render interpolation on both sides (the default): the output shows each World a substep
 // late, and CaptureRagdollPose gives the state at the frame's tick, so the receiver's output
 // shows the sender's the interpolation delay behind and no later. (A capture of the
-// interpolated output, stamped with the tick, put it one frame further behind: 85 mm
-// through a landing in the JavaScript test's fall.)
+// interpolated output, stamped with the tick, put it one frame further behind: 95 mm here
+// mid-fall.)
 TEST(Follow, WithRenderInterpolationTheReceiverShowsTheSenderTheDelayBehind) {
   auto sender = MakeWorld(), receiver = MakeWorld();
   for (World* w : {sender.get(), receiver.get()})
@@ -487,6 +484,9 @@ TEST(Follow, WithRenderInterpolationTheReceiverShowsTheSenderTheDelayBehind) {
   EXPECT_GT(frame_later, 0.02f) << "a frame's motion is centimetres: the comparison can tell";
 }
 
+// A still followed ball, and a ball the receiver simulates itself rolled into it at 4 m/s:
+// the receiver's ball is stopped by it (pushed), and the followed ball gives way for a
+// moment (pushed) and goes back where the samples say.
 TEST(Follow, AFollowedBodyPushesAndIsPushedByTheReceiversOwnBodies) {
   WorldSettings ws = LastSubstepOutputs();
   auto w = MakeWorld(ws);

@@ -429,9 +429,9 @@ class TENDON_API World {
   // World's time into out->parts (exactly RagdollPartCount parts: kNullBuffer otherwise),
   // its velocities (GetRagdollVelocities) into out->linear and out->angular when they are
   // not empty (that size then), and out->asleep (asleep or frozen). The frames are the last
-  // substep's, as the velocities are: what the output shows without render interpolation
-  // (bit for bit), a substep ahead of the output with it, so a pose stamped with this
-  // frame's tick is not played a substep late.
+  // substep's, as the velocities are: after a Step, what the output shows without render
+  // interpolation (bit for bit), a substep ahead of the output with it, so a pose stamped
+  // with this frame's tick is not played a substep late.
   // out->tick is left as the caller set it. kStaleHandle for a stale handle; kReentrant
   // inside Step.
   Error CaptureRagdollPose(RagdollId ragdoll, NetPose* out) const;

@@ -156,12 +156,14 @@ class TendonModule {
   // acknowledged) or in full (null): a Uint8Array the caller keeps.
   encodeNetPose(pose, baseline = null, settings = null) {
     const call = 'tendon_encode_net_pose';
+    [pose, baseline] = [this.steadyPose(pose), this.steadyPose(baseline)];
     return new Arena(this).run((a, r) => {
       const p = this.netPoseIn(call, 'pose', pose, a);
+      const n = r.HEAP32[(p + this.netPoseField('part_count')) >> 2];
       const b = baseline == null ? 0 : this.netPoseIn(call, 'baseline', baseline, a);
       const s = this.struct('TendonNetPoseSettings', settings, a);
       // Bad settings give 0 here, and the encoder then names the field.
-      const capacity = Math.max(64, r._tendon_max_net_pose_bytes(Math.floor(pose.parts.length / TRANSFORM_FLOATS), s));
+      const capacity = Math.max(64, r._tendon_max_net_pose_bytes(n, s));
       const out = a.alloc(capacity);
       const written = a.alloc(4);
       this.check(r._tendon_encode_net_pose(p, b, s, out, capacity, written), call);
@@ -171,6 +173,7 @@ class TendonModule {
   // The pose a message carries (a delta needs its baseline: see netPoseBaselineTick).
   decodeNetPose(bytes, baseline = null, settings = null) {
     const call = 'tendon_decode_net_pose';
+    baseline = this.steadyPose(baseline);
     return new Arena(this).run((a, r) => {
       const [m, size] = this.bytesIn(call, bytes, a);
       const count = a.alloc(4);
@@ -226,6 +229,7 @@ class TendonModule {
   // A message's bytes copied into the arena: [pointer, size].
   bytesIn(call, bytes, a) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    bytes = this.steady(bytes);
     if (!(bytes instanceof Uint8Array)) this.refuse(call, 'bytes', 'must be a Uint8Array (or an ArrayBuffer)');
     const p = a.alloc(bytes.length);
     this.raw.HEAPU8.set(bytes, p);
@@ -236,6 +240,7 @@ class TendonModule {
   netPoseIn(call, where, pose, a) {
     if (pose == null || typeof pose !== 'object') this.refuse(call, where, 'expected a pose {tick, parts, linear, angular, asleep}');
     const parts = pose.parts;
+    const given = { linear: pose.linear, angular: pose.angular };
     if (!(parts instanceof Float32Array) && !Array.isArray(parts)) this.refuse(call, `${where}.parts`, 'expected 10 numbers a part (a Float32Array)');
     const n = Math.floor(parts.length / TRANSFORM_FLOATS);
     const r = this.raw;
@@ -243,7 +248,7 @@ class TendonModule {
     r.HEAPF32.set(parts.length === TRANSFORM_FLOATS * n ? parts : parts.slice(0, TRANSFORM_FLOATS * n), pp >> 2);
     const velocities = [0, 0];
     ['linear', 'angular'].forEach((key, i) => {
-      const v = pose[key];
+      const v = given[key];
       if (v == null) return;
       if ((!(v instanceof Float32Array) && !Array.isArray(v)) || v.length < 3 * n) {
         this.refuse(call, `${where}.${key}`, `expected 3 numbers for each of the pose's ${n} parts, or null`);
@@ -258,6 +263,9 @@ class TendonModule {
     }, a, where);
     return p;
   }
+  netPoseField(name) {
+    return this.layouts.TendonNetPose.fields.find((f) => f[0] === name)[1];
+  }
   // A TendonNetPose in the arena with room for n parts (and their velocities).
   netPoseOut(n, velocities, a) {
     const p = a.alloc(this.layouts.TendonNetPose.size);
@@ -267,14 +275,26 @@ class TendonModule {
     }, a, 'out');
     return p;
   }
+  // Velocities are null unless the pose carries them (a message sent without them decodes
+  // to zeros, which following would take for a body standing still at every sample).
   netPoseRead(p, n, velocities) {
     const s = this.readStruct('TendonNetPose', p);
     const copy = (at, floats) => (at === 0 ? null : new Float32Array(this.raw.HEAPU8.buffer, at, floats).slice());
+    const carried = velocities && s.hasVelocities !== 0;
     return {
       tick: s.tick, parts: copy(s.parts, TRANSFORM_FLOATS * n),
-      linear: velocities ? copy(s.linear, 3 * n) : null, angular: velocities ? copy(s.angular, 3 * n) : null,
+      linear: carried ? copy(s.linear, 3 * n) : null, angular: carried ? copy(s.angular, 3 * n) : null,
       asleep: s.asleep !== 0, hasVelocities: s.hasVelocities !== 0,
     };
+  }
+  // A caller's array that is a view over this module's memory (an instance's outputParts)
+  // is detached if an allocation grows the memory: copied before anything is allocated.
+  steady(v) {
+    return ArrayBuffer.isView(v) && v.buffer === this.raw.HEAPU8.buffer ? v.slice() : v;
+  }
+  steadyPose(pose) {
+    if (pose == null || typeof pose !== 'object') return pose;
+    return { ...pose, parts: this.steady(pose.parts), linear: this.steady(pose.linear), angular: this.steady(pose.angular) };
   }
   netCharacterStateRead(p) {
     const s = this.readStruct('TendonNetCharacterState', p);
@@ -862,6 +882,7 @@ class World {
   pushFollowSample(ragdoll, time, parts, linear = null, angular = null) {
     const call = 'tendon_push_follow_sample';
     this._with((a, r) => {
+      const [partsIn, linearIn, angularIn] = [parts, linear, angular].map((v) => this.tendon.steady(v));
       const array = (v, floats, field) => {
         if (v == null) return [0, 0];
         if (!(v instanceof Float32Array) && !Array.isArray(v)) this.tendon.refuse(call, field, `expected ${floats} numbers a part (a Float32Array)`);
@@ -870,9 +891,9 @@ class World {
         r.HEAPF32.set(v.length === floats * n ? v : v.slice(0, floats * n), p >> 2);
         return [p, n];
       };
-      const [pp, n] = array(parts, TRANSFORM_FLOATS, 'parts');
-      const [lp, ln] = array(linear, 3, 'linear');
-      const [ap, an] = array(angular, 3, 'angular');
+      const [pp, n] = array(partsIn, TRANSFORM_FLOATS, 'parts');
+      const [lp, ln] = array(linearIn, 3, 'linear');
+      const [ap, an] = array(angularIn, 3, 'angular');
       if (ln !== an) this.tendon.refuse(call, 'angular', `linear gives ${ln} parts and angular ${an}: both or neither, one a part`);
       this._call(call, ragdoll, time, pp, n, lp, ap, ln);
     });

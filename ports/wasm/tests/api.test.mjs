@@ -205,6 +205,17 @@ for (const flavour of flavours) {
       const received = tendon.decodeNetPose(full);
       assert.equal(received.tick, 20);
       assert.ok(maxPartDistance(received.parts, pose.parts) < 2e-3, 'within 2 mm');
+      // The default settings send no velocities: they decode as null, not as zeros that
+      // following would take for a body standing still at every sample.
+      assert.equal(received.hasVelocities, false);
+      assert.equal(received.linear, null);
+      assert.equal(received.angular, null);
+      const withVelocities = { includeVelocities: 1 };
+      const moving = tendon.decodeNetPose(tendon.encodeNetPose(pose, null, withVelocities), null, withVelocities);
+      assert.equal(moving.hasVelocities, true);
+      assert.ok(Math.abs(moving.linear[1] - pose.linear[1]) < 0.01, `vy ${moving.linear[1]} against ${pose.linear[1]}`);
+      // A view over the module's memory (an instance's output) is taken as it is now.
+      assert.deepEqual(tendon.encodeNetPose({ tick: 20, parts: ragdoll.outputParts }), tendon.encodeNetPose({ tick: 20, parts: pose.parts }));
       world.step(1 / 60);
       const next = world.captureRagdollPose(ragdoll.id, 21);
       const delta = tendon.encodeNetPose(next, received);
