@@ -78,7 +78,7 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
     bodies[j] = Compose(Transform{part.translation, Normalize(part.rotation), {1, 1, 1}}, a.parts[j].body_in_part);
     // Finite numbers can still overflow when composed: refuse them here, or the body
     // would reset to a non-finite pose every frame.
-    if (!IsFinite(bodies[j]) || !IsFinite(Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}))))
+    if (!IsFinite(bodies[j]) || !IsFinite(PartFrameOfBody(bodies[j], a.parts[j].body_in_part)))
       return Fail(ErrorCode::kNotFinite, j, b.start_parts.empty() ? "placement" : "start_parts",
                   "part " + std::to_string(j) + "'s starting frame is not finite once composed with its body frame");
   }
@@ -114,7 +114,7 @@ Result<RagdollId> RagdollSystem::Bind(const RagdollBinding& b) {
   g.SetLane(slot.lane, bodies, b.linear_velocity, b.angular_velocity, false);
   if (!(b.planar_normal == Vec3{})) g.SetPlanar(slot.lane, NormalizeOr(b.planar_normal, Vec3{0, 0, 1}));
   if (slot.enabled) EnableLane(slot);
-  for (int32_t j = 0; j < n; ++j) slot.output[j] = Compose(bodies[j], Relative(a.parts[j].body_in_part, Transform{}));
+  for (int32_t j = 0; j < n; ++j) slot.output[j] = PartFrameOfBody(bodies[j], a.parts[j].body_in_part);
   slot.streams = std::move(streams);
   EmitStreams(slot);
   by_output_.emplace(b.output_parts.data(), index);

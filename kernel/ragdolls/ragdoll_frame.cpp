@@ -323,7 +323,7 @@ void RagdollSystem::Writeback(float alpha, uint32_t thread) {
             body.rotation = Nlerp(start.rotation, body.rotation, shown_along);
             if (under_root) body = Compose(root_now, body);
           }
-          shown[j] = Compose(body, Relative(g.body_in_part[j], Transform{}));
+          shown[j] = PartFrameOfBody(body, g.body_in_part[j]);
           shown_finite = shown_finite && IsFinite(shown[j]);
         }
         if (!shown_finite) {

@@ -57,6 +57,13 @@ Error RagdollSystem::ReadBodyFrames(RagdollId id, std::span<Transform> bodies) c
   return {};
 }
 
+Error RagdollSystem::ReadPartFrames(RagdollId id, std::span<Transform> parts) const {
+  if (Error e = ReadBodyFrames(id, parts); !Ok(e)) return e;
+  const std::span<const Transform> body_in_part = BodyInPart(id);
+  for (std::size_t j = 0; j < body_in_part.size(); ++j) parts[j] = PartFrameOfBody(parts[j], body_in_part[j]);
+  return {};
+}
+
 std::span<const Transform> RagdollSystem::BodyInPart(RagdollId id) const {
   if (!IsValid(id)) return {};
   const RagdollSlot& r = store_.slots[id.index];

@@ -199,6 +199,9 @@ class RagdollSystem {
   // Every part's body frame as its lane holds it now (its centre of mass and principal
   // axes: exact, unlike the render-interpolated output), into `bodies` (part_count).
   Error ReadBodyFrames(RagdollId id, std::span<Transform> bodies) const;
+  // Every part's world frame as its lane holds it now (the last substep's): the output's
+  // bits after a Step without render interpolation, a substep ahead of it with it.
+  Error ReadPartFrames(RagdollId id, std::span<Transform> parts) const;
   // Where each part's body sits in its part frame (part_count entries; empty when stale).
   std::span<const Transform> BodyInPart(RagdollId id) const;
   bool IsDynamicPart(RagdollId id, int32_t part) const;

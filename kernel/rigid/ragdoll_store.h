@@ -232,6 +232,11 @@ struct BodyState {
   Vec3 xp;  // at the substep's start (read only)
   Quat qp;
 };
+// A part's world frame from its body's (centre of mass, principal axes): what the output
+// shows, the capture sends and a bind checks, composed one way so that they agree bit for bit.
+inline Transform PartFrameOfBody(const Transform& body, const Transform& body_in_part) {
+  return Compose(body, Relative(body_in_part, Transform{}));
+}
 // Position and orientation only (what a pair's contacts need to be re-measured).
 inline void ReadPose(const RigidBlockView& view, int32_t l, int32_t j, Vec3* x, Quat* q) {
   *x = Vec3{view.Part(kRbXx, j)[l], view.Part(kRbXy, j)[l], view.Part(kRbXz, j)[l]};

@@ -35,13 +35,8 @@ Error World::CaptureRagdollPose(RagdollId id, NetPose* out) const {
   }
   // The state at the World's time, as the velocities are: the output shows it one substep
   // late under render interpolation, and a pose stamped with this frame's tick would then
-  // be played a substep late on the receiving side too. Composed as the writeback composes
-  // a frame it does not interpolate, so after a Step without interpolation these are the
-  // output's bits.
-  Transform bodies[detail::kMaxRagdollParts];
-  if (Error e = impl_->ragdolls.ReadBodyFrames(id, std::span<Transform>(bodies, n)); !Ok(e)) return e;
-  const std::span<const Transform> body_in_part = impl_->ragdolls.BodyInPart(id);
-  for (std::size_t j = 0; j < n; ++j) out->parts[j] = Compose(bodies[j], Relative(body_in_part[j], Transform{}));
+  // be played a substep late on the receiving side too.
+  if (Error e = impl_->ragdolls.ReadPartFrames(id, out->parts); !Ok(e)) return e;
   out->asleep = slot.asleep || slot.frozen;
   out->has_velocities = velocities;
   return {};

@@ -188,21 +188,18 @@ class TendonModule {
   }
   // The parts a message holds.
   netPosePartCount(bytes) {
-    const call = 'tendon_net_pose_part_count';
-    return new Arena(this).run((a, r) => {
-      const [m, size] = this.bytesIn(call, bytes, a);
-      const out = a.alloc(4);
-      this.check(r._tendon_net_pose_part_count(m, size, out), call);
-      return r.HEAP32[out >> 2];
-    });
+    return this.messageInt32('tendon_net_pose_part_count', bytes);
   }
   // -1 for a full pose, else the low 16 bits of the tick of the baseline it needs.
   netPoseBaselineTick(bytes) {
-    const call = 'tendon_net_pose_baseline_tick';
+    return this.messageInt32('tendon_net_pose_baseline_tick', bytes);
+  }
+  // A C call (bytes, size, int32_t* out) that reads one number from a message.
+  messageInt32(call, bytes) {
     return new Arena(this).run((a, r) => {
       const [m, size] = this.bytesIn(call, bytes, a);
       const out = a.alloc(4);
-      this.check(r._tendon_net_pose_baseline_tick(m, size, out), call);
+      this.check(r[`_${call}`](m, size, out), call);
       return r.HEAP32[out >> 2];
     });
   }
@@ -564,12 +561,7 @@ class World {
   }
   // Runs fn(arena) and frees the arena.
   _with(fn) {
-    const a = new Arena(this.tendon);
-    try {
-      return fn(a, this.tendon.raw);
-    } finally {
-      a.free();
-    }
+    return new Arena(this.tendon).run(fn);
   }
   _call(name, ...args) {
     const code = this.tendon.raw[`_${name}`](this._live(name), ...args);
